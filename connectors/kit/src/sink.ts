@@ -1,0 +1,22 @@
+import type { EpisodeInput } from '@canon/core';
+import type { JsonValue } from './contract.js';
+
+export interface CommitItemResult {
+  index: number;
+  status: 'created' | 'duplicate' | 'erased';
+  episode_id: string | null;
+}
+
+/**
+ * Where a connector run writes. The runtime implements it over PostgreSQL with the cursor of
+ * one (workspace, connector instance) and the `connector` role.
+ */
+export interface ConnectorSink {
+  loadCursor(): Promise<JsonValue | null>;
+  /**
+   * Appends the batch and saves the cursor in one transaction. Follows the ingest rules of
+   * DESIGN §2: a key stored with a different envelope throws KeyConflictError and stores
+   * nothing (not even the cursor).
+   */
+  commit(episodes: EpisodeInput[], cursor: JsonValue): Promise<CommitItemResult[]>;
+}
