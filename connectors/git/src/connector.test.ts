@@ -80,7 +80,7 @@ function expectedState(sha: string): Map<string, unknown> {
   for (const path of files) {
     const facts = parsePackageJson(run(['show', `${sha}:${path}`]));
     if (!facts) continue;
-    const where = path === 'package.json' ? {} : { path };
+    const where: Record<string, string> = path === 'package.json' ? {} : { path };
     if (facts.name) state.set(factKey('package_name', where), facts.name);
     if (facts.version) state.set(factKey('package_version', where), facts.version);
     for (const section of DEPENDENCY_SECTIONS) {
