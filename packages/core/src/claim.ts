@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { ROLES } from './roles.js';
+import { ClaimOp, ClaimRef } from './episode.js';
+import { FactKey } from './fact-key.js';
+import { Json } from './normalize.js';
+
+/** How a claim was obtained: a structured claim of the body, a slot of the text, or a text note. */
+export const ClaimOrigin = z.enum(['structured', 'text', 'note']);
+export type ClaimOrigin = z.infer<typeof ClaimOrigin>;
+
+/**
+ * One extracted claim (DESIGN §3). Plain JSON on purpose: the store saves it as jsonb and hands it
+ * back to `fold` unchanged, so nothing here may be a Date, a Map or an undefined member.
+ */
+export const Claim = z.object({
+  workspace_id: z.string(),
+  episode_id: z.string(),
+  /** Position of the claim within its episode; (source, idempotency_key, index) names it forever. */
+  index: z.number().int().min(0),
+  source: z.string(),
+  idempotency_key: z.string(),
+  lineage: z.string(),
+  snapshot: z.boolean(),
+  subject: z.string(),
+  kind: z.string(),
+  occurred_at: z.string(),
+  sequence: z.number().int().nullable(),
+  ingested_at: z.string(),
+  source_ref: z.string().nullable(),
+  fact_key: FactKey,
+  key: z.string(),
+  memory_id: z.string(),
+  predicate: z.string(),
+  op: ClaimOp,
+  /** Canonical (normalized) value; for `many` keys a member, or the whole set for `replace`. */
+  value: Json,
+  /** Original wording (the sentence, or the structured claim's text). */
+  text: z.string(),
+  conditions: z.array(z.string()),
+  correction: z.boolean(),
+  settles: z.array(ClaimRef),
+  effective_from: z.string(),
+  effective_explicit: z.boolean(),
+  standing: z.number().int(),
+  role: z.enum(ROLES),
+  user: z.string().nullable(),
+  origin: ClaimOrigin,
+  /** Names of the cue-table entries that matched the text (standing, correction, time). */
+  cues: z.array(z.string()),
+  extractor_version: z.string(),
+});
+export type Claim = z.infer<typeof Claim>;
+
+export function claimRef(claim: Pick<Claim, 'source' | 'idempotency_key' | 'index'>): ClaimRef {
+  return { source: claim.source, idempotency_key: claim.idempotency_key, index: claim.index };
+}
+
+export function sameRef(a: ClaimRef, b: ClaimRef): boolean {
+  return a.source === b.source && a.idempotency_key === b.idempotency_key && a.index === b.index;
+}
+
+/**
+ * One version (episode) of a lineage, as the fold needs it: when it happened and which fact keys
+ * it stated. With `snapshot`, a key an earlier version stated and this one does not ends here.
+ */
+export const LineageVersion = z.object({
+  lineage: z.string(),
+  source: z.string(),
+  idempotency_key: z.string(),
+  occurred_at: z.string(),
+  sequence: z.number().int().nullable(),
+  snapshot: z.boolean(),
+  ingested_at: z.string(),
+  /** Fact key strings (`factKeyString`) this version stated. */
+  keys: z.array(z.string()),
+});
+export type LineageVersion = z.infer<typeof LineageVersion>;

@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import { ROLES, type Role } from './roles.js';
+import { canonicalJson, xxh64 } from './hash.js';
+import { ForbiddenError } from './errors.js';
+
+/** Limits enforced at ingest; exported so the API can document them. */
+export const LIMITS = Object.freeze({
+  batchSize: 1000,
+  requestBytes: 5 * 1024 * 1024,
+  episodeBodyBytes: 256 * 1024,
+  shortString: 512,
+  text: 100_000,
+  claimsPerEpisode: 1000,
+});
+
+const NUL = '\u0000';
+
+/** Recursively true when any string (key or value) holds U+0000, which PostgreSQL text/jsonb refuse. */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(NUL);
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).some(([k, v]) => k.includes(NUL) || containsNul(v));
+  }
+  return false;
+}
+
+const noNul = (s: string) => !s.includes(NUL);
+const shortString = z
+  .string()
+  .min(1)
+  .max(LIMITS.shortString)
+  .refine(noNul, { message: 'must not contain U+0000' });
+
+/** An instant given by a source. Any ISO 8601 date-time with offset; kept at millisecond precision. */
+export const Instant = z.iso
+  .datetime({ offset: true })
+  .transform((s) => new Date(s).toISOString());
+
+export const JsonValue: z.ZodType<unknown> = z.json();
+
+export const ClaimOp = z.enum(['assert', 'retract', 'replace']);
+export type ClaimOp = z.infer<typeof ClaimOp>;
+
+/** A reference to one claim, stable across rebuilds: the episode's (source, key) and the claim index. */
+export const ClaimRef = z.object({
+  source: shortString,
+  idempotency_key: shortString,
+  index: z.number().int().min(0),
+});
+export type ClaimRef = z.infer<typeof ClaimRef>;
+
+/** A structured claim as written in an episode body (DESIGN §2). */
+export const ClaimInput = z.strictObject({
+  predicate: shortString,
+  value: JsonValue.optional(),
+  qualifiers: z.record(shortString, shortString).optional(),
+  conditions: z.array(shortString).max(100).optional(),
+  op: ClaimOp.optional(),
+  correction: z.boolean().optional(),
+  effective_from: Instant.optional(),
+  /** Claims this one settles (a conflict resolution). */
+  settles: z.array(ClaimRef).max(100).optional(),
+  /** Original wording, when the structured claim came from text. */
+  text: z.string().max(LIMITS.text).refine(noNul, { message: 'must not contain U+0000' }).optional(),
+});
+export type ClaimInput = z.infer<typeof ClaimInput>;
+
+export const EpisodeBody = z.looseObject({
+  text: z.string().max(LIMITS.text).optional(),
+  claims: z.array(ClaimInput).max(LIMITS.claimsPerEpisode).optional(),
+});
+export type EpisodeBody = z.infer<typeof EpisodeBody>;
+
+/** Source ids are short slugs so that `source:key` lineage defaults can never be ambiguous. */
+export const SourceId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z][a-z0-9_.-]*$/, 'lowercase letters, digits, "_", "." or "-", starting with a letter');
+
+/** What a caller posts. Workspace, owner and actor come from the credential, never from here. */
+export const EpisodeInput = z
+  .strictObject({
+    source: SourceId.default('api'),
+    idempotency_key: shortString,
+    subject: shortString,
+    scope: z.enum(['workspace', 'personal']).default('workspace'),
+    kind: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and "_"')
+      .default('message'),
+    body: EpisodeBody.default({}),
+    occurred_at: Instant.optional(),
+    observed_at: Instant.optional(),
+    sequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    lineage: shortString.optional(),
+    snapshot: z.boolean().default(false),
+    source_ref: z.string().min(1).max(2048).refine(noNul, { message: 'must not contain U+0000' }).optional(),
+  })
+  .superRefine((e, ctx) => {
+    if (containsNul(e.body)) ctx.addIssue({ code: 'custom', path: ['body'], message: 'must not contain U+0000' });
+    if (Buffer.byteLength(JSON.stringify(e.body), 'utf8') > LIMITS.episodeBodyBytes) {
+      ctx.addIssue({ code: 'custom', path: ['body'], message: `larger than ${LIMITS.episodeBodyBytes} bytes` });
+    }
+  });
+export type EpisodeInput = z.output<typeof EpisodeInput>;
+
+export interface Actor {
+  role: Role;
+  user: string | null;
+}
+
+export const Actor = z.object({ role: z.enum(ROLES), user: z.string().nullable() });
+
+/**
+ * The part of an episode that names "the same event": every field of DESIGN §2 but the ids
+ * and `ingested_at`. `occurred_at` is the one the source gave (null when it gave none), so
+ * a retried post without a time is still the same event even though the stored row carries
+ * the defaulted ingest time.
+ */
+export interface Envelope {
+  workspace_id: string;
+  source: string;
+  idempotency_key: string;
+  subject: string;
+  scope: 'workspace' | 'personal';
+  owner: string | null;
+  kind: string;
+  body: EpisodeBody;
+  occurred_at: string | null;
+  observed_at: string | null;
+  sequence: number | null;
+  lineage: string;
+  snapshot: boolean;
+  actor: Actor;
+  source_ref: string | null;
+}
+
+/** An episode as stored in the log. */
+export interface Episode extends Omit<Envelope, 'occurred_at'> {
+  id: string;
+  /** The effective time: as given, or the ingest time when the source gave none. */
+  occurred_at: string;
+  /** True when occurred_at was defaulted to the ingest time. */
+  occurred_at_defaulted: boolean;
+  ingested_at: string;
+  content_hash: string;
+}
+
+export function defaultLineage(source: string, idempotencyKey: string): string {
+  return `${source}:${idempotencyKey}`;
+}
+
+/** Builds the envelope from a parsed input and the caller's credential. */
+export function toEnvelope(input: EpisodeInput, workspaceId: string, actor: Actor): Envelope {
+  if (input.scope === 'personal' && !actor.user) {
+    throw new ForbiddenError('personal episodes need an API key that names a user (canon keys create --user U)');
+  }
+  return {
+    workspace_id: workspaceId,
+    source: input.source,
+    idempotency_key: input.idempotency_key,
+    subject: input.subject,
+    scope: input.scope,
+    owner: input.scope === 'personal' ? actor.user : null,
+    kind: input.kind,
+    body: input.body,
+    occurred_at: input.occurred_at ?? null,
+    observed_at: input.observed_at ?? null,
+    sequence: input.sequence ?? null,
+    lineage: input.lineage ?? defaultLineage(input.source, input.idempotency_key),
+    snapshot: input.snapshot,
+    actor: { role: actor.role, user: actor.user },
+    source_ref: input.source_ref ?? null,
+  };
+}
+
+export function canonicalEnvelope(envelope: Envelope): string {
+  return canonicalJson(envelope);
+}
+
+/** xxh64 of the RFC 8785 canonical envelope (DESIGN §2). A shortcut: equality is decided on the envelope. */
+export function contentHash(envelope: Envelope): string {
+  return xxh64(canonicalEnvelope(envelope));
+}
+
+/** Recovers the envelope of a stored episode, for comparison with a re-posted one. */
+export function envelopeOf(e: Episode): Envelope {
+  return {
+    workspace_id: e.workspace_id,
+    source: e.source,
+    idempotency_key: e.idempotency_key,
+    subject: e.subject,
+    scope: e.scope,
+    owner: e.owner,
+    kind: e.kind,
+    body: e.body,
+    occurred_at: e.occurred_at_defaulted ? null : e.occurred_at,
+    observed_at: e.observed_at,
+    sequence: e.sequence,
+    lineage: e.lineage,
+    snapshot: e.snapshot,
+    actor: e.actor,
+    source_ref: e.source_ref,
+  };
+}

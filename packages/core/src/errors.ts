@@ -1,0 +1,93 @@
+/**
+ * The typed errors of the domain. Each carries a stable `type` slug that the API turns into
+ * an `application/problem+json` `type` and the CLI into a one-line message; HTTP status codes
+ * are chosen once, in the API, not here.
+ */
+export type ProblemType =
+  | 'validation'
+  | 'malformed_json'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'key_conflict'
+  | 'precondition_failed'
+  | 'conflict'
+  | 'busy'
+  | 'payload_too_large';
+
+export class CanonError extends Error {
+  readonly type: ProblemType;
+  readonly details: Record<string, unknown>;
+  constructor(type: ProblemType, message: string, details: Record<string, unknown> = {}, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.type = type;
+    this.details = details;
+  }
+}
+
+export interface ItemIssue {
+  index: number;
+  path: string;
+  message: string;
+}
+
+export class ValidationError extends CanonError {
+  constructor(message: string, readonly issues: ItemIssue[] = [], options?: ErrorOptions) {
+    super('validation', message, { issues }, options);
+  }
+}
+
+export class UnauthorizedError extends CanonError {
+  constructor(message = 'a valid API key is required (Authorization: Bearer <key>)') {
+    super('unauthorized', message);
+  }
+}
+
+export class ForbiddenError extends CanonError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
+export class NotFoundError extends CanonError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('not_found', message, details);
+  }
+}
+
+/** The same idempotency key was posted with a different envelope: a key names one event. */
+export class KeyConflictError extends CanonError {
+  constructor(
+    readonly conflicts: Array<{ index: number; source: string; idempotency_key: string; episode_id: string | null }>,
+  ) {
+    const first = conflicts[0];
+    super(
+      'key_conflict',
+      first
+        ? `idempotency key ${JSON.stringify(first.idempotency_key)} of source ${JSON.stringify(first.source)} already names a different episode` +
+            (first.episode_id ? ` (${first.episode_id})` : ' in this batch')
+        : 'key conflict',
+      { conflicts },
+    );
+  }
+}
+
+/** A conditional write whose expected revision is stale. */
+export class PreconditionFailedError extends CanonError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('precondition_failed', message, details);
+  }
+}
+
+export class BusyError extends CanonError {
+  constructor(message: string, readonly retryAfterSeconds = 1) {
+    super('busy', message, { retry_after: retryAfterSeconds });
+  }
+}
+
+export class PayloadTooLargeError extends CanonError {
+  constructor(message: string) {
+    super('payload_too_large', message);
+  }
+}

@@ -1,0 +1,134 @@
+import type { Claim } from './claim.js';
+import { sameRef } from './claim.js';
+import { valueKey } from './normalize.js';
+import { compareInstants, compareVersions } from './order.js';
+import type { Entry, FoldState } from './fold-state.js';
+import { describe, endRef, maxStanding, who } from './fold-state.js';
+
+/**
+ * True when `c` is a newer version of a lineage that supports `e`: a source restating its own
+ * fact differently (a file edited, an issue updated) — a change, not a disagreement.
+ */
+export function lineageLink(c: Claim, e: Entry): boolean {
+  return e.evidence.some((x) => x.lineage === c.lineage && compareVersions(x, c) < 0);
+}
+
+type Relation = 'correct' | 'change' | 'dispute';
+
+/**
+ * How a claim of sufficient standing relates to one open value it differs from (DESIGN §4, in
+ * this order): a correction replaces it retroactively (a correction naming claims replaces only the
+ * values those claims support); two different values from the same instant are a disagreement
+ * unless one is a newer version of the other's lineage; an explicit time or a `supersede` policy
+ * make a change at the claim's time; anything else disputes.
+ */
+function relate(s: FoldState, c: Claim, e: Entry): Relation {
+  const named = c.settles.length === 0 || e.evidence.some((x) => c.settles.some((r) => sameRef(r, x)));
+  if (c.correction && named) return 'correct';
+  if (lineageLink(c, e)) return 'change';
+  if (compareInstants(c.effective_from, e.valid_from) === 0) return 'dispute';
+  if (c.effective_explicit || s.policy.mode === 'supersede') return 'change';
+  return 'dispute';
+}
+
+function why(s: FoldState, c: Claim, e: Entry): string {
+  if (lineageLink(c, e)) return `newer version of lineage ${c.lineage}`;
+  if (c.effective_explicit) return `explicit effective time ${c.effective_from}`;
+  return `a later claim under the "${s.policy.mode}" policy`;
+}
+
+/** One claim on a cardinality-one key. */
+export function foldOne(s: FoldState, c: Claim): void {
+  if (c.op === 'retract') return retract(s, c);
+  const vkey = valueKey(c.value);
+  const open = s.open();
+  const match = open.find((e) => e.vkey === vkey);
+  const others = open.filter((e) => e !== match);
+
+  if (others.length === 0) {
+    if (match) return s.attach(match, c);
+    if (c.standing < s.min) {
+      s.overruled(c, c.value, vkey);
+      return s.record(c, 'overruled', null, `standing ${c.standing} is below the policy minimum ${s.min}`);
+    }
+    s.add(c, c.value, vkey, c.effective_from, 'in_force', true);
+    return s.record(c, 'supports', null, `sets ${describe(c.value)} from ${c.effective_from}`);
+  }
+
+  // A different value than (some of) what holds: sufficient standing is at least the policy's
+  // minimum and the standing of every value it would replace.
+  const needed = Math.max(s.min, maxStanding(others));
+  if (c.standing < needed) {
+    if (match) return s.attach(match, c);
+    const strongest = others.reduce((a, b) => (b.standing > a.standing ? b : a));
+    s.overruled(c, c.value, vkey);
+    return s.record(
+      c,
+      'overruled',
+      strongest.first,
+      `${who(c)} differs from ${describe(strongest.value)} but needs standing ${needed}; kept as evidence, changes nothing`,
+    );
+  }
+
+  const relations = others.map((e) => [e, relate(s, c, e)] as const);
+  const corrected = relations.filter(([, r]) => r === 'correct').map(([e]) => e);
+  const changed = relations.filter(([, r]) => r === 'change').map(([e]) => e);
+  const disputed = relations.filter(([, r]) => r === 'dispute').map(([e]) => e);
+
+  const reasons: string[] = [];
+  for (const e of changed) {
+    reasons.push(`ends ${describe(e.value)} at ${c.effective_from} (${why(s, c, e)})`);
+    s.end(e, c.effective_from, 'superseded', endRef('change', c), 'change');
+  }
+  // The corrected value holds from the wrong value's start; the wrong value keeps the interval in
+  // which it was believed (visible through known_at) and is never current at any instant.
+  let start = c.effective_from;
+  for (const e of corrected) {
+    reasons.push(`corrects ${describe(e.value)} (held from ${e.valid_from}) retroactively`);
+    if (compareInstants(e.valid_from, start) < 0) start = e.valid_from;
+    s.end(e, c.effective_from, 'superseded', endRef('correction', c), 'correction');
+  }
+
+  let target: Entry;
+  if (match) {
+    s.attach(match, c);
+    if (compareInstants(start, match.valid_from) < 0) match.valid_from = start;
+    target = match;
+  } else {
+    target = s.add(c, c.value, vkey, start, 'in_force', true);
+  }
+  for (const e of disputed) reasons.push(`disputes ${describe(e.value)} (no explicit time, correction or lineage link)`);
+
+  const text = `${who(c)} states ${describe(target.value)}: ${reasons.join('; ')}`;
+  if (corrected.length > 0) {
+    s.record(c, c.settles.length > 0 ? 'settles' : 'corrects', corrected[0]!.first, text);
+  } else if (changed.length > 0) {
+    s.record(c, 'changes', changed[0]!.first, text);
+  } else if (match) {
+    s.record(c, 'duplicate_of', match.first, `same value ${describe(match.value)} again; the disagreement stays open`);
+  } else {
+    s.record(c, 'disputes', disputed[0]!.first, text);
+  }
+}
+
+function retract(s: FoldState, c: Claim): void {
+  const open = s.open();
+  const targets = c.value === null ? open : open.filter((e) => e.vkey === valueKey(c.value));
+  if (targets.length === 0) {
+    return s.record(c, 'no_effect', null, `retracts ${describe(c.value)}, which is not in force`);
+  }
+  const needed = Math.max(s.min, maxStanding(targets));
+  if (c.standing < needed) {
+    return s.record(c, 'overruled', targets[0]!.first, `retraction needs standing ${needed}, has ${c.standing}`);
+  }
+  for (const e of targets) {
+    // A retraction marked as a correction withdraws the value as wrong from the start.
+    s.end(e, c.correction ? e.valid_from : c.effective_from, 'retracted', endRef('retraction', c), null);
+  }
+  s.record(
+    c,
+    'retracts',
+    targets[0]!.first,
+    `ends ${targets.map((e) => describe(e.value)).join(', ')} at ${c.correction ? 'its start (withdrawn as wrong)' : c.effective_from}`,
+  );
+}

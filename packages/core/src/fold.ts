@@ -1,0 +1,242 @@
+import type { Claim, LineageVersion } from './claim.js';
+import { claimRef } from './claim.js';
+import type { FactKey } from './fact-key.js';
+import { factKeyString, memoryId } from './fact-key.js';
+import { compareStrings, valueKey } from './normalize.js';
+import type { Policy } from './policy.js';
+import { compareClaims, compareInstants, compareVersions, orderClaims, orderVersions } from './order.js';
+import type { Disposition, EvidenceRef, LineageEvent, Timeline, TimelineStatus, TimelineValue } from './timeline.js';
+import { FoldState, describe, maxStanding, sorted } from './fold-state.js';
+import type { Entry } from './fold-state.js';
+import { foldOne } from './fold-one.js';
+import { foldMany } from './fold-many.js';
+
+export class FoldError extends Error {}
+
+/** A snapshot version of a lineage that stops stating (all or some members of) the key. */
+interface Drop {
+  version: LineageVersion;
+  /** Values the lineage stated before and no longer does; null = the whole key. */
+  vkeys: string[] | null;
+  standing: number;
+}
+
+type Step = { claim: Claim } | { drop: Drop };
+
+const versionId = (x: { source: string; idempotency_key: string }) => JSON.stringify([x.source, x.idempotency_key]);
+
+/**
+ * Per lineage, the versions in order with the values each stated on this key (from the claims),
+ * producing a drop wherever a snapshot version stops stating what the previous ones stated.
+ * Versions the caller did not pass are rebuilt from the claims, so a claim alone is never lost.
+ */
+function lineageDrops(
+  claims: readonly Claim[],
+  key: string,
+  versions: readonly LineageVersion[],
+  cardinality: Policy['cardinality'],
+): Drop[] {
+  const lineages = new Set(claims.map((c) => c.lineage));
+  const all = [...versions.filter((v) => lineages.has(v.lineage))];
+  const known = new Set(all.map(versionId));
+  for (const c of claims) {
+    if (!known.has(versionId(c))) {
+      known.add(versionId(c));
+      const { lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at } = c;
+      all.push({ lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, keys: [key] });
+    }
+  }
+  const stated = new Map<string, Claim[]>();
+  for (const c of claims) stated.set(versionId(c), [...(stated.get(versionId(c)) ?? []), c]);
+  const drops: Drop[] = [];
+  for (const lineage of [...lineages].sort(compareStrings)) {
+    let current = new Set<string>();
+    let standing = Number.NEGATIVE_INFINITY;
+    for (const v of orderVersions(all.filter((x) => x.lineage === lineage))) {
+      const own = stated.get(versionId(v)) ?? [];
+      const values = new Set(own.filter((c) => c.op !== 'retract').map((c) => valueKey(c.value)));
+      const states = own.length > 0 || v.keys.includes(key);
+      if (v.snapshot) {
+        // For a one-value key, a snapshot stating another value is a lineage change (the fold
+        // decides it); only a key it no longer states at all ends. A many key loses each member
+        // the snapshot leaves out.
+        const gone = [...current].filter((k) => !values.has(k));
+        if (current.size > 0 && (!states || (cardinality === 'many' && gone.length > 0))) {
+          drops.push({ version: v, vkeys: states ? gone.sort(compareStrings) : null, standing });
+        }
+        current = values;
+      } else if (cardinality === 'one') {
+        if (values.size > 0) current = values;
+      } else {
+        for (const k of values) current.add(k);
+      }
+      for (const c of own) standing = Math.max(standing, c.standing);
+    }
+  }
+  return drops;
+}
+
+/**
+ * A claim with an explicit future time whose lineage published a newer version (a snapshot, or one
+ * restating the key) before that time never takes effect: the source changed its mind first.
+ */
+function withdrawnBy(c: Claim, versions: readonly LineageVersion[], key: string, claims: readonly Claim[]) {
+  if (!c.effective_explicit) return null;
+  return (
+    versions.find(
+      (v) =>
+        v.lineage === c.lineage &&
+        compareVersions(c, v) < 0 &&
+        compareInstants(v.occurred_at, c.effective_from) < 0 &&
+        (v.snapshot || v.keys.includes(key) || claims.some((x) => versionId(x) === versionId(v))),
+    ) ?? null
+  );
+}
+
+function stepTime(s: Step) {
+  return 'claim' in s ? s.claim.effective_from : s.drop.version.occurred_at;
+}
+function stepSequence(s: Step) {
+  return 'claim' in s ? s.claim.sequence : s.drop.version.sequence;
+}
+
+/** Drops and claims in one order: by time and sequence, a version's drop before claims at that time. */
+function compareSteps(a: Step, b: Step): number {
+  const t = compareInstants(stepTime(a), stepTime(b));
+  if (t !== 0) return t;
+  const sa = stepSequence(a);
+  const sb = stepSequence(b);
+  if (sa !== sb) return sa === null ? -1 : sb === null ? 1 : sa - sb;
+  if ('drop' in a && 'drop' in b) return compareVersions(a.drop.version, b.drop.version);
+  if ('drop' in a) return -1;
+  if ('drop' in b) return 1;
+  return compareClaims(a.claim, b.claim);
+}
+
+function applyDrop(s: FoldState, d: Drop, events: LineageEvent[]): void {
+  const v = d.version;
+  const targets = s
+    .open()
+    .filter((e) => e.evidence.some((x) => x.lineage === v.lineage) && (d.vkeys === null || d.vkeys.includes(e.vkey)));
+  const base = { lineage: v.lineage, source: v.source, idempotency_key: v.idempotency_key, at: v.occurred_at };
+  if (targets.length === 0) {
+    events.push({ ...base, effect: 'no_effect', reason: 'the version no longer states it, but nothing of this lineage is in force' });
+    return;
+  }
+  const needed = Math.max(s.min, maxStanding(targets));
+  if (d.standing < needed) {
+    events.push({ ...base, effect: 'no_effect', reason: `the version no longer states it, but the value has standing ${needed} from other evidence` });
+    return;
+  }
+  for (const e of targets) {
+    s.end(e, v.occurred_at, 'retracted', { kind: 'snapshot', source: v.source, idempotency_key: v.idempotency_key, index: null }, null);
+  }
+  events.push({ ...base, effect: 'ended', reason: `the newer version no longer states ${targets.map((e) => describe(e.value)).join(', ')}` });
+}
+
+function evidenceRef(c: Claim): EvidenceRef {
+  return {
+    source: c.source,
+    idempotency_key: c.idempotency_key,
+    index: c.index,
+    lineage: c.lineage,
+    source_ref: c.source_ref,
+    standing: c.standing,
+    role: c.role,
+    occurred_at: c.occurred_at,
+    effective_from: c.effective_from,
+    text: c.text,
+    correction: c.correction,
+  };
+}
+
+function toValue(e: Entry): TimelineValue {
+  return {
+    value: e.value,
+    valid_from: e.valid_from,
+    valid_to: e.valid_to,
+    status: e.status,
+    superseded_by: e.superseded_by,
+    ended_by: e.ended_by,
+    conditions: sorted(e.conditions),
+    standing: e.standing,
+    support: new Set(e.evidence.map((c) => c.lineage)).size,
+    evidence: [...e.evidence].sort(compareClaims).map(evidenceRef),
+  };
+}
+
+/**
+ * The fold (DESIGN §4): a pure function of the *set* of claims on one fact key, the key's policy
+ * and the versions of the lineages those claims came from. Duplicated and permuted inputs give
+ * byte-identical timelines because the claims are de-duplicated and sorted into the total order
+ * before the walk, and every later decision reads only that order. It never reads the clock.
+ *
+ * `factKey` is needed only to fold an empty set (e.g. `knownAt` before the first claim).
+ */
+export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: readonly LineageVersion[], factKey?: FactKey): Timeline {
+  const ordered = orderClaims(claims);
+  const fk = ordered[0]?.fact_key ?? factKey;
+  if (!fk) throw new FoldError('fold needs at least one claim or a fact key');
+  const key = factKeyString(fk);
+  for (const c of ordered) {
+    if (c.key !== key) throw new FoldError(`claim ${c.source}/${c.idempotency_key}#${c.index} is on another fact key`);
+  }
+  const versions = orderVersions(lineageVersions);
+  const s = new FoldState(policy);
+  const events: LineageEvent[] = [];
+  const steps: Step[] = [...ordered.map((claim) => ({ claim })), ...lineageDrops(ordered, key, versions, policy.cardinality).map((drop) => ({ drop }))];
+  steps.sort(compareSteps);
+
+  for (const step of steps) {
+    if ('drop' in step) {
+      applyDrop(s, step.drop, events);
+      continue;
+    }
+    const c = step.claim;
+    const gone = withdrawnBy(c, versions, key, ordered);
+    if (gone) {
+      s.record(c, 'no_effect', null, `withdrawn: version ${gone.source}/${gone.idempotency_key} of its lineage came out before ${c.effective_from}`);
+      continue;
+    }
+    if (policy.cardinality === 'many') foldMany(s, c);
+    else foldOne(s, c);
+  }
+
+  const open = s.open();
+  for (const e of open) e.status = policy.cardinality === 'one' && open.length > 1 ? 'disputed' : 'in_force';
+
+  // A claim whose value was later superseded says so: its fate is what the inspector shows first.
+  const fateOf = new Map<Claim, Entry>();
+  for (const e of s.entries) for (const c of e.evidence) fateOf.set(c, e);
+  const dispositions: Disposition[] = ordered.map((c) => {
+    const o = s.outcomes.get(c) ?? { kind: 'no_effect' as const, target: null, reason: 'no effect' };
+    const e = fateOf.get(c);
+    if (e && e.status === 'superseded' && e.ended_by && e.ended_by.index !== null && o.kind !== 'overruled') {
+      const by = { source: e.ended_by.source, idempotency_key: e.ended_by.idempotency_key, index: e.ended_by.index };
+      const how = e.superseded_by === 'correction' ? 'corrected' : `changed at ${e.valid_to}`;
+      return { claim: claimRef(c), kind: 'superseded_by', target: by, reason: `${o.reason}; later ${how}` };
+    }
+    return { claim: claimRef(c), kind: o.kind, target: o.target, reason: o.reason };
+  });
+
+  const status: TimelineStatus =
+    open.length > 1 && policy.cardinality === 'one'
+      ? 'conflicted'
+      : open.length > 0
+        ? 'in_force'
+        : s.entries.some((e) => e.status === 'retracted')
+          ? 'tombstoned'
+          : 'empty';
+
+  return {
+    memory_id: memoryId(fk.workspace_id, fk),
+    key,
+    fact_key: fk,
+    policy: { cardinality: policy.cardinality, mode: policy.mode, min_role: policy.min_role },
+    values: s.entries.map(toValue),
+    dispositions,
+    lineage_events: events,
+    revision: ordered.length,
+    status_hint: status,
+  };
+}

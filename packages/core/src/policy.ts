@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { ROLES, ROLE_STANDING } from './roles.js';
+import { canonicalJson, sha256 } from './hash.js';
+
+/**
+ * How one predicate's memories change (DESIGN §4):
+ * - `cardinality`: `one` value at a time, or `many` members (tags, owners, allowed hosts);
+ * - `mode`: `supersede` for state that changes (a later claim of sufficient standing is a change
+ *   even without change phrasing), `flag` for stable attributes (a different value needs an explicit
+ *   time, a correction or a newer version of the same lineage, otherwise it is a dispute);
+ * - `min_role`: the least role whose claims may set or change the value.
+ */
+export const Policy = z.object({
+  cardinality: z.enum(['one', 'many']),
+  mode: z.enum(['supersede', 'flag']),
+  min_role: z.enum(ROLES),
+});
+export type Policy = z.infer<typeof Policy>;
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A workspace's policies: defaults for undeclared predicates, per-predicate overrides, time zone. */
+export const PolicySet = z.object({
+  defaults: Policy,
+  predicates: z.record(z.string().min(1), Policy),
+  time_zone: z.string().min(1).refine(isTimeZone, { message: 'must be an IANA time zone' }),
+});
+export type PolicySet = z.infer<typeof PolicySet>;
+
+/**
+ * Undeclared predicates are treated as stable attributes (`flag`): a disagreement is shown, never
+ * silently resolved by arrival time. Any role may state them (`reader`): standing still ranks
+ * claims, and connectors declare stricter policies for the predicates they emit.
+ */
+export const DEFAULT_POLICY: Policy = Object.freeze({ cardinality: 'one', mode: 'flag', min_role: 'reader' });
+
+export const DEFAULT_POLICY_SET: PolicySet = Object.freeze({
+  defaults: DEFAULT_POLICY,
+  predicates: Object.freeze({}) as Record<string, Policy>,
+  time_zone: 'UTC',
+});
+
+export function policyFor(policies: PolicySet, predicate: string): Policy {
+  return Object.hasOwn(policies.predicates, predicate) ? policies.predicates[predicate]! : policies.defaults;
+}
+
+/** The standing a claim needs to set or change a value under this policy. */
+export function minStanding(policy: Policy): number {
+  return ROLE_STANDING[policy.min_role];
+}
+
+/**
+ * A deterministic fingerprint of a policy set, written on processed markers: equal sets (whatever
+ * the key order they were written in) give equal fingerprints, so a policy change is detectable.
+ */
+export function policyFingerprint(policies: PolicySet): string {
+  return sha256(`policies/1|${canonicalJson(policies)}`).slice(0, 32);
+}
