@@ -1,0 +1,159 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runConnector } from '@canon/connector-kit';
+import { MemorySink } from '@canon/connector-kit/testing';
+import { createWorkspaceConnector, workspaceKey, workspaceToEpisodes, type WorkspaceItem } from './connector.js';
+
+let root: string;
+let sink: MemorySink;
+
+const write = (path: string, content: string | Buffer) => {
+  mkdirSync(join(root, path, '..'), { recursive: true });
+  writeFileSync(join(root, path), content);
+};
+const scan = (config: Record<string, unknown> = {}) =>
+  runConnector(createWorkspaceConnector({ path: root, id: 'notes', batchSize: 2, ...config }), sink);
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'canon-ws-'));
+  sink = new MemorySink();
+  write('README.md', 'Canon compiles memory.\nThe API listens on port 8080.\n');
+  write('docs/deploy.md', 'Deploys happen on Tuesday.\n');
+  write('docs/notes.txt', 'Billing runs nightly.\n');
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('workspace connector', () => {
+  it('scans text files into snapshot episodes; a rescan creates nothing', async () => {
+    expect(await scan()).toMatchObject({ fetched: 3, created: 3, duplicates: 0, batches: 2 });
+    const readme = sink.episodes.find((e) => e.source_ref === 'README.md');
+    expect(readme).toMatchObject({
+      source: 'workspace',
+      subject: 'workspace:notes:README.md',
+      lineage: 'workspace:notes:README.md',
+      kind: 'document',
+      snapshot: true,
+      body: { text: 'Canon compiles memory.\nThe API listens on port 8080.\n', path: 'README.md' },
+    });
+    expect(readme?.occurred_at).toBeUndefined();
+    expect(readme?.body.claims).toEqual([
+      { predicate: 'file_hash', value: expect.stringMatching(/^[0-9a-f]{64}$/), qualifiers: { path: 'README.md' }, op: 'assert' },
+    ]);
+    expect(await scan()).toMatchObject({ fetched: 3, created: 0, submitted: 0 });
+  });
+
+  it('gives one new episode for an edited sentence', async () => {
+    await scan();
+    write('README.md', 'Canon compiles memory.\nThe API listens on port 9090.\n');
+    expect(await scan()).toMatchObject({ created: 1 });
+    expect(sink.episodes.at(-1)?.body.text).toContain('9090');
+  });
+
+  it('counts A → B → A as three events, and A → B → A → B as four', async () => {
+    const a = 'Deploys happen on Tuesday.\n';
+    const b = 'Deploys happen on Thursday.\n';
+    await scan(); // A
+    write('docs/deploy.md', b);
+    await scan();
+    write('docs/deploy.md', a);
+    await scan();
+    write('docs/deploy.md', b);
+    await scan();
+    const versions = sink.episodes.filter((e) => e.source_ref === 'docs/deploy.md');
+    expect(versions.map((e) => e.body.text)).toEqual([a, b, a, b]);
+    expect(new Set(versions.map((e) => e.idempotency_key)).size).toBe(4);
+  });
+
+  it('retracts a deleted file, and a re-created file is a new event', async () => {
+    await scan();
+    rmSync(join(root, 'docs/notes.txt'));
+    const summary = await scan();
+    expect(summary).toMatchObject({ created: 1, retractions: 1 });
+    const retraction = sink.episodes.at(-1);
+    expect(retraction).toMatchObject({
+      subject: 'workspace:notes:docs/notes.txt',
+      lineage: 'workspace:notes:docs/notes.txt',
+      kind: 'retraction',
+      snapshot: true,
+      body: { text: '', retract_lineage: true, claims: [{ predicate: 'file_hash', op: 'retract', qualifiers: { path: 'docs/notes.txt' } }] },
+    });
+    expect(await scan()).toMatchObject({ created: 0 });
+    write('docs/notes.txt', 'Billing runs nightly.\n');
+    expect(await scan()).toMatchObject({ created: 1, retractions: 0 });
+  });
+
+  it('skips ignored, binary and oversized files with their reasons', async () => {
+    write('.gitignore', 'node_modules/\n*.log\n');
+    write('node_modules/x/index.js', 'module.exports = 1;\n');
+    write('debug.log', 'noise\n');
+    write('docs/.gitignore', 'drafts/\n!keep.log\n');
+    write('docs/drafts/a.md', 'draft\n');
+    write('docs/keep.log', 'kept by a nested negation\n');
+    write('logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
+    write('latin1.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    write('big.txt', 'x'.repeat(2_000));
+    mkdirSync(join(root, '.git'));
+    writeFileSync(join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const summary = await scan({ maxFileBytes: 1_000 });
+    expect(summary.skipped).toEqual({ ignored: 3, binary: 2, too_large: 1 });
+    expect(sink.episodes.map((e) => e.source_ref).sort()).toEqual([
+      '.gitignore',
+      'README.md',
+      'docs/.gitignore',
+      'docs/deploy.md',
+      'docs/keep.log',
+      'docs/notes.txt',
+    ]);
+  });
+
+  it('retracts a tracked file that becomes ignored', async () => {
+    await scan();
+    write('.gitignore', 'docs/notes.txt\n');
+    const summary = await scan();
+    expect(summary).toMatchObject({ created: 2, retractions: 1 });
+  });
+
+  it('resumes a scan interrupted between batches without losing or repeating events', async () => {
+    const controller = new AbortController();
+    let batches = 0;
+    await runConnector(createWorkspaceConnector({ path: root, id: 'notes', batchSize: 1 }), sink, {
+      signal: controller.signal,
+      onProgress: () => {
+        batches += 1;
+        if (batches === 1) controller.abort();
+      },
+    }).catch(() => undefined);
+    expect(sink.episodes).toHaveLength(1);
+    expect(await scan()).toMatchObject({ created: 2, duplicates: 0 });
+  });
+});
+
+describe('workspace key recipe', () => {
+  const item: WorkspaceItem = { change: 'version', rootId: 'notes', path: 'a.md', n: 1, previousHash: 'h0', hash: 'h1', text: 'x' };
+
+  it('gives the same key for the same item, another for any changed identity part', () => {
+    expect(workspaceKey(item)).toBe(workspaceKey({ ...item }));
+    const variants: WorkspaceItem[] = [
+      { ...item, rootId: 'other' },
+      { ...item, path: 'b.md' },
+      { ...item, n: 2 },
+      { ...item, previousHash: 'hx' },
+      { ...item, previousHash: null },
+      { ...item, hash: 'h2' },
+      { change: 'vanished', rootId: 'notes', path: 'a.md', n: 1, previousHash: 'h0' },
+    ];
+    const keys = new Set(variants.map(workspaceKey));
+    expect(keys.size).toBe(variants.length);
+    expect(keys.has(workspaceKey(item))).toBe(false);
+  });
+
+  it('does not depend on the clock or the text beyond its hash', async () => {
+    const before = workspaceToEpisodes(item);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(workspaceToEpisodes(item)).toEqual(before);
+    expect(workspaceKey({ ...item, text: 'other' })).toBe(workspaceKey(item));
+  });
+});

@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { z } from 'zod';
+import { LIMITS, type EpisodeInput } from '@canon/core';
+import {
+  ConnectorError,
+  definePredicates,
+  key,
+  parseConfig,
+  type Connector,
+  type ConnectorDefinition,
+  type JsonValue,
+  type SyncBatch,
+  type SyncOptions,
+} from '@canon/connector-kit';
+import { walk } from './walk.js';
+
+export const WORKSPACE_SOURCE = 'workspace';
+
+export const WorkspaceConfig = z.strictObject({
+  /** The folder to scan. */
+  path: z.string().min(1),
+  /** The root id in subjects and keys; default: the folder's name. No ':' (it separates the path). */
+  id: z.string().min(1).max(200).regex(/^[^:]+$/, 'must not contain ":"').optional(),
+  /** Larger files are skipped (`too_large`); at most the ingest text limit. */
+  maxFileBytes: z.number().int().min(1).max(LIMITS.text).default(LIMITS.text),
+  /** Extra gitignore-style patterns, applied at the root. */
+  ignore: z.array(z.string().min(1)).default([]),
+  /** Episodes per batch (one transaction each). */
+  batchSize: z.number().int().min(1).max(1000).default(100),
+});
+export type WorkspaceConfig = z.output<typeof WorkspaceConfig>;
+
+export const WORKSPACE_PREDICATES = definePredicates({
+  file_hash: { cardinality: 'one', mode: 'supersede', min_role: 'connector' },
+});
+
+/**
+ * The cursor: per path, the content hash last stored (null once the file vanished) and `n`,
+ * the index of the path's last event. The inventory is also what the next key chains from.
+ */
+export const WorkspaceCursor = z.object({
+  files: z.record(z.string(), z.object({ hash: z.string().nullable(), n: z.number().int().min(0) })),
+});
+export type WorkspaceCursor = z.infer<typeof WorkspaceCursor>;
+
+/** One observed change of one path: the input of `toEpisodes`. */
+export type WorkspaceItem =
+  | { change: 'version'; rootId: string; path: string; n: number; previousHash: string | null; hash: string; text: string }
+  | { change: 'vanished'; rootId: string; path: string; n: number; previousHash: string };
+
+/** The subject (and lineage) of one file: `workspace:<root id>:<path>`. */
+export function fileSubject(rootId: string, path: string): string {
+  return `workspace:${rootId}:${path}`;
+}
+
+/**
+ * The key chains the path's history: `workspace|root|path|n|previous hash|hash`. `n` (the
+ * path's event index) keeps A → B → A → B and delete → re-create distinct, where the pair
+ * (previous hash, hash) alone would repeat and the later event would be taken for a duplicate.
+ */
+export function workspaceKey(item: WorkspaceItem): string {
+  const hash = item.change === 'version' ? item.hash : '';
+  return key(['workspace', item.rootId, item.path, String(item.n), item.previousHash ?? '', hash]);
+}
+
+/** Maps one change to its episode. Pure: no clock, no absolute path. */
+export function workspaceToEpisodes(item: WorkspaceItem): EpisodeInput[] {
+  const subject = fileSubject(item.rootId, item.path);
+  const common = {
+    source: WORKSPACE_SOURCE,
+    idempotency_key: workspaceKey(item),
+    subject,
+    scope: 'workspace' as const,
+    lineage: subject,
+    snapshot: true,
+    source_ref: item.path,
+  };
+  if (item.change === 'version') {
+    return [
+      {
+        ...common,
+        kind: 'document',
+        body: {
+          text: item.text,
+          path: item.path,
+          claims: [{ predicate: 'file_hash', value: item.hash, qualifiers: { path: item.path }, op: 'assert' }],
+        },
+      },
+    ];
+  }
+  // A snapshot that states nothing: every key of the lineage ends here (DESIGN §4). The inventory
+  // entry is also retracted explicitly, and `retract_lineage` says so in words.
+  return [
+    {
+      ...common,
+      kind: 'retraction',
+      body: {
+        text: '',
+        path: item.path,
+        retract_lineage: true,
+        claims: [{ predicate: 'file_hash', value: item.previousHash, qualifiers: { path: item.path }, op: 'retract' }],
+      },
+    },
+  ];
+}
+
+type ReadOutcome = { ok: true; text: string; hash: string } | { ok: false; reason: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+async function readText(absolute: string, maxBytes: number): Promise<ReadOutcome> {
+  const info = await stat(absolute);
+  if (info.size > maxBytes) return { ok: false, reason: 'too_large' };
+  const bytes = await readFile(absolute);
+  if (bytes.length > maxBytes) return { ok: false, reason: 'too_large' };
+  // Git's heuristic: a NUL byte means binary. PostgreSQL text refuses U+0000 anyway.
+  if (bytes.includes(0)) return { ok: false, reason: 'binary' };
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, reason: 'binary' };
+  }
+  return { ok: true, text, hash: sha256Bytes(bytes) };
+}
+
+/** The file's sha256, as `sha256sum` prints it. Not xxh64: a collision would silently hide an edit. */
+function sha256Bytes(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function createWorkspaceConnector(rawConfig: unknown): Connector<WorkspaceConfig, WorkspaceItem> {
+  const config = parseConfig(WORKSPACE_SOURCE, WorkspaceConfig, rawConfig);
+  const root = resolve(config.path);
+  const rootId = config.id ?? basename(root);
+
+  async function check() {
+    try {
+      const info = await stat(root);
+      if (!info.isDirectory()) return { ok: false, message: `not a folder: ${root}` };
+      if (rootId.includes(':')) return { ok: false, message: `the folder name ${rootId} contains ":"; set an id` };
+      return { ok: true, message: `workspace ${rootId} at ${root}` };
+    } catch {
+      return { ok: false, message: `cannot read folder ${root}: check the path` };
+    }
+  }
+
+  async function* sync({ cursor, signal }: SyncOptions): AsyncGenerator<SyncBatch> {
+    if (rootId.includes(':')) throw new ConnectorError('invalid_config', `the folder name ${rootId} contains ":"; set an id`);
+    let inventory: WorkspaceCursor['files'] = {};
+    if (cursor !== null) {
+      const parsed = WorkspaceCursor.safeParse(cursor);
+      if (!parsed.success) throw new ConnectorError('invalid_cursor', 'the stored workspace cursor is not an inventory; reset the connector cursor');
+      inventory = { ...parsed.data.files };
+    }
+    const { files, skipped: walkSkipped } = await walk(root, config.ignore, signal);
+    const total = files.length;
+    const seen = new Set<string>();
+    let episodes: EpisodeInput[] = [];
+    let skipped: Record<string, number> = { ...walkSkipped };
+    let fetched = 0;
+    const flush = (): SyncBatch => {
+      const batch = { episodes, cursor: snapshot(inventory), fetched, skipped, total };
+      episodes = [];
+      skipped = {};
+      fetched = 0;
+      return batch;
+    };
+    const skip = (reason: string) => {
+      skipped[reason] = (skipped[reason] ?? 0) + 1;
+    };
+
+    for (const file of files) {
+      signal.throwIfAborted();
+      fetched += 1;
+      if (fileSubject(rootId, file.path).length > LIMITS.shortString) {
+        skip('path_too_long');
+        continue;
+      }
+      const read = await readText(file.absolute, config.maxFileBytes);
+      if (!read.ok) {
+        skip(read.reason);
+        continue;
+      }
+      seen.add(file.path);
+      const previous = inventory[file.path];
+      if (previous?.hash === read.hash) continue;
+      const n = previous ? previous.n + 1 : 0;
+      const item: WorkspaceItem = { change: 'version', rootId, path: file.path, n, previousHash: previous?.hash ?? null, hash: read.hash, text: read.text };
+      const [episode] = workspaceToEpisodes(item);
+      if (!episode || Buffer.byteLength(JSON.stringify(episode.body), 'utf8') > LIMITS.episodeBodyBytes) {
+        // Escaping can grow a file past the body limit; it is skipped, not half-stored.
+        seen.delete(file.path);
+        skip('too_large');
+        continue;
+      }
+      episodes.push(episode);
+      inventory[file.path] = { hash: read.hash, n };
+      if (episodes.length >= config.batchSize) yield flush();
+    }
+
+    // Whatever was tracked and is no longer readable here (deleted, now ignored, now binary)
+    // leaves the workspace's memory.
+    for (const path of Object.keys(inventory).sort()) {
+      const entry = inventory[path];
+      if (!entry || entry.hash === null || seen.has(path)) continue;
+      const n = entry.n + 1;
+      episodes.push(...workspaceToEpisodes({ change: 'vanished', rootId, path, n, previousHash: entry.hash }));
+      inventory[path] = { hash: null, n };
+      if (episodes.length >= config.batchSize) yield flush();
+    }
+    yield flush();
+  }
+
+  return Object.freeze({
+    id: WORKSPACE_SOURCE,
+    configSchema: WorkspaceConfig,
+    config,
+    predicates: WORKSPACE_PREDICATES,
+    check,
+    sync,
+    toEpisodes: workspaceToEpisodes,
+  });
+}
+
+function snapshot(files: WorkspaceCursor['files']): JsonValue {
+  const sorted: Record<string, JsonValue> = {};
+  for (const path of Object.keys(files).sort()) {
+    const entry = files[path];
+    if (entry) sorted[path] = { hash: entry.hash, n: entry.n };
+  }
+  return { files: sorted };
+}
+
+export const workspaceConnector: ConnectorDefinition<WorkspaceConfig, WorkspaceItem> = Object.freeze({
+  id: WORKSPACE_SOURCE,
+  configSchema: WorkspaceConfig,
+  predicates: WORKSPACE_PREDICATES,
+  create: createWorkspaceConnector,
+});

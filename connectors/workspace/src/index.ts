@@ -1,0 +1,13 @@
+export {
+  WORKSPACE_SOURCE,
+  WorkspaceConfig,
+  WorkspaceCursor,
+  WORKSPACE_PREDICATES,
+  fileSubject,
+  workspaceKey,
+  workspaceToEpisodes,
+  createWorkspaceConnector,
+  workspaceConnector,
+  type WorkspaceItem,
+} from './connector.js';
+export { walk, type WalkEntry, type WalkResult } from './walk.js';
