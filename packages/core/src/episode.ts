@@ -37,7 +37,9 @@ export const Instant = z.iso
   .datetime({ offset: true })
   .transform((s) => new Date(s).toISOString());
 
-export const JsonValue: z.ZodType<unknown> = z.json();
+// Bodies arrive through JSON.parse, so any value here is JSON already; z.json() would make the
+// OpenAPI generator recurse forever.
+export const JsonValue = z.unknown();
 
 export const ClaimOp = z.enum(['assert', 'retract', 'replace']);
 export type ClaimOp = z.infer<typeof ClaimOp>;

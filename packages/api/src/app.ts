@@ -1,0 +1,50 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { CanonError, LIMITS, ValidationError } from '@canon/core';
+import type { Runtime } from '@canon/runtime';
+import { requireKey, type AppEnv } from './auth.js';
+import { problem, problemFromError } from './problem.js';
+import { episodeRoutes } from './routes/episodes.js';
+import { healthRoutes } from './routes/health.js';
+
+export interface AppOptions {
+  /** Called with unexpected errors (500s); the response never carries their details. */
+  onInternalError?: (err: unknown) => void;
+}
+
+/** The HTTP API as a Hono app; `app.request()` exercises it with no port opened. */
+export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issues = result.error.issues.map((i) => ({ index: 0, path: i.path.join('.'), message: i.message }));
+        throw new ValidationError(issues.map((i) => `${i.path || 'body'}: ${i.message}`).join('; '), issues);
+      }
+    },
+  });
+
+  app.onError((err, c) => {
+    if (!(err instanceof CanonError)) options.onInternalError?.(err);
+    return problemFromError(c, err);
+  });
+  app.notFound((c) => problem(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+
+  healthRoutes(app, runtime);
+
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: LIMITS.requestBytes,
+      onError: (c) => problem(c, 'payload_too_large', `the body is larger than ${LIMITS.requestBytes} bytes`),
+    }),
+  );
+  app.use('/v1/*', requireKey(runtime));
+  episodeRoutes(app, runtime);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Canon', version: '1', description: 'Compiled memory for agents: an append-only episode log and the facts derived from it.' },
+  });
+  return app;
+}

@@ -1,0 +1,3 @@
+export { createApp, type AppOptions } from './app.js';
+export { problemTypeUri, type HttpProblemType } from './problem.js';
+export type { AppEnv } from './auth.js';

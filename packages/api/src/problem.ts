@@ -1,0 +1,60 @@
+import type { Context } from 'hono';
+import { CanonError, type ProblemType } from '@canon/core';
+
+/** Problem types that only the HTTP layer produces. */
+export type HttpProblemType = ProblemType | 'not_acceptable' | 'internal';
+
+const STATUS: Record<HttpProblemType, number> = {
+  validation: 400,
+  malformed_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  not_acceptable: 406,
+  key_conflict: 409,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  busy: 503,
+  internal: 500,
+};
+
+const TITLE: Record<HttpProblemType, string> = {
+  validation: 'Invalid request',
+  malformed_json: 'Malformed JSON',
+  unauthorized: 'Unauthorized',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  not_acceptable: 'Not acceptable',
+  key_conflict: 'Idempotency key conflict',
+  conflict: 'Conflict',
+  precondition_failed: 'Precondition failed',
+  payload_too_large: 'Payload too large',
+  busy: 'Busy, retry later',
+  internal: 'Internal error',
+};
+
+/** The stable `type` URI of a problem; clients switch on it, never on the title. */
+export const problemTypeUri = (type: HttpProblemType) => `urn:canon:problem:${type}`;
+
+export function problem(
+  c: Context,
+  type: HttpProblemType,
+  detail: string,
+  extra: Record<string, unknown> = {},
+): Response {
+  const status = STATUS[type];
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+  if (type === 'unauthorized') headers['www-authenticate'] = 'Bearer';
+  if (type === 'busy') headers['retry-after'] = String(extra['retry_after'] ?? 1);
+  return new Response(
+    JSON.stringify({ type: problemTypeUri(type), title: TITLE[type], status, detail, instance: c.req.path, ...extra }),
+    { status, headers },
+  );
+}
+
+export function problemFromError(c: Context, err: unknown): Response {
+  if (err instanceof CanonError) return problem(c, err.type, err.message, err.details);
+  // Never leak internals; the server log has the cause.
+  return problem(c, 'internal', 'the server could not complete the request');
+}

@@ -1,0 +1,22 @@
+import type { Context } from 'hono';
+import { CanonError, ValidationError } from '@canon/core';
+
+export class MalformedJsonError extends CanonError {
+  constructor(message: string) {
+    super('malformed_json', message);
+  }
+}
+
+/** Parses a JSON request body, turning every way it can be wrong into a 4xx. */
+export async function readJson(c: Context): Promise<unknown> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new ValidationError('send the body as application/json');
+  }
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new MalformedJsonError(`the body is not valid JSON: ${(err as Error).message}`);
+  }
+}

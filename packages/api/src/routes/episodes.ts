@@ -1,0 +1,71 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { EpisodeInput, ValidationError } from '@canon/core';
+import type { Runtime } from '@canon/runtime';
+import type { AppEnv } from '../auth.js';
+import { EpisodeBatch, EpisodePage, IngestResponse, problemResponse } from '../schemas.js';
+import { readJson } from '../read-json.js';
+
+const postEpisodes = createRoute({
+  method: 'post',
+  path: '/v1/episodes',
+  summary: 'Append one episode or a batch of up to 1,000 to the log',
+  description:
+    'Per item: `created` or `duplicate` (same key, same envelope) with the episode id. Any invalid item or key conflict rejects the whole batch and stores nothing.',
+  security: [{ bearer: [] }],
+  request: {
+    body: { required: true, content: { 'application/json': { schema: z.union([EpisodeInput, EpisodeBatch]) } } },
+  },
+  responses: {
+    200: { description: 'Every item stored or recognised', content: { 'application/json': { schema: IngestResponse } } },
+    400: problemResponse('Invalid items (`issues` names each item and why); nothing stored'),
+    401: problemResponse('Missing, unknown or revoked key'),
+    403: problemResponse('The key’s role cannot write'),
+    409: problemResponse('An idempotency key already names a different episode; nothing stored'),
+    413: problemResponse('The body is larger than 5 MiB'),
+  },
+});
+
+const getEpisodes = createRoute({
+  method: 'get',
+  path: '/v1/episodes',
+  summary: 'Page the log in commit order',
+  description: 'Never skips rows of transactions still in flight: `next` can be passed as `after` forever.',
+  security: [{ bearer: [] }],
+  request: {
+    query: z.object({
+      subject: z.string().min(1).max(512).optional(),
+      after: z.string().max(64).optional(),
+      limit: z.coerce.number().int().min(1).max(1000).default(100),
+    }),
+  },
+  responses: {
+    200: { description: 'A page of episodes', content: { 'application/json': { schema: EpisodePage } } },
+    400: problemResponse('Invalid query'),
+    401: problemResponse('Missing, unknown or revoked key'),
+  },
+});
+
+export function episodeRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
+  // Registered for the OpenAPI document only: the handler validates item by item itself, so
+  // that a rejected batch can say which items failed and why.
+  app.openAPIRegistry.registerPath(postEpisodes);
+  app.post('/v1/episodes', async (c) => {
+    const body = await readJson(c);
+    const items = Array.isArray(body)
+      ? null
+      : body !== null && typeof body === 'object' && 'episodes' in body
+        ? (body as { episodes: unknown }).episodes
+        : [body];
+    if (!Array.isArray(items)) {
+      throw new ValidationError('the body is one episode object or {"episodes": [...]}');
+    }
+    const result = await runtime.ingest(c.get('principal'), items);
+    return c.json({ items: result.items, created: result.created, duplicates: result.duplicates });
+  });
+
+  app.openapi(getEpisodes, async (c) => {
+    const query = c.req.valid('query');
+    const page = await runtime.listEpisodes(c.get('principal'), query);
+    return c.json(page, 200);
+  });
+}

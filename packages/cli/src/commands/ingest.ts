@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import readline from 'node:readline';
+import cliProgress from 'cli-progress';
+import { EpisodeInput, LIMITS, ValidationError, type ItemIssue } from '@canon/core';
+import type { Config } from '@canon/runtime';
+import { connect } from '../client.js';
+
+export interface IngestOptions {
+  batch: number;
+  json?: boolean;
+}
+
+/**
+ * `canon ingest FILE.jsonl`: validates the whole file first (so a bad line 90,000 does not
+ * leave 89 batches stored and the rest not), then posts it in batches.
+ */
+export async function ingestFile(config: Config, file: string, opts: IngestOptions): Promise<void> {
+  if (!Number.isInteger(opts.batch) || opts.batch < 1 || opts.batch > LIMITS.batchSize) {
+    throw new ValidationError(`--batch must be between 1 and ${LIMITS.batchSize}`);
+  }
+  const items = await readJsonl(file);
+  const client = await connect(config);
+  const bar =
+    process.stderr.isTTY && !opts.json
+      ? new cliProgress.SingleBar({ format: 'ingest [{bar}] {value}/{total} episodes | {eta_formatted} left', stream: process.stderr }, cliProgress.Presets.shades_classic)
+      : null;
+  const summary = { created: 0, duplicates: 0, rejected: 0, batches: 0 };
+  bar?.start(items.length, 0);
+  try {
+    for (let i = 0; i < items.length; i += opts.batch) {
+      const batch = items.slice(i, i + opts.batch);
+      try {
+        const result = await client.ingest(batch);
+        summary.created += result.created;
+        summary.duplicates += result.duplicates;
+        summary.batches += 1;
+      } catch (err) {
+        summary.rejected += batch.length;
+        bar?.stop();
+        report(summary, opts);
+        throw new ValidationError(`batch starting at line ${i + 1} rejected: ${(err as Error).message}`);
+      }
+      bar?.update(Math.min(i + opts.batch, items.length));
+    }
+  } finally {
+    bar?.stop();
+    await client.close();
+  }
+  report(summary, opts);
+}
+
+function report(summary: { created: number; duplicates: number; rejected: number; batches: number }, opts: IngestOptions): void {
+  if (opts.json) console.log(JSON.stringify(summary));
+  else console.log(`created ${summary.created}, duplicates ${summary.duplicates}, rejected ${summary.rejected}`);
+}
+
+async function readJsonl(file: string): Promise<unknown[]> {
+  if (!fs.existsSync(file)) throw new ValidationError(`no such file: ${file}`);
+  const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  const items: unknown[] = [];
+  const issues: ItemIssue[] = [];
+  let n = 0;
+  for await (const line of lines) {
+    n += 1;
+    if (!line.trim()) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      issues.push({ index: n, path: '', message: `not JSON: ${(err as Error).message}` });
+      continue;
+    }
+    const parsed = EpisodeInput.safeParse(value);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0]!;
+      issues.push({ index: n, path: first.path.join('.'), message: first.message });
+      continue;
+    }
+    items.push(value);
+  }
+  if (issues.length > 0) {
+    const first = issues[0]!;
+    throw new ValidationError(
+      `${file}:${first.index}: ${first.path ? `${first.path}: ` : ''}${first.message}` +
+        (issues.length > 1 ? ` (and ${issues.length - 1} more invalid lines); nothing was posted` : '; nothing was posted'),
+      issues,
+    );
+  }
+  if (items.length === 0) throw new ValidationError(`${file} holds no episodes`);
+  return items;
+}

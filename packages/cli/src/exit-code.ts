@@ -1,0 +1,9 @@
+import { CanonError } from '@canon/core';
+
+/** Exit codes: 1 failure, 2 invalid input or conflict, 3 not authorized. */
+export function exitCodeOf(err: unknown): number {
+  if (!(err instanceof CanonError)) return 1;
+  if (err.type === 'unauthorized' || err.type === 'forbidden') return 3;
+  if (err.type === 'validation' || err.type === 'malformed_json' || err.type === 'key_conflict' || err.type === 'not_found') return 2;
+  return 1;
+}

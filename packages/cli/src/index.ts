@@ -1,0 +1,1 @@
+export { exitCodeOf } from './exit-code.js';

