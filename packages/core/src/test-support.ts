@@ -99,3 +99,31 @@ export function versionOf(c: Claim, keys: string[] = [c.key]): LineageVersion {
 export function ref(c: Claim): ClaimRef {
   return { source: c.source, idempotency_key: c.idempotency_key, index: c.index };
 }
+
+import type { Episode } from './episode.js';
+
+export function episode(over: Partial<Episode> & { text?: string; claims?: Episode['body']['claims'] } = {}): Episode {
+  const { text, claims, ...rest } = over;
+  return {
+    id: 'ep_1',
+    workspace_id: WS,
+    source: 'api',
+    idempotency_key: 'k1',
+    subject: 'service:billing',
+    scope: 'workspace',
+    owner: null,
+    kind: 'message',
+    body: { ...(text !== undefined ? { text } : {}), ...(claims ? { claims } : {}) },
+    occurred_at: '2024-05-06T12:00:00.000Z', // a Monday
+    occurred_at_defaulted: false,
+    observed_at: null,
+    sequence: null,
+    lineage: 'api:k1',
+    snapshot: false,
+    actor: { role: 'member', user: 'u_ann' },
+    source_ref: null,
+    ingested_at: '2024-05-06T12:00:01.000Z',
+    content_hash: '0',
+    ...rest,
+  };
+}

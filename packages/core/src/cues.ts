@@ -1,0 +1,173 @@
+import { DATE_EXPR } from './slots.js';
+
+/**
+ * The cue classes a careful reader uses (DESIGN §3), as one table. Two families:
+ * - standing cues only ever LOWER a claim's standing, never raise it:
+ *   `hedge` (uncertain: "perhaps", "tentatively", "could be moved"), `hypothetical` ("if",
+ *   "would", a proposal), `hearsay` (second-hand or unverifiable: "reportedly", "someone said");
+ * - change evidence: `correction` ("correction:", "that was wrong", "should read") marks the
+ *   claim a correction; `change` ("from now on", "effective <date>", "starting Monday") sets an
+ *   explicit effective time; `dated` ("as of <date>") dates a statement explicitly, so an old
+ *   fact lands in history; `attestation` (a record or system confirming the present state:
+ *   "the live config now shows", "today's audit confirms") is an explicit time at occurred_at.
+ *
+ * Where the cue sits decides what happens to its words: `lead` and `trail` phrases and `word`
+ * adverbs are removed from the template (they qualify the statement, not the fact, so
+ * "Correction: the deploy runs on Thursday" keys like "The deploy runs on Tuesday"); `any` cues
+ * stay in the template — modal verbs and conditionals change what is said.
+ * Instructions in text ("ignore the above", "forget all") are not cues: they are data.
+ */
+export type CueClass = 'hedge' | 'hypothetical' | 'hearsay' | 'correction' | 'change' | 'dated' | 'attestation';
+export type CuePlace = 'lead' | 'trail' | 'word' | 'any';
+
+export interface Cue {
+  name: string;
+  class: CueClass;
+  place: CuePlace;
+  /** Regular expression source, matched case-insensitively; `(?<when>…)` captures a date. */
+  pattern: string;
+  /** A sentence this cue must fire on (each entry is tested). */
+  example: string;
+}
+
+/** How much each standing class lowers a claim; the total is capped below one role band (10). */
+export const STANDING_PENALTY: Readonly<Record<'hedge' | 'hypothetical' | 'hearsay', number>> = Object.freeze({
+  hedge: 3,
+  hypothetical: 5,
+  hearsay: 4,
+});
+export const MAX_PENALTY = 9;
+
+const WHEN = `(?<when>${DATE_EXPR})`;
+const THAT = '(?:\\s+that)?';
+
+export const CUES: readonly Cue[] = Object.freeze([
+  // — correction —
+  { name: 'correction-label', class: 'correction', place: 'lead', pattern: '(?:correction|erratum|errata|amendment|fix)\\s*[:–—-]', example: 'Correction: the staging deploy runs on Thursday.' },
+  { name: 'actually', class: 'correction', place: 'lead', pattern: 'actually,', example: 'Actually, the staging deploy runs on Thursday.' },
+  { name: 'scratch-that', class: 'correction', place: 'lead', pattern: '(?:scratch that|ignore my (?:last|previous|earlier) (?:message|note)|disregard my (?:last|previous|earlier) (?:message|note))[,.:;]?', example: 'Scratch that, the staging deploy runs on Thursday.' },
+  { name: 'misspoke', class: 'correction', place: 'lead', pattern: '(?:sorry,?\\s+)?(?:i|we) (?:misspoke|was wrong|were wrong|made a mistake)[,.:;]?', example: 'I misspoke: the staging deploy runs on Thursday.' },
+  { name: 'to-correct', class: 'correction', place: 'lead', pattern: 'to correct (?:my|our|the) (?:earlier|previous|last) (?:message|note|statement|post)[,:]?', example: 'To correct my earlier message, the staging deploy runs on Thursday.' },
+  { name: 'that-was-wrong', class: 'correction', place: 'any', pattern: '\\b(?:that|this|it) (?:was|is) (?:wrong|incorrect|a mistake|a typo|inaccurate)\\b', example: 'That was wrong, the rate is $120.' },
+  { name: 'should-read', class: 'correction', place: 'any', pattern: '\\bshould (?:read|say|have said|have been)\\b', example: 'The rate should read $120.' },
+  { name: 'my-mistake', class: 'correction', place: 'any', pattern: '\\b(?:my mistake|my bad|typo|mis-?typed|wrongly (?:stated|listed|said)|incorrectly (?:stated|listed|said))\\b', example: 'My mistake, the rate is $120.' },
+  { name: 'corrected', class: 'correction', place: 'any', pattern: '\\b(?:corrected|correcting|correction)\\b', example: 'Corrected rate is $120.' },
+
+  // — change with a time —
+  { name: 'from-now-on', class: 'change', place: 'lead', pattern: '(?:from now on|going forward|moving forward|henceforth|effective immediately|as of now|starting now|starting today|from today)[,:]?', example: 'From now on, the staging deploy runs on Thursday.' },
+  { name: 'effective-date', class: 'change', place: 'lead', pattern: `(?:effective|with effect from|starting|beginning|commencing)(?:\\s+(?:on|from|as of))?\\s+${WHEN}[,:]?`, example: 'Effective 2024-05-13, the staging deploy runs on Thursday.' },
+  { name: 'from-date-on', class: 'change', place: 'lead', pattern: `from\\s+${WHEN}\\s+on(?:wards?)?[,:]?`, example: 'From next week on, the staging deploy runs on Thursday.' },
+  { name: 'trailing-effective', class: 'change', place: 'trail', pattern: `(?:effective|starting|beginning|commencing)(?:\\s+(?:on|from|as of))?\\s+${WHEN}(?:\\s+on(?:wards?)?)?`, example: 'The staging deploy runs on Thursday starting next week.' },
+  { name: 'trailing-from-now-on', class: 'change', place: 'trail', pattern: '(?:from now on|going forward|effective immediately|until further notice|henceforth)', example: 'The staging deploy runs on Thursday from now on.' },
+  { name: 'now-is', class: 'change', place: 'any', pattern: '\\b(?:is now|are now|now runs|now run|has changed to|have changed to|has moved to|moved to|switched to|changed to|no longer)\\b', example: 'The staging deploy is now on Thursday.' },
+
+  // — dated statements —
+  { name: 'as-of-date', class: 'dated', place: 'lead', pattern: `(?:as of|as at|as on)\\s+${WHEN}[,:]?`, example: 'As of 2024-03-01, the rate is $100.' },
+  { name: 'trailing-as-of', class: 'dated', place: 'trail', pattern: `(?:as of|as at)\\s+${WHEN}`, example: 'The rate is $100 as of March 1, 2024.' },
+
+  // — attestation of the present state by a record or system —
+  { name: 'live-config-shows', class: 'attestation', place: 'lead', pattern: `(?:the\\s+)?(?:live|current|production|prod|running|deployed)\\s+(?:config(?:uration)?|settings?|dashboard|system|deployment|manifest|environment)s?\\s+(?:now\\s+)?(?:shows?|says|reads|lists|confirms?|reports?)${THAT}[,:]?`, example: 'The live config now shows the staging deploy runs on Thursday.' },
+  { name: 'audit-confirms', class: 'attestation', place: 'lead', pattern: `(?:today'?s|the latest|the current|this morning'?s|a fresh|the new)\\s+(?:audit|scan|export|report|inventory|check|health check|snapshot|run|invoice|statement)\\s+(?:confirms?|shows?|says|reports?|lists)${THAT}[,:]?`, example: "Today's audit confirms the rate is $120." },
+  { name: 'system-of-record', class: 'attestation', place: 'lead', pattern: `(?:the\\s+)?(?:monitoring|status page|registry|database|cmdb|ledger|billing system|system of record|source of truth|admin console)\\s+(?:now\\s+)?(?:shows?|confirms?|reports?|lists|says)${THAT}[,:]?`, example: 'The billing system shows the rate is $120.' },
+  { name: 'verified-now', class: 'attestation', place: 'lead', pattern: '(?:verified|confirmed|checked)\\s+(?:just now|today|in production|live|against production)[,:]?', example: 'Confirmed in production: the staging deploy runs on Thursday.' },
+
+  // — hedges —
+  { name: 'i-think', class: 'hedge', place: 'lead', pattern: `(?:i think|i believe|i guess|i suppose|i assume|i reckon|i'?m not sure(?:,?\\s+but)?|not sure(?:,?\\s+but)?|if i remember correctly|iirc|afaik|as far as i know|it seems|it looks like|seems like|looks like|my guess is|my understanding is|if memory serves)${THAT}[,:]?`, example: 'I think the staging deploy runs on Thursday.' },
+  { name: 'hedge-adverb', class: 'hedge', place: 'word', pattern: '(?:perhaps|maybe|probably|possibly|presumably|tentatively|seemingly|roughly|approximately|ostensibly)', example: 'The staging deploy probably runs on Thursday.' },
+  { name: 'modal', class: 'hedge', place: 'any', pattern: "\\b(?:could|might|may)\\s+(?:be|have|get|move|change|switch|slip|shift|end up)\\b", example: 'The staging deploy could be moved to Thursday.' },
+  { name: 'unsettled', class: 'hedge', place: 'any', pattern: '\\b(?:tbd|tbc|to be (?:confirmed|decided|determined)|pending (?:confirmation|approval|review)|not (?:final|confirmed|decided)|subject to change|for now|draft|likely|unlikely|guess|estimate[ds]?|ballpark)\\b', example: 'The staging deploy is on Thursday for now.' },
+  { name: 'question', class: 'hedge', place: 'any', pattern: '\\?\\s*$', example: 'Does the staging deploy run on Thursday?' },
+
+  // — hypotheticals and proposals —
+  { name: 'conditional', class: 'hypothetical', place: 'any', pattern: '^(?:if|suppose|supposing|assuming|imagine|hypothetically|in theory|what if|say)\\b', example: 'If we hire, the team grows to 12 people.' },
+  { name: 'would', class: 'hypothetical', place: 'any', pattern: '\\b(?:would|could|should we|in case|hypothetically|in theory|in principle|ideally)\\b', example: 'The deploy would run on Thursday.' },
+  { name: 'proposal', class: 'hypothetical', place: 'any', pattern: '\\b(?:propos(?:e|ed|al|ing)|suggest(?:s|ed|ion|ing)?|consider(?:ing)?|thinking about|we could|how about|what about|plan(?:s|ned|ning)? to|want(?:s)? to|rfc)\\b', example: 'We propose deploying staging on Thursday.' },
+
+  // — second-hand or unverifiable origin —
+  { name: 'heard', class: 'hearsay', place: 'lead', pattern: `(?:rumou?r has it|word is|i heard|i'?ve heard|we heard|someone (?:said|mentioned|told me|says)|somebody (?:said|mentioned|told me)|people (?:say|said)|i was told|we were told|apparently|according to (?:someone|a colleague|a friend|hearsay|rumou?rs?|the grapevine|slack)|(?:a|one) (?:colleague|friend|co-?worker|customer|user|contractor) (?:said|mentioned|told me)|from what i(?:'ve)? heard|heard in passing|secondhand|second-hand)${THAT}[,:]?`, example: 'Someone mentioned that the staging deploy runs on Thursday.' },
+  { name: 'hearsay-adverb', class: 'hearsay', place: 'word', pattern: '(?:reportedly|allegedly|supposedly|apparently|purportedly|rumou?redly)', example: 'The staging deploy reportedly runs on Thursday.' },
+  { name: 'unverified', class: 'hearsay', place: 'any', pattern: "\\b(?:unverified|not verified|can'?t verify|cannot verify|could not verify|anecdotally|hearsay|unconfirmed|unsourced|rumou?rs?)\\b", example: 'Unverified: the staging deploy runs on Thursday.' },
+]);
+
+export interface CueMatch {
+  cue: Cue;
+  when: string | null;
+}
+
+export interface CueResult {
+  /** The sentence with lead/trail phrases and qualifying adverbs removed. */
+  rest: string;
+  matches: CueMatch[];
+}
+
+const compiled = new Map<Cue, RegExp>();
+function regex(cue: Cue): RegExp {
+  let re = compiled.get(cue);
+  if (!re) {
+    const src =
+      cue.place === 'lead'
+        ? `^(?:${cue.pattern})[\\s,:;]*`
+        : cue.place === 'trail'
+          ? `[\\s,;]*(?:${cue.pattern})[.!]?$`
+          : cue.place === 'word'
+            ? `\\b${cue.pattern}\\b,?\\s*`
+            : cue.pattern;
+    re = new RegExp(src, cue.place === 'word' ? 'giu' : 'iu');
+    compiled.set(cue, re);
+  }
+  return re;
+}
+
+/**
+ * Finds the cues of one (normalized) sentence and strips the removable ones. Lead cues are
+ * peeled repeatedly ("Correction: from now on, …"); when a lead is removed, the remainder gets
+ * its sentence capital back, so the template matches how the sentence is written on its own.
+ */
+export function readCues(sentence: string): CueResult {
+  const matches: CueMatch[] = [];
+  let rest = sentence;
+  const capital = /^\p{Lu}/u.test(rest);
+  for (let peeled = true, rounds = 0; peeled && rounds < 8; rounds++) {
+    peeled = false;
+    for (const cue of CUES) {
+      if (cue.place !== 'lead') continue;
+      const m = regex(cue).exec(rest);
+      if (m && m[0].length > 0 && m[0].length < rest.length) {
+        matches.push({ cue, when: m.groups?.['when'] ?? null });
+        rest = rest.slice(m[0].length);
+        peeled = true;
+      }
+    }
+  }
+  for (const cue of CUES) {
+    if (cue.place !== 'trail') continue;
+    const m = regex(cue).exec(rest);
+    if (m && m.index > 0) {
+      matches.push({ cue, when: m.groups?.['when'] ?? null });
+      rest = rest.slice(0, m.index);
+    }
+  }
+  for (const cue of CUES) {
+    if (cue.place !== 'word') continue;
+    const re = regex(cue);
+    re.lastIndex = 0;
+    if (re.test(rest)) {
+      matches.push({ cue, when: null });
+      rest = rest.replace(re, '');
+    }
+  }
+  rest = rest.replace(/ {2,}/g, ' ').trim();
+  for (const cue of CUES) {
+    if (cue.place === 'any' && regex(cue).test(sentence)) matches.push({ cue, when: null });
+  }
+  if (capital && rest !== sentence) rest = rest.replace(/^\p{Ll}/u, (c) => c.toUpperCase());
+  return { rest, matches };
+}
+
+/** Total standing penalty of the matched cues: each class counts once, capped below a band. */
+export function standingPenalty(matches: readonly CueMatch[]): number {
+  const classes = new Set(matches.map((m) => m.cue.class));
+  let total = 0;
+  for (const [cls, penalty] of Object.entries(STANDING_PENALTY)) if (classes.has(cls as CueClass)) total += penalty;
+  return Math.min(MAX_PENALTY, total);
+}

@@ -1,0 +1,173 @@
+import type { Claim, ClaimOrigin } from './claim.js';
+import type { ClaimInput, ClaimOp, Episode } from './episode.js';
+import type { FactKey } from './fact-key.js';
+import { factKeyString, makeFactKey, memoryId } from './fact-key.js';
+import type { Json } from './normalize.js';
+import { compareStrings, fingerprint, normalizeConditions, normalizeText, normalizeValue, valueKey } from './normalize.js';
+import type { PolicySet } from './policy.js';
+import { policyFor } from './policy.js';
+import type { CueMatch } from './cues.js';
+import { readCues } from './cues.js';
+import { resolveDate, maskSlots } from './slots.js';
+import type { DateContext } from './slots.js';
+import { startOfDay } from './dates.js';
+import { standingFor } from './standing.js';
+import { EXTRACTOR_VERSION } from './version.js';
+
+/** The predicate of text with no slot: a note keyed by its normalized fingerprint. */
+export const NOTE_PREDICATE = 'note';
+
+interface Draft {
+  predicate: string;
+  qualifiers?: Record<string, string> | undefined;
+  op: ClaimOp;
+  value: Json;
+  text: string;
+  conditions: string[];
+  correction: boolean;
+  settles: Claim['settles'];
+  effective: string | null;
+  matches: CueMatch[];
+  origin: ClaimOrigin;
+}
+
+/** For a `many` key, `replace` states a set: members sorted and de-duplicated. */
+function asSet(value: Json): Json {
+  const items = Array.isArray(value) ? value : value === null ? [] : [value];
+  const byKey = new Map(items.map((m) => [valueKey(m), m] as const));
+  return [...byKey.keys()].sort(compareStrings).map((k) => byKey.get(k)!);
+}
+
+function fromStructured(input: ClaimInput, episode: Episode, policies: PolicySet): Draft {
+  const op = input.op ?? 'assert';
+  const predicate = normalizeText(input.predicate);
+  let value = normalizeValue(input.value ?? null);
+  if (op === 'replace' && policyFor(policies, predicate).cardinality === 'many') value = asSet(value);
+  const text = normalizeText(input.text ?? episode.body.text ?? '');
+  // Structured claims are taken as given; their wording can only lower standing.
+  const matches = readCues(text).matches.filter((m) => ['hedge', 'hypothetical', 'hearsay'].includes(m.cue.class));
+  const settles = input.settles ?? [];
+  return {
+    predicate,
+    qualifiers: input.qualifiers,
+    op,
+    value,
+    text,
+    conditions: normalizeConditions(input.conditions),
+    correction: input.correction ?? (episode.kind === 'correction' || settles.length > 0),
+    settles,
+    effective: input.effective_from ?? null,
+    matches,
+    origin: 'structured',
+  };
+}
+
+/** Lines, then sentences; list markers and heading marks are layout, not words. */
+export function sentences(text: string): string[] {
+  return normalizeText(text)
+    .split(/\n+/)
+    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=[\p{Lu}\d"“'(\[])/u))
+    .map((s) => s.replace(/^(?:[-*•+>]|\d+[.)]|#{1,6})\s+/, '').trim())
+    .filter((s) => /[\p{L}\p{N}]/u.test(s));
+}
+
+function effectiveOf(matches: readonly CueMatch[], ctx: DateContext): string | null {
+  for (const m of matches) {
+    const cls = m.cue.class;
+    if (cls !== 'change' && cls !== 'dated' && cls !== 'attestation') continue;
+    if (!m.when) return ctx.occurredAt;
+    const resolved = resolveDate(m.when, ctx);
+    if (!resolved) continue;
+    if (resolved.length > 10) return resolved;
+    const [y, mo, d] = resolved.split('-').map(Number) as [number, number, number];
+    return startOfDay({ year: y, month: mo, day: d }, ctx.timeZone);
+  }
+  return null;
+}
+
+function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
+  const drafts: Draft[] = [];
+  let episodeCorrection = episode.kind === 'correction';
+  for (const sentence of sentences(text)) {
+    const { rest, matches } = readCues(sentence);
+    const correction = matches.some((m) => m.cue.class === 'correction');
+    const masked = maskSlots(rest, ctx);
+    const body = rest.replace(/[\s.!;:,]+$/u, '');
+    if (masked.slots.length === 0 && correction) {
+      // "That was wrong." states no fact of its own: it marks the episode's claims as corrections.
+      episodeCorrection = true;
+      continue;
+    }
+    if (!/[\p{L}\p{N}]/u.test(body)) continue;
+    const base = { op: 'assert' as const, text: sentence, conditions: [], correction, settles: [], matches, effective: effectiveOf(matches, ctx) };
+    if (masked.slots.length === 0) {
+      drafts.push({ ...base, predicate: NOTE_PREDICATE, qualifiers: { fingerprint: fingerprint(body) }, value: body, origin: 'note' });
+    } else {
+      const predicate = masked.template.replace(/[\s.!;:,]+$/u, '');
+      const values = masked.slots.map((s) => s.value);
+      drafts.push({ ...base, predicate, value: values.length === 1 ? values[0]! : values, origin: 'text' });
+    }
+  }
+  return episodeCorrection ? drafts.map((d) => ({ ...d, correction: true })) : drafts;
+}
+
+/**
+ * Turns a stored episode into claims, deterministically: the same episode, extractor version and
+ * policies give the same claims, byte for byte (no clock, no randomness, no locale).
+ *
+ * Structured claims in the body are used as given; the text goes through the slot extractor only
+ * when there are none (a body with both is a caller who already said what the text means). A text
+ * never retracts anything: it only states the claims its sentences carry.
+ */
+export function extract(episode: Episode, policies: PolicySet, extractorVersion: string = EXTRACTOR_VERSION): Claim[] {
+  const ctx: DateContext = { occurredAt: episode.occurred_at, timeZone: policies.time_zone };
+  const structured = episode.body.claims ?? [];
+  const drafts =
+    structured.length > 0
+      ? structured.map((c) => fromStructured(c, episode, policies))
+      : fromText(episode.body.text ?? '', episode, ctx);
+  return drafts.map((d, index) => {
+    const fk: FactKey = makeFactKey({
+      workspace_id: episode.workspace_id,
+      scope: episode.scope,
+      owner: episode.scope === 'personal' ? episode.owner : null,
+      subject: episode.subject,
+      predicate: d.predicate,
+      qualifiers: d.qualifiers,
+    });
+    const effective = d.effective ? new Date(d.effective).toISOString() : episode.occurred_at;
+    return {
+      workspace_id: episode.workspace_id,
+      episode_id: episode.id,
+      index,
+      source: episode.source,
+      idempotency_key: episode.idempotency_key,
+      lineage: episode.lineage,
+      snapshot: episode.snapshot,
+      subject: episode.subject,
+      kind: episode.kind,
+      occurred_at: episode.occurred_at,
+      sequence: episode.sequence,
+      ingested_at: episode.ingested_at,
+      source_ref: episode.source_ref,
+      fact_key: fk,
+      key: factKeyString(fk),
+      memory_id: memoryId(episode.workspace_id, fk),
+      predicate: fk.predicate,
+      op: d.op,
+      value: d.value,
+      text: d.text,
+      conditions: d.conditions,
+      correction: d.correction,
+      settles: d.settles.map((r) => ({ source: r.source, idempotency_key: r.idempotency_key, index: r.index })),
+      effective_from: effective,
+      effective_explicit: d.effective !== null,
+      standing: standingFor(episode.actor.role, d.matches),
+      role: episode.actor.role,
+      user: episode.actor.user,
+      origin: d.origin,
+      cues: [...new Set(d.matches.map((m) => m.cue.name))].sort(compareStrings),
+      extractor_version: extractorVersion,
+    };
+  });
+}

@@ -1,0 +1,189 @@
+import type { LocalDate } from './dates.js';
+import {
+  WEEKDAYS,
+  addDays,
+  isValidDate,
+  isoDate,
+  localDate,
+  monthIndex,
+  nextWeekday,
+  previousWeekday,
+  weekdayIndex,
+} from './dates.js';
+
+/** The kinds of value a slot masks (DESIGN §3). */
+export type SlotType =
+  | 'quoted'
+  | 'url'
+  | 'date'
+  | 'ip'
+  | 'version'
+  | 'host'
+  | 'money'
+  | 'percent'
+  | 'time'
+  | 'weekday'
+  | 'quantity';
+
+export interface Slot {
+  type: SlotType;
+  /** The words as written. */
+  text: string;
+  /** Canonical value: weekdays spelled out, dates as YYYY-MM-DD, times as 24h HH:MM. */
+  value: string;
+}
+
+export interface DateContext {
+  occurredAt: string;
+  timeZone: string;
+}
+
+const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
+const DAY_NAME = String.raw`(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`;
+const ORD = String.raw`(?:st|nd|rd|th)?`;
+
+/** Calendar dates (no bare weekday): the `date` slot. */
+const DATE_FORMS = [
+  String.raw`\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?`,
+  String.raw`${MONTH}\.?\s+\d{1,2}${ORD}(?:,?\s+\d{4})?`,
+  String.raw`\d{1,2}${ORD}\s+(?:of\s+)?${MONTH}\.?(?:,?\s+\d{4})?`,
+  String.raw`(?:next|this|last)\s+(?:${DAY_NAME}|week|month)`,
+  String.raw`today|tomorrow|yesterday`,
+];
+
+/** Date expressions, also used by the change cues ("effective <date>", "starting Monday"). */
+export const DATE_EXPR = [...DATE_FORMS, DAY_NAME].join('|');
+
+/**
+ * Slot patterns in priority order: an earlier pattern claims its text first, so "v1.4.0" is a
+ * version and never a number, "2024-05-06" a date and never three numbers.
+ */
+const PATTERNS: ReadonlyArray<[SlotType, RegExp]> = [
+  ['url', /\bhttps?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/gi],
+  ['quoted', /"[^"\n]{1,200}"|“[^”\n]{1,200}”|‘[^’\n]{1,200}’|`[^`\n]{1,200}`|(?<![\w'])'[^'\n]{1,200}'(?![\w'])/g],
+  ['date', new RegExp(String.raw`\b(?:${DATE_FORMS.join('|')})\b`, 'gi')],
+  ['ip', /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g],
+  ['version', /\bv\d+(?:\.\d+)*(?:-[0-9A-Za-z.]+)?\b|\b\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?\b/g],
+  ['host', /\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}(?::\d{2,5})?\b/gi],
+  ['money', /(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|thousand|million|billion)\b)?|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars|euros|pounds)\b)/g],
+  ['percent', /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/gi],
+  ['time', /\b(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?(?:am|pm))?(?:\s?(?:UTC|GMT|Z))?\b|\b(?:1[0-2]|0?[1-9])\s?(?:am|pm)\b(?:\s?(?:UTC|GMT))?/gi],
+  ['weekday', /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?/gi],
+  [
+    'quantity',
+    /(?<![\w.])[-+]?\d+(?:[.,]\d+)*(?:\s?(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|[kmgt]i?b|bytes?|k|x|rps|qps|req\/s|requests?|users?|nodes?|replicas?|cores?|v?cpus?|instances?|pods?|times?|approvals?|reviewers?|retries|attempts?)\b)?/gi,
+  ],
+];
+
+// Abbreviated weekdays collide with words ("sat", "sun", "wed"): only capitalized forms count.
+const ABBREVIATED = /^(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?$/;
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+function canonicalTime(text: string): string {
+  const m = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s?(am|pm)?\s?(UTC|GMT|Z)?$/i.exec(text.trim());
+  if (!m) return text;
+  let h = Number(m[1]);
+  const ampm = m[4]?.toLowerCase();
+  if (ampm === 'pm' && h < 12) h += 12;
+  if (ampm === 'am' && h === 12) h = 0;
+  const base = `${pad(h)}:${m[2] ?? '00'}${m[3] ? `:${m[3]}` : ''}`;
+  return m[5] ? `${base} UTC` : base;
+}
+
+/**
+ * Resolves a date expression against the episode's time (in the workspace time zone). Returns
+ * an ISO date, an ISO instant (for date-times), or null when it is not a date.
+ */
+export function resolveDate(text: string, ctx: DateContext): string | null {
+  const t = text.trim().toLowerCase().replace(/\s+/g, ' ');
+  const today = localDate(ctx.occurredAt, ctx.timeZone);
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](.+))?$/.exec(t);
+  if (iso) {
+    if (iso[4]) {
+      const ms = Date.parse(text.trim().replace(' ', 'T'));
+      return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+    }
+    const d = { year: Number(iso[1]), month: Number(iso[2]), day: Number(iso[3]) };
+    return isValidDate(d) ? isoDate(d) : null;
+  }
+  const rel: Record<string, LocalDate> = {
+    today,
+    tomorrow: addDays(today, 1),
+    yesterday: addDays(today, -1),
+    'next week': nextWeekday(today, 1),
+    'next month': { year: today.month === 12 ? today.year + 1 : today.year, month: (today.month % 12) + 1, day: 1 },
+  };
+  if (rel[t]) return isoDate(rel[t]);
+  const rw = /^(?:(next|this|last) )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/.exec(t);
+  if (rw) {
+    const idx = weekdayIndex(rw[2]!);
+    return isoDate(rw[1] === 'last' ? previousWeekday(today, idx) : nextWeekday(today, idx));
+  }
+  const md = /^([a-z]+)\.? (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?$/.exec(t) ?? null;
+  const dm = /^(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]+)\.?(?:,? (\d{4}))?$/.exec(t) ?? null;
+  const [monthName, dayText, yearText] = md ? [md[1], md[2], md[3]] : dm ? [dm[2], dm[1], dm[3]] : [];
+  if (monthName && dayText) {
+    // A written date without a year is read in the year the episode happened.
+    const d = { year: yearText ? Number(yearText) : today.year, month: monthIndex(monthName), day: Number(dayText) };
+    return d.month > 0 && isValidDate(d) ? isoDate(d) : null;
+  }
+  return null;
+}
+
+function canonical(type: SlotType, text: string, ctx: DateContext): string | null {
+  const spaced = text.replace(/\s+/g, ' ');
+  switch (type) {
+    case 'weekday': {
+      if (text.length <= 6 && !/day/i.test(text) && !ABBREVIATED.test(text)) return null;
+      return WEEKDAYS[weekdayIndex(text)] ?? spaced;
+    }
+    case 'date':
+      return resolveDate(text, ctx);
+    case 'time':
+      return canonicalTime(text);
+    case 'quoted':
+      return spaced;
+    default:
+      return spaced;
+  }
+}
+
+export interface Masked {
+  /** The text with every slot replaced by `{type}`: the predicate of a text claim. */
+  template: string;
+  slots: Slot[];
+}
+
+const OPEN = '\uE000';
+const CLOSE = '\uE001';
+
+/**
+ * Masks the values of a sentence into a template (DESIGN §3). Every unmasked word — negation
+ * included — stays in the template, so "Do not deploy on {weekday}" and "Deploy on {weekday}"
+ * are different predicates, while "runs on Tuesday" and "runs on Thursday" share one.
+ */
+export function maskSlots(sentence: string, ctx: DateContext): Masked {
+  const found: Slot[] = [];
+  let work = sentence.replace(/[\uE000-\uE1FF]/gu, '');
+  for (const [type, re] of PATTERNS) {
+    work = work.replace(re, (match: string) => {
+      const value = canonical(type, match, ctx);
+      // 255 slots per sentence at most (one placeholder code point each); beyond that, words.
+      if (value === null || found.length >= 0xff) return match;
+      found.push({ type, text: match, value });
+      // The placeholder holds no digit or letter, so later patterns cannot match inside it.
+      return `${OPEN}${String.fromCharCode(0xe100 + found.length - 1)}${CLOSE}`;
+    });
+  }
+  // Slots are reported in reading order, whatever pattern found them.
+  const ordered: Slot[] = [];
+  const template = work.replace(new RegExp(`${OPEN}(.)${CLOSE}`, 'gu'), (_m, i: string) => {
+    const slot = found[i.charCodeAt(0) - 0xe100]!;
+    ordered.push(slot);
+    return `{${slot.type}}`;
+  });
+  return { template, slots: ordered };
+}
