@@ -32,3 +32,43 @@ export {
   type ProblemType,
   type ItemIssue,
 } from './errors.js';
+export { COMPILER_VERSION, EXTRACTOR_VERSION } from './version.js';
+export {
+  Json,
+  normalizeText,
+  normalizeValue,
+  normalizeConditions,
+  valueKey,
+  fingerprint,
+  compareStrings,
+} from './normalize.js';
+export { FactKey, FactKeyError, makeFactKey, factKeyString, memoryId, type FactKeyParts } from './fact-key.js';
+export {
+  Policy,
+  PolicySet,
+  DEFAULT_POLICY,
+  DEFAULT_POLICY_SET,
+  policyFor,
+  minStanding,
+  policyFingerprint,
+} from './policy.js';
+export { Claim, ClaimOrigin, LineageVersion, claimRef, sameRef } from './claim.js';
+export {
+  EvidenceRef,
+  EndRef,
+  ValueStatus,
+  TimelineValue,
+  DispositionKind,
+  Disposition,
+  LineageEvent,
+  TimelineStatus,
+  Timeline,
+} from './timeline.js';
+export { compareClaims, compareVersions, compareInstants, orderClaims, orderVersions } from './order.js';
+export { fold, FoldError } from './fold.js';
+export { view, type MemoryView, type ViewStatus, type ScheduledValue } from './view.js';
+export { stateHash, timelineEtag, knownAt } from './state-hash.js';
+export { CUES, STANDING_PENALTY, MAX_PENALTY, readCues, type Cue, type CueClass, type CuePlace } from './cues.js';
+export { standingFor } from './standing.js';
+export { maskSlots, resolveDate, type Slot, type SlotType } from './slots.js';
+export { extract, sentences, NOTE_PREDICATE } from './extract.js';

@@ -1,0 +1,181 @@
+// Properties of the fold (DESIGN §1, law 2): a pure function of the set of claims.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Claim } from './claim.js';
+import { fold } from './fold.js';
+import { canonicalJson } from './hash.js';
+import { normalizeText } from './normalize.js';
+import type { Policy } from './policy.js';
+import { ROLES } from './roles.js';
+import { stateHash } from './state-hash.js';
+import { claim, versionOf } from './test-support.js';
+import { Timeline } from './timeline.js';
+
+const RUNS = { numRuns: 1000 };
+const DAYS = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-06'];
+const VALUES = ['Tuesday', 'Thursday', 'Friday'];
+
+const policyArb: fc.Arbitrary<Policy> = fc.record({
+  cardinality: fc.constantFrom('one' as const, 'many' as const),
+  mode: fc.constantFrom('flag' as const, 'supersede' as const),
+  min_role: fc.constantFrom('reader' as const, 'agent' as const, 'member' as const),
+});
+
+const specArb = fc.record({
+  predicate: fc.constantFrom('deploy day', 'freeze day', 'owner'),
+  value: fc.constantFrom(...VALUES),
+  op: fc.constantFrom('assert' as const, 'assert' as const, 'assert' as const, 'retract' as const, 'replace' as const),
+  role: fc.constantFrom(...ROLES),
+  day: fc.constantFrom(...DAYS),
+  hour: fc.integer({ min: 8, max: 10 }),
+  effective: fc.option(fc.constantFrom(...DAYS, '2024-05-13'), { freq: 3 }),
+  correction: fc.boolean(),
+  conditions: fc.subarray(['after tests pass', 'not on holidays']),
+  source: fc.constantFrom('api', 'mcp', 'github'),
+  lineage: fc.option(fc.constantFrom('L1', 'L2'), { freq: 2 }),
+  snapshot: fc.boolean(),
+  sequence: fc.option(fc.integer({ min: 0, max: 2 }), { freq: 2 }),
+  settlesPrevious: fc.boolean(),
+});
+
+type Spec = typeof specArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** Distinct claims: the n-th spec becomes episode k<n>, so every reference is unique. */
+function build(specs: Spec[], onePredicate = true): Claim[] {
+  return specs.map((s, i) =>
+    claim({
+      predicate: onePredicate ? 'deploy day' : s.predicate,
+      key: `k${i}`,
+      source: s.source,
+      value: s.op === 'replace' ? [s.value, VALUES[(i + 1) % 3]] : s.op === 'retract' && i % 2 ? null : s.value,
+      op: s.op,
+      role: s.role,
+      at: `${s.day}T${String(s.hour).padStart(2, '0')}:00:00Z`,
+      ...(s.effective ? { effective: `${s.effective}T00:00:00Z` } : {}),
+      correction: s.correction,
+      conditions: s.conditions,
+      lineage: s.lineage ?? undefined,
+      snapshot: s.snapshot,
+      sequence: s.sequence,
+      settles: s.settlesPrevious && i > 0 ? [{ source: specs[i - 1]!.source, idempotency_key: `k${i - 1}`, index: 0 }] : [],
+    }),
+  );
+}
+
+const claimsArb = fc.array(specArb, { minLength: 1, maxLength: 8 }).map((s) => build(s));
+
+function foldAll(claims: Claim[], policy: Policy): Timeline {
+  return fold(claims, policy, claims.map((c) => versionOf(c)));
+}
+
+const bytes = (t: unknown) => canonicalJson(t);
+
+describe('fold properties (fast-check, 1,000 runs each)', () => {
+  it('is invariant under any permutation of its claims and versions', () => {
+    fc.assert(
+      fc.property(claimsArb, policyArb, fc.nat(), (claims, policy, seed) => {
+        const shuffled = fc.sample(fc.shuffledSubarray(claims, { minLength: claims.length }), { seed, numRuns: 1 })[0]!;
+        const versions = claims.map((c) => versionOf(c)).reverse();
+        expect(bytes(fold(shuffled, policy, versions))).toBe(bytes(foldAll(claims, policy)));
+      }),
+      RUNS,
+    );
+  });
+
+  it('folding a set with any subset repeated equals folding the set', () => {
+    fc.assert(
+      fc.property(claimsArb, policyArb, fc.array(fc.nat()), (claims, policy, picks) => {
+        const repeated = [...claims, ...picks.map((p) => claims[p % claims.length]!)];
+        const versions = [...claims, ...repeated].map((c) => versionOf(c));
+        expect(bytes(fold(repeated, policy, versions))).toBe(bytes(foldAll(claims, policy)));
+      }),
+      RUNS,
+    );
+  });
+
+  it('folding prefixes one claim at a time, then the whole, equals folding once; revision only grows', () => {
+    fc.assert(
+      fc.property(claimsArb, policyArb, (claims, policy) => {
+        let revision = 0;
+        for (let n = 1; n <= claims.length; n++) {
+          const t = foldAll(claims.slice(0, n), policy);
+          expect(t.revision).toBeGreaterThanOrEqual(revision);
+          revision = t.revision;
+        }
+        expect(bytes(foldAll(claims, policy))).toBe(bytes(foldAll([...claims], policy)));
+        expect(revision).toBe(claims.length);
+      }),
+      RUNS,
+    );
+  });
+
+  it('survives the store: JSON in, the same timeline out, and the timeline is plain, valid JSON', () => {
+    fc.assert(
+      fc.property(claimsArb, policyArb, (claims, policy) => {
+        const t = foldAll(claims, policy);
+        const again = foldAll(JSON.parse(JSON.stringify(claims)) as Claim[], policy);
+        expect(bytes(again)).toBe(bytes(t));
+        expect(JSON.parse(JSON.stringify(t))).toEqual(t);
+        expect(Timeline.parse(t)).toEqual(t);
+        // Every claim has exactly one disposition, and every value has evidence.
+        expect(t.dispositions).toHaveLength(claims.length);
+        for (const v of t.values) expect(v.evidence.length).toBeGreaterThan(0);
+      }),
+      RUNS,
+    );
+  });
+
+  it('the state hash ignores batching: incremental compile = full rebuild', () => {
+    const multiArb = fc.array(specArb, { minLength: 1, maxLength: 10 }).map((s) => build(s, false));
+    fc.assert(
+      fc.property(multiArb, policyArb, fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1 }), (claims, policy, cuts) => {
+        // Incremental: after each batch, refold only the keys the batch touched.
+        const byKey = new Map<string, Timeline>();
+        let seen: Claim[] = [];
+        let at = 0;
+        for (let i = 0; at < claims.length; i++) {
+          const batch = claims.slice(at, at + cuts[i % cuts.length]!);
+          at += batch.length;
+          seen = [...seen, ...batch];
+          for (const key of new Set(batch.map((c) => c.key))) {
+            byKey.set(key, foldAll(seen.filter((c) => c.key === key), policy));
+          }
+        }
+        const rebuilt = [...new Set(claims.map((c) => c.key))].map((key) => foldAll(claims.filter((c) => c.key === key), policy));
+        expect(stateHash([...byKey.values()])).toBe(stateHash(rebuilt));
+        expect(stateHash([...rebuilt].reverse())).toBe(stateHash(rebuilt));
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('normalization properties (fast-check, 1,000 runs each)', () => {
+  const word = fc.constantFrom('not', 'no', 'never', 'deploy', 'Staging', 'e\u0301t\u00e9', '42', '3.5ms', 'v1.4.0', "don't", 'No', 'NEVER');
+  const space = fc.constantFrom(' ', '  ', '\t', '\u00a0', '\r\n', '\n', '\r', ' \n ');
+  const textArb = fc.array(fc.tuple(word, space)).map((parts) => parts.map(([w, s]) => w + s).join(''));
+  const words = (s: string, w: string) => new RegExp(`(?<![\\p{L}\\p{N}])${w}(?![\\p{L}\\p{N}])`, 'iu').test(s);
+
+  it('never changes digits or the presence of "not", "no", "never"', () => {
+    fc.assert(
+      fc.property(textArb, (text) => {
+        const out = normalizeText(text);
+        expect(out.replace(/\D/g, '')).toBe(text.replace(/\D/g, ''));
+        for (const w of ['not', 'no', 'never']) expect(words(out, w)).toBe(words(text, w));
+        expect(normalizeText(out)).toBe(out);
+      }),
+      RUNS,
+    );
+  });
+
+  it('never changes case, and keeps every non-space character of arbitrary text in order (NFC aside)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => {
+        const out = normalizeText(text);
+        const strip = (s: string) => s.normalize('NFC').replace(/[\s\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/gu, '');
+        expect(strip(out)).toBe(strip(text));
+      }),
+      RUNS,
+    );
+  });
+});
