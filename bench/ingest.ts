@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { contentHash, EpisodeInput, toEnvelope } from '@canon/core';
+import { machine, pool, postgresVersion, startBenchServer, writeResult } from './harness.js';
+
+/**
+ * Ingest throughput: 100,000 episodes in 1,000-episode batches over HTTP, against the same
+ * rows inserted by one direct SQL statement per batch into a copy of the episodes table with
+ * the same indexes, in the same run.
+ */
+const TOTAL = Number(process.env['BENCH_INGEST_TOTAL'] ?? 100_000);
+const BATCH = 1000;
+const CONCURRENCY = 2;
+
+const episodeFor = (i: number) => ({
+  idempotency_key: `bench-${i}`,
+  subject: `service:s${i % 100}`,
+  occurred_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+  body: { text: `The service s${i % 100} deploy window number ${i} is on Tuesday at 10:00` },
+});
+
+export async function benchIngest(log: (msg: string) => void = console.error) {
+  const server = await startBenchServer();
+  try {
+    const batches = Array.from({ length: Math.ceil(TOTAL / BATCH) }, (_, b) =>
+      Array.from({ length: Math.min(BATCH, TOTAL - b * BATCH) }, (_, j) => episodeFor(b * BATCH + j)),
+    );
+    const bodies = batches.map((episodes) => JSON.stringify({ episodes }));
+
+    log(`ingest: ${TOTAL} episodes over HTTP in ${batches.length} batches (${CONCURRENCY} clients)`);
+    let t0 = performance.now();
+    await pool(bodies, CONCURRENCY, async (body) => {
+      const res = await fetch(`${server.url}/v1/episodes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+        body,
+      });
+      if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${await res.text()}`);
+      await res.arrayBuffer();
+    });
+    const httpSeconds = (performance.now() - t0) / 1000;
+
+    log('ingest: the same rows by direct SQL into a copy of the table');
+    await server.runtime.pool.query('DROP TABLE IF EXISTS bench_episodes_copy');
+    // LIKE … INCLUDING ALL copies columns, defaults, identity and every index (not triggers).
+    await server.runtime.pool.query('CREATE TABLE bench_episodes_copy (LIKE episodes INCLUDING ALL)');
+    const workspace = 'bench-direct';
+    const rows = batches.map((b) =>
+      b.map((raw) => {
+        const env = toEnvelope(EpisodeInput.parse(raw), workspace, { role: 'owner', user: null });
+        return { id: randomUUID(), env, hash: contentHash(env) };
+      }),
+    );
+    t0 = performance.now();
+    await pool(rows, CONCURRENCY, async (batch) => {
+      await server.runtime.pool.query(
+        `INSERT INTO bench_episodes_copy (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body,
+           occurred_at, occurred_at_defaulted, observed_at, sequence, lineage, snapshot, actor_role, actor_user, source_ref, content_hash)
+         SELECT $1, u.id, u.source, u.k, u.subject, 'workspace', NULL, u.kind, u.body, u.occurred_at, false, NULL, NULL,
+                u.lineage, false, 'owner', NULL, NULL, u.hash
+         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::timestamptz[], $9::text[], $10::text[])
+           AS u(id, source, k, subject, kind, body, occurred_at, lineage, hash)
+         ON CONFLICT (workspace_id, source, idempotency_key) DO NOTHING`,
+        [
+          workspace,
+          batch.map((r) => r.id),
+          batch.map((r) => r.env.source),
+          batch.map((r) => r.env.idempotency_key),
+          batch.map((r) => r.env.subject),
+          batch.map((r) => r.env.kind),
+          batch.map((r) => JSON.stringify(r.env.body)),
+          batch.map((r) => r.env.occurred_at),
+          batch.map((r) => r.env.lineage),
+          batch.map((r) => r.hash),
+        ],
+      );
+    });
+    const sqlSeconds = (performance.now() - t0) / 1000;
+    await server.runtime.pool.query('DROP TABLE bench_episodes_copy');
+
+    const http = TOTAL / httpSeconds;
+    const direct = TOTAL / sqlSeconds;
+    const result = {
+      benchmark: 'ingest',
+      episodes: TOTAL,
+      batch_size: BATCH,
+      concurrency: CONCURRENCY,
+      http_episodes_per_s: Math.round(http),
+      direct_sql_episodes_per_s: Math.round(direct),
+      ratio_http_to_direct: Number((http / direct).toFixed(3)),
+      targets: { http_episodes_per_s: 10_000, ratio_http_to_direct: 0.5 },
+      met: { http_episodes_per_s: http >= 10_000, ratio_http_to_direct: http / direct >= 0.5 },
+      machine: { ...machine(), postgres: await postgresVersion(server.runtime) },
+      measured_at: new Date().toISOString(),
+    };
+    return result;
+  } finally {
+    await server.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await benchIngest();
+  const file = writeResult('ingest', result);
+  console.log(JSON.stringify(result, null, 2));
+  console.error(`written to ${file}`);
+  process.exit(0);
+}

@@ -1,0 +1,3 @@
+export { createTestDatabase, createEmptyDatabase, type TestDatabase } from './database.js';
+export { startTestCanon, type TestCanon } from './runtime.js';
+export { withDatabase } from './global-setup.js';
