@@ -51,7 +51,8 @@ describe('migrations', () => {
   });
 });
 
-const tables = (): PgTable[] => Object.values(schema).filter((v): v is PgTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v);
+const tables = (): PgTable[] =>
+  (Object.values(schema) as unknown[]).filter((v): v is PgTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v);
 
 /** Tables, columns (type, nullability), indexes and checks as the code declares them. */
 function declaredSchema() {

@@ -67,7 +67,15 @@ export {
 export { compareClaims, compareVersions, compareInstants, orderClaims, orderVersions } from './order.js';
 export { fold, FoldError } from './fold.js';
 export { view, type MemoryView, type ViewStatus, type ScheduledValue } from './view.js';
-export { stateHash, timelineEtag, knownAt } from './state-hash.js';
+export {
+  stateHash,
+  timelineDigest,
+  combineDigests,
+  updateStateHash,
+  EMPTY_STATE_HASH,
+  timelineEtag,
+  knownAt,
+} from './state-hash.js';
 export { CUES, STANDING_PENALTY, MAX_PENALTY, readCues, type Cue, type CueClass, type CuePlace } from './cues.js';
 export { standingFor } from './standing.js';
 export { maskSlots, resolveDate, type Slot, type SlotType } from './slots.js';

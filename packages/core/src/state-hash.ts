@@ -1,7 +1,6 @@
 import type { Claim, LineageVersion } from './claim.js';
 import type { FactKey } from './fact-key.js';
 import { canonicalJson, sha256 } from './hash.js';
-import { compareStrings } from './normalize.js';
 import type { Policy } from './policy.js';
 import { compareInstants } from './order.js';
 import { fold } from './fold.js';
@@ -36,10 +35,43 @@ function stateOf(t: Timeline): unknown {
   };
 }
 
+const MOD = 1n << 256n;
+
+/** The digest of one timeline's state: what a subject's state hash is summed from. */
+export function timelineDigest(t: Timeline): string {
+  return sha256(`state/2|${canonicalJson(stateOf(t))}`);
+}
+
+/**
+ * Combines timeline digests into a subject's state hash: their sum modulo 2^256 (a multiset
+ * hash). Order-independent like a sorted hash, and incremental: a compile that changes one
+ * memory of a subject with 100,000 updates the hash with that memory's old and new digests
+ * instead of rereading the others, which keeps a no-op or one-episode compile flat in history.
+ */
+export function combineDigests(digests: readonly string[]): string {
+  let sum = 0n;
+  for (const d of digests) sum = (sum + BigInt(`0x${d}`)) % MOD;
+  return toHex(sum);
+}
+
+/** `hash - removed + added`, the incremental form of `combineDigests`. */
+export function updateStateHash(hash: string, removed: readonly string[], added: readonly string[]): string {
+  let sum = BigInt(`0x${hash}`);
+  for (const d of removed) sum = (sum - BigInt(`0x${d}`) + MOD) % MOD;
+  for (const d of added) sum = (sum + BigInt(`0x${d}`)) % MOD;
+  return toHex(sum);
+}
+
+/** The state hash of an empty subject. */
+export const EMPTY_STATE_HASH = '0'.repeat(64);
+
+function toHex(n: bigint): string {
+  return n.toString(16).padStart(64, '0');
+}
+
 /** Order-independent hash of a set of timelines (a subject's state). */
 export function stateHash(timelines: readonly Timeline[]): string {
-  const parts = timelines.map((t) => canonicalJson(stateOf(t))).sort(compareStrings);
-  return sha256(`state/1|${canonicalJson(parts)}`);
+  return combineDigests(timelines.map(timelineDigest));
 }
 
 /** The ETag of one memory: a hash of its whole timeline (ids and reasons included). */
