@@ -33,7 +33,10 @@ export interface IngestResult {
   subjects: string[];
 }
 
-/** Work to do inside the ingest transaction once the rows are in (e.g. pending markers, jobs). */
+/**
+ * Work to do inside the ingest transaction once the rows are in: pending markers and compile
+ * jobs for what was created, a connector's cursor. Called even when nothing was created.
+ */
 export type AfterAppend = (tx: PoolClient, created: Array<{ id: string; envelope: Envelope }>) => Promise<void>;
 
 /**
@@ -98,7 +101,7 @@ export async function ingestEpisodes(
     if (conflicts.length > 0) throw new KeyConflictError(conflicts);
     if (afterAppend) {
       const created = uniques.filter((_, i) => status[i]!.status === 'created');
-      if (created.length > 0) await afterAppend(tx, created.map((u) => ({ id: u.id, envelope: u.envelope })));
+      await afterAppend(tx, created.map((u) => ({ id: u.id, envelope: u.envelope })));
     }
     return status;
   });

@@ -5,8 +5,13 @@ import { z } from 'zod';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { ingestEpisodes, type IngestResult } from './ingest.js';
+import type { PoolClient } from '@canon/store';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, type CreatedKey, type CreateKeyInput } from './keys.js';
 import type { Principal } from './principal.js';
+
+export interface IngestOptions {
+  inTransaction?: (tx: PoolClient) => Promise<void>;
+}
 
 export interface RuntimeOptions {
   /** Start pg-boss (and with it, later, the workers). CLI one-shots that only read may skip it. */
@@ -28,7 +33,11 @@ export interface Runtime {
   readonly embedded: EmbeddedDatabase | null;
   readonly boss: PgBoss | null;
   authenticate(bearer: string | undefined): Promise<Principal>;
-  ingest(principal: Principal, items: readonly unknown[]): Promise<IngestResult>;
+  /**
+   * Appends a batch (all or nothing). `inTransaction` runs inside the same transaction after the
+   * rows are in — a connector saves its cursor there, so cursor and batch commit together.
+   */
+  ingest(principal: Principal, items: readonly unknown[], options?: IngestOptions): Promise<IngestResult>;
   listEpisodes(
     principal: Principal,
     params: z.input<typeof ListEpisodesParams>,
@@ -68,7 +77,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     embedded,
     boss,
     authenticate: (bearer) => authenticate(pool, bearer),
-    ingest: (principal, items) => ingestEpisodes(pool, principal, items),
+    ingest: (principal, items, ingestOptions = {}) =>
+      ingestEpisodes(pool, principal, items, async (tx) => {
+        await ingestOptions.inTransaction?.(tx);
+      }),
     async listEpisodes(principal, params) {
       const parsed = ListEpisodesParams.safeParse(params);
       if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));

@@ -4,6 +4,8 @@ import {
   boolean,
   check,
   customType,
+  doublePrecision,
+  integer,
   index,
   jsonb,
   pgTable,
@@ -100,3 +102,208 @@ export const episodes = pgTable(
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type EpisodeRow = typeof episodes.$inferSelect;
+
+// ---------------------------------------------------------------------------------------------
+// Compiled state. Everything below is derived from the log and can be rebuilt from it, except
+// compile_runs (an audit log for people) and the connector bookkeeping.
+
+/** Episodes ingested but not yet compiled: written by ingest in the same transaction. */
+export const pending = pgTable(
+  'pending',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    subject: text('subject').notNull(),
+    episode_id: uuid('episode_id').notNull(),
+    created_at: ms('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.subject, t.episode_id] })],
+);
+
+export const claims = pgTable(
+  'claims',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    episode_id: uuid('episode_id').notNull(),
+    idx: integer('idx').notNull(),
+    subject: text('subject').notNull(),
+    memory_id: text('memory_id').notNull(),
+    lineage: text('lineage').notNull(),
+    /** The whole claim as core's `extract` returned it; handed back to `fold` unchanged. */
+    claim: jsonb('claim').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.episode_id, t.idx] }),
+    index('claims_memory_idx').on(t.workspace_id, t.memory_id),
+    index('claims_lineage_idx').on(t.workspace_id, t.subject, t.lineage),
+  ],
+);
+
+export const memories = pgTable(
+  'memories',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    subject: text('subject').notNull(),
+    key: text('key').notNull(),
+    scope: text('scope').notNull(),
+    owner: text('owner'),
+    predicate: text('predicate').notNull(),
+    qualifiers: jsonb('qualifiers').notNull(),
+    /** Claims folded in: deterministic and only grows; conditional writes compare it. */
+    revision: integer('revision').notNull(),
+    etag: text('etag').notNull(),
+    /** This timeline's share of the subject's state hash. */
+    digest: text('digest').notNull(),
+    status: text('status').notNull(),
+    timeline: jsonb('timeline').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.id] }),
+    index('memories_subject_idx').on(t.workspace_id, t.subject, t.predicate),
+  ],
+);
+
+/** The timeline's values as rows, for queries by time and text. No "current" flag: a view. */
+export const memoryValues = pgTable(
+  'memory_values',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    memory_id: text('memory_id').notNull(),
+    ord: integer('ord').notNull(),
+    subject: text('subject').notNull(),
+    scope: text('scope').notNull(),
+    owner: text('owner'),
+    value: jsonb('value'),
+    /** The value as text (and the predicate), for search. */
+    search_text: text('search_text').notNull(),
+    valid_from: ms('valid_from').notNull(),
+    valid_to: ms('valid_to'),
+    status: text('status').notNull(),
+    superseded_by: text('superseded_by'),
+    conditions: jsonb('conditions').notNull(),
+    standing: integer('standing').notNull(),
+    support: integer('support').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.memory_id, t.ord] }),
+    index('memory_values_subject_idx').on(t.workspace_id, t.subject, t.valid_from),
+  ],
+);
+
+export const evidence = pgTable(
+  'evidence',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    memory_id: text('memory_id').notNull(),
+    value_ord: integer('value_ord').notNull(),
+    source: text('source').notNull(),
+    idempotency_key: text('idempotency_key').notNull(),
+    claim_index: integer('claim_index').notNull(),
+    lineage: text('lineage').notNull(),
+    source_ref: text('source_ref'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.memory_id, t.value_ord, t.source, t.idempotency_key, t.claim_index] }),
+    index('evidence_claim_idx').on(t.workspace_id, t.source, t.idempotency_key),
+  ],
+);
+
+/** What became of each claim (supports / duplicate of / superseded by / overruled / disputes …). */
+export const dispositions = pgTable(
+  'dispositions',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    memory_id: text('memory_id').notNull(),
+    source: text('source').notNull(),
+    idempotency_key: text('idempotency_key').notNull(),
+    claim_index: integer('claim_index').notNull(),
+    kind: text('kind').notNull(),
+    target: jsonb('target'),
+    reason: text('reason').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.memory_id, t.source, t.idempotency_key, t.claim_index] })],
+);
+
+/** Which compile consumed each episode, under which compiler version and policies. */
+export const episodeMarkers = pgTable(
+  'episode_markers',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    episode_id: uuid('episode_id').notNull(),
+    subject: text('subject').notNull(),
+    compile_run_id: uuid('compile_run_id').notNull(),
+    compiler_version: text('compiler_version').notNull(),
+    policy_fingerprint: text('policy_fingerprint').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.episode_id] }),
+    index('episode_markers_subject_idx').on(t.workspace_id, t.subject),
+  ],
+);
+
+/** Per subject: the state hash (kept incrementally) and what it was compiled with. */
+export const subjects = pgTable(
+  'subjects',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    subject: text('subject').notNull(),
+    state_hash: text('state_hash').notNull(),
+    compiler_version: text('compiler_version').notNull(),
+    policy_fingerprint: text('policy_fingerprint').notNull(),
+    memories: integer('memories').notNull(),
+    open_conflicts: integer('open_conflicts').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.subject] })],
+);
+
+/** Audit log of compiles for people: not state, not rebuilt, not hashed. */
+export const compileRuns = pgTable(
+  'compile_runs',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    id: uuid('id').notNull(),
+    subject: text('subject').notNull(),
+    kind: text('kind').notNull(),
+    job_id: text('job_id'),
+    started_at: ms('started_at').notNull(),
+    finished_at: ms('finished_at').notNull().defaultNow(),
+    duration_ms: doublePrecision('duration_ms').notNull(),
+    result: jsonb('result').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.id] }),
+    index('compile_runs_subject_idx').on(t.workspace_id, t.subject, t.started_at),
+  ],
+);
+
+/** A workspace's predicate policies (GET/PUT /v1/policies); absent = the defaults. */
+export const policies = pgTable('policies', {
+  workspace_id: text('workspace_id').primaryKey(),
+  policy_set: jsonb('policy_set').notNull(),
+  updated_at: ms('updated_at').notNull().defaultNow(),
+});
+
+export const connectorInstances = pgTable(
+  'connector_instances',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    connector: text('connector').notNull(),
+    config: jsonb('config').notNull(),
+    schedule: text('schedule'),
+    created_at: ms('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.id] })],
+);
+
+/** A connector instance's cursor, saved in the same transaction as the batch it follows. */
+export const connectorCursors = pgTable(
+  'connector_cursors',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    instance_id: text('instance_id').notNull(),
+    cursor: jsonb('cursor').notNull(),
+    updated_at: ms('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.instance_id] })],
+);
