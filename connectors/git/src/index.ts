@@ -10,4 +10,4 @@ export {
   type GitCommitItem,
 } from './connector.js';
 export { parsePackageJson, diffPackage, DEPENDENCY_SECTIONS, type PackageFacts, type DependencySection } from './package-diff.js';
-export { ownerNameFromRemote, type FirstParentCommit, type PackageChange } from './history.js';
+export { ownerNameFromRemote, resolveRepoId, type FirstParentCommit, type PackageChange } from './history.js';

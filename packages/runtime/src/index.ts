@@ -4,3 +4,17 @@ export { createRuntime, ListEpisodesParams, type Runtime, type RuntimeOptions, t
 export { ingestEpisodes, type IngestResult, type IngestItemResult } from './ingest.js';
 export { CreateKeyInput, type CreatedKey } from './keys.js';
 export type { Principal } from './principal.js';
+export { syncConnector, type SyncConnectorOptions, type SyncConnectorResult, type ConnectorRuntime } from './connectors/sync.js';
+export {
+  addConnectorInstance,
+  listConnectorInstances,
+  removeConnectorInstance,
+  runConnectorInstance,
+  type ConnectorInstance,
+  type AddConnectorInstanceOptions,
+  type RunConnectorInstanceOptions,
+} from './connectors/instances.js';
+export { registerConnectorWorkers } from './connectors/workers.js';
+export { CONNECTOR_RUN_QUEUE, connectorScheduleKey, type ConnectorRunJobData } from './connectors/schedules.js';
+export { createPostgresSink, connectorPrincipal, CursorMovedError } from './connectors/postgres-sink.js';
+export { CONNECTOR_IDS, registeredConnector, type ConnectorId } from './connectors/registry.js';

@@ -8,6 +8,7 @@ import { ingestEpisodes, type IngestResult } from './ingest.js';
 import type { PoolClient } from '@canon/store';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, type CreatedKey, type CreateKeyInput } from './keys.js';
 import type { Principal } from './principal.js';
+import { registerConnectorWorkers } from './connectors/workers.js';
 
 export interface IngestOptions {
   inTransaction?: (tx: PoolClient) => Promise<void>;
@@ -104,5 +105,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await embedded?.stop().catch(() => undefined);
     },
   };
+  // Workers need the runtime they run against, so they are registered once it exists.
+  if (boss) await registerConnectorWorkers(runtime);
   return runtime;
 }

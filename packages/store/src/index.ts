@@ -15,3 +15,19 @@ export {
   type ApiKeyRecord,
   type RevokeResult,
 } from './sql/api-keys.js';
+export {
+  loadConnectorCursor,
+  saveConnectorCursor,
+  deleteConnectorCursor,
+  type ConnectorCursorRef,
+  type SaveConnectorCursorResult,
+} from './sql/connector-cursors.js';
+export {
+  insertConnectorInstance,
+  findConnectorInstance,
+  listConnectorInstances,
+  deleteConnectorInstance,
+  type ConnectorInstanceRow,
+  type InsertConnectorInstanceResult,
+  type DeleteConnectorInstanceResult,
+} from './sql/connector-instances.js';

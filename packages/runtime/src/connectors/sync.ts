@@ -1,0 +1,64 @@
+import { ensureWorkspace } from '@canon/store';
+import { runConnector, type RetryOptions, type RunProgress, type RunSummary } from '@canon/connector-kit';
+import { ValidationError } from '@canon/core';
+import { CreateKeyInput } from '../keys.js';
+import type { Runtime } from '../runtime.js';
+import { createPostgresSink } from './postgres-sink.js';
+import { checkInstanceId, registeredConnector } from './registry.js';
+
+export interface SyncConnectorOptions {
+  /** The workspace the episodes go to (created if new, like `canon keys create`). */
+  workspace: string;
+  /** `git`, `github` or `workspace`. */
+  connector: string;
+  /** The connector's raw configuration; parsed by its schema. */
+  config: unknown;
+  /** Names the cursor; default `github:<owner>/<repo>`, `workspace:<root id>`, `git:<repo id>`. */
+  instanceId?: string | undefined;
+  /** Read the source and count what would be written; write nothing, not even the cursor. */
+  dryRun?: boolean;
+  since?: string | undefined;
+  onProgress?: (progress: RunProgress) => void;
+  signal?: AbortSignal;
+  retry?: Partial<RetryOptions>;
+}
+
+export interface SyncConnectorResult extends RunSummary {
+  workspace_id: string;
+  instance_id: string;
+}
+
+/** The pieces of a runtime a connector run needs (a test may wrap `ingest`). */
+export type ConnectorRuntime = Pick<Runtime, 'pool' | 'ingest'>;
+
+/**
+ * Runs one connector into PostgreSQL: pages the source, appends each batch with the `connector`
+ * role and saves the instance's cursor in the batch's transaction. Returns the kit's summary.
+ */
+export async function syncConnector(runtime: ConnectorRuntime, options: SyncConnectorOptions): Promise<SyncConnectorResult> {
+  checkWorkspaceId(options.workspace);
+  const entry = registeredConnector(options.connector);
+  const config = entry.normalize(options.config);
+  const instanceId = checkInstanceId(options.instanceId ?? (await entry.defaultInstanceId(config, options.signal)));
+  const connector = entry.definition.create(config);
+  const dryRun = options.dryRun ?? false;
+  // The workspace row must exist before the first episode references it; a dry run leaves
+  // the database as it found it.
+  if (!dryRun) await ensureWorkspace(runtime.pool, options.workspace);
+  const sink = createPostgresSink(runtime, { workspaceId: options.workspace, instanceId });
+  const summary = await runConnector(connector, sink, {
+    dryRun,
+    since: options.since,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+  });
+  return { ...summary, workspace_id: options.workspace, instance_id: instanceId };
+}
+
+/** The same rule as for keys: lowercase letters, digits, "_" and "-". */
+export function checkWorkspaceId(workspace: string): string {
+  const parsed = CreateKeyInput.shape.workspace.safeParse(workspace);
+  if (!parsed.success) throw new ValidationError(`workspace ${JSON.stringify(workspace)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
