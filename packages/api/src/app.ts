@@ -6,6 +6,8 @@ import { requireKey, type AppEnv } from './auth.js';
 import { problem, problemFromError } from './problem.js';
 import { episodeRoutes } from './routes/episodes.js';
 import { healthRoutes } from './routes/health.js';
+import { compileRoutes } from './routes/compile.js';
+import { memoryRoutes } from './routes/memories.js';
 
 export interface AppOptions {
   /** Called with unexpected errors (500s); the response never carries their details. */
@@ -40,6 +42,8 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   );
   app.use('/v1/*', requireKey(runtime));
   episodeRoutes(app, runtime);
+  compileRoutes(app, runtime);
+  memoryRoutes(app, runtime);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {

@@ -12,6 +12,11 @@ export const ConfigSchema = z.object({
   CANON_PORT: z.preprocess(emptyAsUndefined, port.default(4680)),
   CANON_PG_PORT: z.preprocess(emptyAsUndefined, port.optional()),
   CANON_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2).max(200).default(10)),
+  CANON_COMPILE_DEBOUNCE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(3600).default(2)),
+  CANON_COMPILE_AFTER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(500)),
+  CANON_JOB_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(3650).default(7)),
+  CANON_NIGHTLY_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).default('0 3 * * *')),
+  CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).default('UTC')),
 });
 
 export interface Config {
@@ -21,6 +26,13 @@ export interface Config {
   readonly port: number;
   readonly pgPort: number | undefined;
   readonly poolSize: number;
+  readonly jobs: {
+    readonly debounceSeconds: number;
+    readonly compileAfter: number;
+    readonly retentionDays: number;
+    readonly nightlyCron: string;
+    readonly nightlyTimeZone: string;
+  };
 }
 
 /** Parses the environment once into a frozen object. Throws a one-line error naming the variable. */
@@ -38,6 +50,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port: e.CANON_PORT,
     pgPort: e.CANON_PG_PORT,
     poolSize: e.CANON_POOL_SIZE,
+    jobs: Object.freeze({
+      debounceSeconds: e.CANON_COMPILE_DEBOUNCE_SECONDS,
+      compileAfter: e.CANON_COMPILE_AFTER,
+      retentionDays: e.CANON_JOB_RETENTION_DAYS,
+      nightlyCron: e.CANON_NIGHTLY_CRON,
+      nightlyTimeZone: e.CANON_NIGHTLY_TZ,
+    }),
     ...overrides,
   });
 }

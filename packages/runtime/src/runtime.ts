@@ -1,22 +1,41 @@
 import { PgBoss } from 'pg-boss';
-import { ValidationError } from '@canon/core';
-import { createPool, listEpisodes, migrateDatabase, type LoggedEpisode, type Pool } from '@canon/store';
+import { canWrite, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
+import {
+  createPool,
+  insertPending,
+  listEpisodes,
+  listSubjects,
+  migrateDatabase,
+  subjectsOfWorkspace,
+  type LoggedEpisode,
+  type Pool,
+  type PoolClient,
+} from '@canon/store';
 import { z } from 'zod';
 import type { Config } from './config.js';
+import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
+import { registerConnectorWorkers } from './connectors/workers.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { ingestEpisodes, type IngestResult } from './ingest.js';
-import type { PoolClient } from '@canon/store';
+import { compileMany, enqueueCompiles, QUEUES, setupQueues, startWorkers, type ManyResult } from './jobs.js';
+import { findJob, type JobView } from './job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, type CreatedKey, type CreateKeyInput } from './keys.js';
+import { collectMetrics } from './metrics.js';
 import type { Principal } from './principal.js';
-import { registerConnectorWorkers } from './connectors/workers.js';
+import { memoryDetail, parseInstant, subjectMemories, type MemoryDetail, type MemorySummary } from './recall.js';
+import { recomputeAndCompare, type RecomputeReport } from './verify.js';
 
 export interface IngestOptions {
   inTransaction?: (tx: PoolClient) => Promise<void>;
+  /** Compile the touched subjects before returning (read your writes). */
+  compile?: 'wait';
 }
 
 export interface RuntimeOptions {
-  /** Start pg-boss (and with it, later, the workers). CLI one-shots that only read may skip it. */
+  /** Start pg-boss: queues, schedules and this process's workers. CLI one-shots may skip it. */
   queue?: boolean;
+  /** Run workers in this process (default: when the queue is on). */
+  workers?: boolean;
   /** Apply migrations at start (under the migration lock). */
   migrate?: boolean;
 }
@@ -27,6 +46,26 @@ export const ListEpisodesParams = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
+export const CompileRequest = z
+  .strictObject({
+    subject: z.string().min(1).max(512).optional(),
+    subjects: z.array(z.string().min(1).max(512)).min(1).max(10_000).optional(),
+    all: z.literal(true).optional(),
+    async: z.boolean().default(false),
+  })
+  .refine((r) => [r.subject, r.subjects, r.all].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of subject, subjects or all',
+  });
+export type CompileRequest = z.input<typeof CompileRequest>;
+
+export type CompileResponse = { async: true; job_id: string } | { async: false; result: CompileResult | ManyResult };
+
+export interface VerifyReport extends RecomputeReport {
+  ok: boolean;
+  first: CompileResult;
+  second: CompileResult;
+}
+
 export interface Runtime {
   readonly config: Config;
   readonly pool: Pool;
@@ -35,20 +74,31 @@ export interface Runtime {
   readonly boss: PgBoss | null;
   authenticate(bearer: string | undefined): Promise<Principal>;
   /**
-   * Appends a batch (all or nothing). `inTransaction` runs inside the same transaction after the
-   * rows are in — a connector saves its cursor there, so cursor and batch commit together.
+   * Appends a batch (all or nothing), marks its episodes pending and enqueues a debounced
+   * compile of each touched subject, in one transaction. `inTransaction` runs in that same
+   * transaction — a connector saves its cursor there, so cursor and batch commit together.
    */
-  ingest(principal: Principal, items: readonly unknown[], options?: IngestOptions): Promise<IngestResult>;
-  listEpisodes(
-    principal: Principal,
-    params: z.input<typeof ListEpisodesParams>,
-  ): Promise<{ episodes: LoggedEpisode[]; next: string | null }>;
+  ingest(principal: Principal, items: readonly unknown[], options?: IngestOptions): Promise<IngestResult & { compiled?: CompileResult[] }>;
+  listEpisodes(principal: Principal, params: z.input<typeof ListEpisodesParams>): Promise<{ episodes: LoggedEpisode[]; next: string | null }>;
+  compile(principal: Principal, request: CompileRequest): Promise<CompileResponse>;
+  rebuild(principal: Principal, subject: string): Promise<CompileResult>;
+  verify(principal: Principal, subject: string): Promise<VerifyReport>;
+  subjectNames(principal: Principal): Promise<string[]>;
+  subjects(principal: Principal): ReturnType<typeof listSubjects>;
+  job(principal: Principal, jobId: string): Promise<JobView>;
+  memories(principal: Principal, subject: string, params?: { as_of?: string | undefined }): Promise<{ subject: string; at: string; memories: MemorySummary[] }>;
+  memory(principal: Principal, id: string, params?: { as_of?: string | undefined }): Promise<MemoryDetail>;
+  metrics(): Promise<string>;
   createKey(input: CreateKeyInput): Promise<CreatedKey>;
   listKeys(workspace?: string): ReturnType<typeof listKeys>;
   revokeKey(id: string): ReturnType<typeof revokeKey>;
   bootstrap(): Promise<CreatedKey | null>;
   readiness(): Promise<{ database: boolean; queue: boolean }>;
   close(): Promise<void>;
+}
+
+function requireWriter(principal: Principal, what: string): void {
+  if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot ${what}`);
 }
 
 /** The composition root: every shell (HTTP, CLI, MCP, jobs) calls these same functions. */
@@ -61,14 +111,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (options.migrate !== false) await migrateDatabase(pool);
     if (options.queue !== false) {
       boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4 });
-      boss.on('error', () => undefined);
+      boss.on('error', (err) => console.error('[canon] queue error:', err instanceof Error ? err.message : err));
       await boss.start();
+      await setupQueues(boss, config.jobs);
+      if (options.workers !== false) await startWorkers(boss, pool);
     }
   } catch (err) {
+    await boss?.stop({ graceful: false }).catch(() => undefined);
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
+
+  const compileOne = (principal: Principal, subject: string) => compileSubject(pool, principal.workspace_id, subject);
 
   let closed = false;
   const runtime: Runtime = {
@@ -78,10 +133,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     embedded,
     boss,
     authenticate: (bearer) => authenticate(pool, bearer),
-    ingest: (principal, items, ingestOptions = {}) =>
-      ingestEpisodes(pool, principal, items, async (tx) => {
+
+    async ingest(principal, items, ingestOptions = {}) {
+      const result = await ingestEpisodes(pool, principal, items, async (tx, created) => {
+        await insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id })));
+        const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
+        if (boss && ingestOptions.compile !== 'wait' && subjects.length > 0) {
+          await enqueueCompiles(boss, tx, principal.workspace_id, subjects, config.jobs);
+        }
         await ingestOptions.inTransaction?.(tx);
-      }),
+      });
+      if (ingestOptions.compile !== 'wait') return result;
+      const compiled: CompileResult[] = [];
+      for (const subject of result.subjects) compiled.push(await compileOne(principal, subject));
+      return { ...result, compiled };
+    },
+
     async listEpisodes(principal, params) {
       const parsed = ListEpisodesParams.safeParse(params);
       if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
@@ -89,6 +156,67 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (!result.ok) throw new ValidationError('after: not a cursor returned by this API');
       return { episodes: result.episodes, next: result.next };
     },
+
+    async compile(principal, request) {
+      requireWriter(principal, 'compile');
+      const parsed = CompileRequest.safeParse(request);
+      if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+      const r = parsed.data;
+      if (r.async) {
+        if (!boss) throw new ValidationError('asynchronous compiles need the job queue (start Canon with its queue)');
+        const id = r.subject
+          ? await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: [r.subject] })
+          : await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: r.subjects, all: r.all });
+        if (!id) throw new Error('the queue refused the job');
+        return { async: true, job_id: id };
+      }
+      if (r.subject) return { async: false, result: await compileOne(principal, r.subject) };
+      const subjects = r.all ? await subjectsOfWorkspace(pool, principal.workspace_id) : [...new Set(r.subjects)].sort();
+      return { async: false, result: await compileMany(pool, principal.workspace_id, subjects) };
+    },
+
+    async rebuild(principal, subject) {
+      requireWriter(principal, 'rebuild');
+      return rebuildSubject(pool, principal.workspace_id, subject);
+    },
+
+    async verify(principal, subject) {
+      requireWriter(principal, 'verify');
+      const first = await compileOne(principal, subject);
+      const second = await compileOne(principal, subject);
+      const report = await recomputeAndCompare(pool, principal.workspace_id, subject);
+      const counters = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
+      for (const c of counters) {
+        if (second[c] !== 0) report.differences.push({ subject, key: '', memory_id: '', what: `second compile ${c}`, expected: 0, actual: second[c] });
+      }
+      if (second.state_hash !== first.state_hash) {
+        report.differences.push({ subject, key: '', memory_id: '', what: 'state_hash of the second compile', expected: first.state_hash, actual: second.state_hash });
+      }
+      for (const [what, value] of [['state_hash of the stored rows', report.stored_state_hash], ['state_hash kept by compiles', report.incremental_state_hash]] as const) {
+        if (value !== report.rebuilt_state_hash) {
+          report.differences.push({ subject, key: '', memory_id: '', what, expected: report.rebuilt_state_hash, actual: value });
+        }
+      }
+      return { ...report, ok: report.differences.length === 0, first, second };
+    },
+
+    subjectNames: (principal) => subjectsOfWorkspace(pool, principal.workspace_id),
+    subjects: (principal) => listSubjects(pool, principal.workspace_id),
+
+    async job(principal, jobId) {
+      if (!boss) throw new NotFoundError(`no job ${jobId}`);
+      return findJob(boss, principal.workspace_id, jobId);
+    },
+
+    async memories(principal, subject, params = {}) {
+      const at = parseInstant('as_of', params.as_of, new Date().toISOString());
+      return { subject, at, memories: await subjectMemories(pool, principal, subject, at) };
+    },
+
+    memory: (principal, id, params = {}) => memoryDetail(pool, principal, id, parseInstant('as_of', params.as_of, new Date().toISOString())),
+
+    metrics: () => collectMetrics(pool, boss),
+
     createKey: (input) => createApiKey(pool, input),
     listKeys: (workspace) => listKeys(pool, workspace),
     revokeKey: (id) => revokeKey(pool, id),
@@ -105,7 +233,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await embedded?.stop().catch(() => undefined);
     },
   };
-  // Workers need the runtime they run against, so they are registered once it exists.
-  if (boss) await registerConnectorWorkers(runtime);
+  if (boss && options.workers !== false) await registerConnectorWorkers(runtime);
   return runtime;
 }

@@ -15,6 +15,25 @@ export {
   type ApiKeyRecord,
   type RevokeResult,
 } from './sql/api-keys.js';
+export { episodesByIds, episodesOfSubject, episodeIdsOfSubject } from './sql/episode-row.js';
+export { insertPending, takePending, deletePending, countPending, subjectsWithPending, totalPending } from './sql/pending.js';
+export { insertClaims, memoryIdsOfLineages, claimsOfMemories, snapshotVersions } from './sql/claims.js';
+export { insertMarkers } from './sql/markers.js';
+export { insertCompileRun, compileDurationStats, type CompileRunRow } from './sql/compile-runs.js';
+export {
+  memoriesByIds,
+  memoriesOfSubject,
+  insertMemory,
+  updateMemoryIfRevision,
+  replaceProjections,
+  deleteDerivedOfSubject,
+  searchText,
+  type MemoryRow,
+  type MemoryWrite,
+  type ConditionalUpdate,
+} from './sql/memories.js';
+export { getSubject, upsertSubject, staleSubjects, subjectsOfWorkspace, listSubjects, type SubjectRow } from './sql/subjects.js';
+export { getPolicySetRow, putPolicySetRow } from './sql/policies.js';
 export {
   loadConnectorCursor,
   saveConnectorCursor,

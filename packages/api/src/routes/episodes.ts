@@ -13,6 +13,7 @@ const postEpisodes = createRoute({
     'Per item: `created` or `duplicate` (same key, same envelope) with the episode id. Any invalid item or key conflict rejects the whole batch and stores nothing.',
   security: [{ bearer: [] }],
   request: {
+    query: z.object({ compile: z.enum(['wait']).optional() }),
     body: { required: true, content: { 'application/json': { schema: z.union([EpisodeInput, EpisodeBatch]) } } },
   },
   responses: {
@@ -59,8 +60,15 @@ export function episodeRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void 
     if (!Array.isArray(items)) {
       throw new ValidationError('the body is one episode object or {"episodes": [...]}');
     }
-    const result = await runtime.ingest(c.get('principal'), items);
-    return c.json({ items: result.items, created: result.created, duplicates: result.duplicates });
+    const compile = c.req.query('compile');
+    if (compile !== undefined && compile !== 'wait') throw new ValidationError('compile: the only value is "wait"');
+    const result = await runtime.ingest(c.get('principal'), items, compile === 'wait' ? { compile: 'wait' } : {});
+    return c.json({
+      items: result.items,
+      created: result.created,
+      duplicates: result.duplicates,
+      ...(result.compiled ? { compiled: result.compiled } : {}),
+    });
   });
 
   app.openapi(getEpisodes, async (c) => {

@@ -9,4 +9,5 @@ export function healthRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
     const ok = ready.database && ready.queue;
     return c.json({ ok, ...ready }, ok ? 200 : 503);
   });
+  app.get('/metrics', async (c) => c.text(await runtime.metrics(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
 }

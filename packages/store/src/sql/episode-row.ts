@@ -59,3 +59,27 @@ export function toEpisode(r: EpisodeDbRow): LoggedEpisode {
     log_position: `${r.tx_id}.${r.position}`,
   };
 }
+
+/** Episodes by id (the compile's pending set), in log order. */
+export async function episodesByIds(sql: import('../db.js').Sql, workspaceId: string, ids: readonly string[]): Promise<LoggedEpisode[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql.query<EpisodeDbRow>(
+    `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE workspace_id = $1 AND id = ANY($2::uuid[]) ORDER BY tx_id, position`,
+    [workspaceId, ids],
+  );
+  return rows.map(toEpisode);
+}
+
+/** Every episode of a subject (rebuild, verify), in log order. */
+export async function episodesOfSubject(sql: import('../db.js').Sql, workspaceId: string, subject: string): Promise<LoggedEpisode[]> {
+  const { rows } = await sql.query<EpisodeDbRow>(
+    `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE workspace_id = $1 AND subject = $2 ORDER BY tx_id, position`,
+    [workspaceId, subject],
+  );
+  return rows.map(toEpisode);
+}
+
+export async function episodeIdsOfSubject(sql: import('../db.js').Sql, workspaceId: string, subject: string): Promise<string[]> {
+  const { rows } = await sql.query<{ id: string }>('SELECT id FROM episodes WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,81 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Runtime } from '@canon/runtime';
+import type { AppEnv } from '../auth.js';
+import { problemResponse } from '../schemas.js';
+
+const MemorySummary = z
+  .object({
+    id: z.string(),
+    key: z.string(),
+    subject: z.string(),
+    predicate: z.string(),
+    qualifiers: z.record(z.string(), z.string()),
+    scope: z.enum(['workspace', 'personal']),
+    status: z.enum(['current', 'conflicted', 'tombstoned', 'scheduled_only', 'empty']),
+    current: z.array(z.object({ value: z.unknown(), conditions: z.array(z.string()), valid_from: z.string(), valid_to: z.string().nullable(), evidence_count: z.number().int() })),
+    scheduled: z.array(z.object({ value: z.unknown(), effective_from: z.string(), conditions: z.array(z.string()) })),
+    conflict: z.array(z.object({ value: z.unknown(), standing: z.number(), sources: z.array(z.record(z.string(), z.unknown())) })),
+    needs_verification: z.boolean(),
+    revision: z.number().int(),
+    etag: z.string(),
+  })
+  .openapi('MemorySummary');
+
+const Subject = z.object({
+  subject: z.string(),
+  episodes: z.number().int(),
+  memories: z.number().int(),
+  pending: z.number().int(),
+  open_conflicts: z.number().int(),
+});
+
+const listSubjects = createRoute({
+  method: 'get',
+  path: '/v1/subjects',
+  summary: 'Subjects with episode, memory, pending and open-conflict counts',
+  security: [{ bearer: [] }],
+  responses: { 200: { description: 'Subjects', content: { 'application/json': { schema: z.object({ subjects: z.array(Subject) }) } } } },
+});
+
+const subjectMemories = createRoute({
+  method: 'get',
+  path: '/v1/subjects/{subject}/memories',
+  summary: 'Memories of a subject at an instant (now, or as_of): status, current value(s), scheduled changes, conflicts',
+  security: [{ bearer: [] }],
+  request: {
+    params: z.object({ subject: z.string().min(1).max(512) }),
+    query: z.object({ as_of: z.string().optional() }),
+  },
+  responses: {
+    200: {
+      description: 'The view at that instant',
+      content: { 'application/json': { schema: z.object({ subject: z.string(), at: z.string(), memories: z.array(MemorySummary) }) } },
+    },
+    400: problemResponse('Invalid instant'),
+  },
+});
+
+const getMemory = createRoute({
+  method: 'get',
+  path: '/v1/memories/{id}',
+  summary: 'One memory: its timeline, evidence with source refs, dispositions, revision and ETag',
+  security: [{ bearer: [] }],
+  request: { params: z.object({ id: z.string().min(1).max(128) }), query: z.object({ as_of: z.string().optional() }) },
+  responses: {
+    200: { description: 'The memory', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+    404: problemResponse('No such memory visible to this key'),
+  },
+});
+
+export function memoryRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
+  app.openapi(listSubjects, async (c) => c.json({ subjects: await runtime.subjects(c.get('principal')) }, 200));
+  app.openapi(subjectMemories, async (c) => {
+    const { subject } = c.req.valid('param');
+    return c.json(await runtime.memories(c.get('principal'), subject, c.req.valid('query')), 200);
+  });
+  app.openapi(getMemory, async (c) => {
+    const memory = await runtime.memory(c.get('principal'), c.req.valid('param').id, c.req.valid('query'));
+    c.header('ETag', `"${memory.etag}"`);
+    return c.json(memory, 200);
+  });
+}

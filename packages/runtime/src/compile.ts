@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import {
+  COMPILER_VERSION,
+  EMPTY_STATE_HASH,
+  extract,
+  fold,
+  policyFor,
+  timelineDigest,
+  timelineEtag,
+  updateStateHash,
+  type Claim,
+  type LineageVersion,
+  type PolicySet,
+  type Timeline,
+} from '@canon/core';
+import {
+  claimsOfMemories,
+  deleteDerivedOfSubject,
+  deletePending,
+  episodeIdsOfSubject,
+  episodesByIds,
+  getSubject,
+  insertClaims,
+  insertCompileRun,
+  insertMarkers,
+  insertMemory,
+  insertPending,
+  isRetryable,
+  memoriesByIds,
+  memoryIdsOfLineages,
+  replaceProjections,
+  snapshotVersions,
+  takePending,
+  updateMemoryIfRevision,
+  upsertSubject,
+  type MemoryRow,
+  type MemoryWrite,
+  type Pool,
+  type PoolClient,
+} from '@canon/store';
+import { loadPolicySet } from './policies.js';
+
+export interface CompileResult {
+  subject: string;
+  episodes_processed: number;
+  memories_created: number;
+  memories_updated: number;
+  memories_superseded: number;
+  conflicts_opened: number;
+  tombstoned: number;
+  state_hash: string;
+  compiler_version: string;
+}
+
+export interface CompileOptions {
+  /** The pg-boss job that runs this compile, for the audit log. */
+  jobId?: string | null;
+  /** Episodes per transaction: bounds memory and lock time on a large backlog. */
+  chunkSize?: number;
+}
+
+/** A conditional write found the row changed since it was read: reread and recompute. */
+class StaleWriteError extends Error {}
+
+const emptyResult = (subject: string, stateHash: string): CompileResult => ({
+  subject,
+  episodes_processed: 0,
+  memories_created: 0,
+  memories_updated: 0,
+  memories_superseded: 0,
+  conflicts_opened: 0,
+  tombstoned: 0,
+  state_hash: stateHash,
+  compiler_version: COMPILER_VERSION,
+});
+
+function add(a: CompileResult, b: CompileResult): CompileResult {
+  return {
+    subject: a.subject,
+    episodes_processed: a.episodes_processed + b.episodes_processed,
+    memories_created: a.memories_created + b.memories_created,
+    memories_updated: a.memories_updated + b.memories_updated,
+    memories_superseded: a.memories_superseded + b.memories_superseded,
+    conflicts_opened: a.conflicts_opened + b.conflicts_opened,
+    tombstoned: a.tombstoned + b.tombstoned,
+    state_hash: b.state_hash,
+    compiler_version: COMPILER_VERSION,
+  };
+}
+
+/** Two int4 halves of a hash: the subject's transaction-level advisory lock. */
+export async function lockSubject(tx: PoolClient, workspaceId: string, subject: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7236003))', [JSON.stringify([workspaceId, subject])]);
+}
+
+/**
+ * Compiles a subject's pending episodes (DESIGN §5). Each chunk is one transaction under the
+ * subject's advisory lock: claims extracted, every touched fact key refolded from the set of
+ * its claims, only changed memories written (each conditional on the revision read), markers
+ * written and pending rows deleted together. A subject compiled under another compiler
+ * version or other policies is rebuilt instead, so its state never mixes the two.
+ */
+export async function compileSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
+  const chunk = options.chunkSize ?? 2000;
+  let total: CompileResult | null = null;
+  for (;;) {
+    const step = await inTransaction(pool, async (tx) => {
+      await lockSubject(tx, workspaceId, subject);
+      const policies = await loadPolicySet(tx, workspaceId);
+      const current = await getSubject(tx, workspaceId, subject);
+      if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policies.fingerprint)) {
+        return { result: await rebuildInTransaction(tx, workspaceId, subject, policies, options), more: false };
+      }
+      const ids = await takePending(tx, workspaceId, subject, chunk);
+      if (ids.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
+      const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options);
+      return { result, more: ids.length === chunk };
+    });
+    total = total ? add(total, step.result) : step.result;
+    if (!step.more) return total;
+  }
+}
+
+/** Recomputes a subject from its whole log: the same state_hash as incremental compiles. */
+export async function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
+  return inTransaction(pool, async (tx) => {
+    await lockSubject(tx, workspaceId, subject);
+    const policies = await loadPolicySet(tx, workspaceId);
+    return rebuildInTransaction(tx, workspaceId, subject, policies, options);
+  });
+}
+
+async function rebuildInTransaction(
+  tx: PoolClient,
+  workspaceId: string,
+  subject: string,
+  policies: { set: PolicySet; fingerprint: string },
+  options: CompileOptions,
+): Promise<CompileResult> {
+  await deleteDerivedOfSubject(tx, workspaceId, subject);
+  const all = await episodeIdsOfSubject(tx, workspaceId, subject);
+  await insertPending(tx, workspaceId, all.map((episode_id) => ({ subject, episode_id })));
+  if (all.length === 0) {
+    await deletePending(tx, workspaceId, subject, []);
+    return emptyResult(subject, EMPTY_STATE_HASH);
+  }
+  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options);
+}
+
+async function compileEpisodes(
+  tx: PoolClient,
+  workspaceId: string,
+  subject: string,
+  episodeIds: readonly string[],
+  policies: { set: PolicySet; fingerprint: string },
+  kind: 'compile' | 'rebuild',
+  options: CompileOptions,
+): Promise<CompileResult> {
+  const started = new Date();
+  const t0 = performance.now();
+  const episodes = await episodesByIds(tx, workspaceId, episodeIds);
+  const claims = episodes.flatMap((e) => extract(e, policies.set));
+  await insertClaims(tx, claims);
+
+  // Keys to refold: every key a new claim is on, and every key a lineage with a new snapshot
+  // version stated before (the new version may no longer state it).
+  const snapshotLineages = [...new Set(episodes.filter((e) => e.snapshot).map((e) => e.lineage))];
+  const touched = new Set(claims.map((c) => c.memory_id));
+  for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, snapshotLineages)) touched.add(id);
+  const ids = [...touched].sort();
+
+  const claimsByMemory = await claimsOfMemories(tx, workspaceId, ids);
+  const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
+  const versions = await snapshotVersions(tx, workspaceId, subject, lineages, episodeIds);
+  const existing = await memoriesByIds(tx, workspaceId, ids);
+
+  const result = emptyResult(subject, EMPTY_STATE_HASH);
+  result.episodes_processed = episodes.length;
+  const writes: MemoryWrite[] = [];
+  const removedDigests: string[] = [];
+  const addedDigests: string[] = [];
+  let conflictDelta = 0;
+  for (const id of ids) {
+    const memoryClaims = claimsByMemory.get(id) ?? [];
+    if (memoryClaims.length === 0) continue;
+    const timeline = foldMemory(memoryClaims, policies.set, versions);
+    const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
+    const before = existing.get(id);
+    if (!before) {
+      await insertMemory(tx, workspaceId, write);
+      result.memories_created += 1;
+    } else if (before.etag !== write.etag) {
+      const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
+      if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
+      result.memories_updated += 1;
+      removedDigests.push(before.digest);
+    } else {
+      continue;
+    }
+    addedDigests.push(write.digest);
+    writes.push(write);
+    countChanges(result, before, timeline);
+    conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
+  }
+  await replaceProjections(tx, workspaceId, writes);
+
+  const previous = await getSubject(tx, workspaceId, subject);
+  result.state_hash = updateStateHash(previous?.state_hash ?? EMPTY_STATE_HASH, removedDigests, addedDigests);
+  await upsertSubject(tx, {
+    workspace_id: workspaceId,
+    subject,
+    state_hash: result.state_hash,
+    compiler_version: COMPILER_VERSION,
+    policy_fingerprint: policies.fingerprint,
+    memories: (previous?.memories ?? 0) + result.memories_created,
+    open_conflicts: (previous?.open_conflicts ?? 0) + conflictDelta,
+  });
+  const runId = randomUUID();
+  await insertMarkers(tx, workspaceId, subject, episodes.map((e) => e.id), {
+    id: runId,
+    compiler_version: COMPILER_VERSION,
+    policy_fingerprint: policies.fingerprint,
+  });
+  await deletePending(tx, workspaceId, subject, episodeIds);
+  await insertCompileRun(tx, {
+    id: runId,
+    workspace_id: workspaceId,
+    subject,
+    kind,
+    job_id: options.jobId ?? null,
+    started_at: started.toISOString(),
+    duration_ms: performance.now() - t0,
+    result: { ...result },
+  });
+  return result;
+}
+
+/** Folds one memory from its claims: the policy of its predicate, the versions of its lineages. */
+export function foldMemory(claims: readonly Claim[], policies: PolicySet, versions: readonly LineageVersion[]): Timeline {
+  const first = claims[0]!;
+  const lineages = new Set(claims.map((c) => c.lineage));
+  return fold(claims, policyFor(policies, first.predicate), versions.filter((v) => lineages.has(v.lineage)), first.fact_key);
+}
+
+function countChanges(result: CompileResult, before: MemoryRow | undefined, after: Timeline): void {
+  const superseded = (t: Timeline | undefined) => t?.values.filter((v) => v.status === 'superseded').length ?? 0;
+  result.memories_superseded += Math.max(0, superseded(after) - superseded(before?.timeline));
+  if (after.status_hint === 'conflicted' && before?.status !== 'conflicted') result.conflicts_opened += 1;
+  if (after.status_hint === 'tombstoned' && before?.status !== 'tombstoned') result.tombstoned += 1;
+}
+
+/**
+ * One transaction, retried whole only when PostgreSQL rolled it back for us (serialization
+ * failure, deadlock) or a conditional write found its row changed — then everything is reread.
+ */
+export async function inTransaction<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const tx = await pool.connect();
+    try {
+      await tx.query('BEGIN');
+      const out = await fn(tx);
+      await tx.query('COMMIT');
+      return out;
+    } catch (err) {
+      await tx.query('ROLLBACK').catch(() => undefined);
+      if (attempt >= attempts || !(err instanceof StaleWriteError || isRetryable(err))) throw err;
+      await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+    } finally {
+      tx.release();
+    }
+  }
+}

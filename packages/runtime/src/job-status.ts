@@ -1,0 +1,39 @@
+import type { PgBoss } from 'pg-boss';
+import { NotFoundError, ValidationError } from '@canon/core';
+import { QUEUES, type JobState } from './jobs.js';
+
+export interface JobView {
+  job_id: string;
+  queue: string;
+  state: JobState;
+  result?: unknown;
+  error?: unknown;
+  created_at: string;
+  started_at?: string;
+  completed_at?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A compile job of this workspace, from pg-boss's own tables (so it survives restarts). */
+export async function findJob(boss: PgBoss, workspaceId: string, jobId: string): Promise<JobView> {
+  if (!UUID.test(jobId)) throw new ValidationError(`not a job id: ${jobId}`);
+  for (const queue of [QUEUES.compileMany, QUEUES.compile, QUEUES.compileDead]) {
+    const [job] = await boss.findJobs<{ workspace_id?: string }>(queue, { id: jobId });
+    // Another workspace's job is as absent as one that does not exist.
+    if (!job || job.data?.workspace_id !== workspaceId) continue;
+    const failed = job.state === 'failed' || job.state === 'cancelled';
+    const view: JobView = {
+      job_id: job.id,
+      queue,
+      state: job.state,
+      created_at: job.createdOn.toISOString(),
+    };
+    if (job.startedOn && job.state !== 'created') view.started_at = new Date(job.startedOn).toISOString();
+    if (job.completedOn) view.completed_at = new Date(job.completedOn).toISOString();
+    if (job.state === 'completed') view.result = job.output;
+    if (failed || job.state === 'retry') view.error = job.output;
+    return view;
+  }
+  throw new NotFoundError(`no job ${jobId}`);
+}

@@ -1,0 +1,47 @@
+import { DEFAULT_POLICY_SET, PolicySet, policyFingerprint, ValidationError, type Policy } from '@canon/core';
+import { GIT_PREDICATES } from '@canon/connector-git';
+import { GITHUB_PREDICATES } from '@canon/connector-github';
+import { WORKSPACE_PREDICATES } from '@canon/connector-workspace';
+import { getPolicySetRow, putPolicySetRow, type Sql } from '@canon/store';
+
+/**
+ * Predicates the built-in connectors declare (DESIGN §6). They are part of every workspace's
+ * policy set, under anything the workspace states itself, so registering a connector never
+ * changes a fingerprint and a workspace can still override a declaration.
+ */
+export const DECLARED_PREDICATES: Readonly<Record<string, Policy>> = Object.freeze({
+  ...GIT_PREDICATES,
+  ...WORKSPACE_PREDICATES,
+  ...GITHUB_PREDICATES,
+});
+
+/** A workspace's own statement: overrides of the defaults and of declared predicates. */
+export const WorkspacePolicies = PolicySet.partial();
+export type WorkspacePolicies = typeof WorkspacePolicies._zod.output;
+
+export function effectivePolicySet(own: WorkspacePolicies | null): PolicySet {
+  return Object.freeze({
+    defaults: own?.defaults ?? DEFAULT_POLICY_SET.defaults,
+    predicates: { ...DECLARED_PREDICATES, ...(own?.predicates ?? {}) },
+    time_zone: own?.time_zone ?? DEFAULT_POLICY_SET.time_zone,
+  });
+}
+
+export async function loadPolicySet(sql: Sql, workspaceId: string): Promise<{ set: PolicySet; fingerprint: string; own: WorkspacePolicies | null }> {
+  const row = await getPolicySetRow(sql, workspaceId);
+  const own = row === null ? null : WorkspacePolicies.parse(row);
+  const set = effectivePolicySet(own);
+  return { set, fingerprint: policyFingerprint(set), own };
+}
+
+export async function savePolicySet(sql: Sql, workspaceId: string, input: unknown): Promise<WorkspacePolicies> {
+  const parsed = WorkspacePolicies.safeParse(input);
+  if (!parsed.success) {
+    throw new ValidationError(
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+      parsed.error.issues.map((i) => ({ index: 0, path: i.path.join('.'), message: i.message })),
+    );
+  }
+  await putPolicySetRow(sql, workspaceId, parsed.data);
+  return parsed.data;
+}

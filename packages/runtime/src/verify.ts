@@ -1,0 +1,122 @@
+import { COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim } from '@canon/core';
+import { episodesOfSubject, getSubject, memoriesOfSubject, type Pool, type Sql } from '@canon/store';
+import { foldMemory } from './compile.js';
+import { loadPolicySet } from './policies.js';
+
+export interface VerifyDifference {
+  subject: string;
+  key: string;
+  memory_id: string;
+  what: string;
+  expected: unknown;
+  actual: unknown;
+}
+
+export interface RecomputeReport {
+  subject: string;
+  /** The state hash of the memories as stored, recomputed from their rows. */
+  stored_state_hash: string;
+  /** The state hash of the subject recomputed from the log alone. */
+  rebuilt_state_hash: string;
+  /** The hash the subject row keeps incrementally. */
+  incremental_state_hash: string | null;
+  differences: VerifyDifference[];
+}
+
+/**
+ * Recomputes a subject from the log in memory (extract + fold, no writes) and compares it with
+ * the stored rows: timelines, ETags, value rows and hashes. Read-only, in one snapshot.
+ */
+export async function recomputeAndCompare(pool: Pool, workspaceId: string, subject: string): Promise<RecomputeReport> {
+  const tx = await pool.connect();
+  try {
+    await tx.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const report = await compareInSnapshot(tx, workspaceId, subject);
+    await tx.query('COMMIT');
+    return report;
+  } catch (err) {
+    await tx.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    tx.release();
+  }
+}
+
+async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {
+  const { set } = await loadPolicySet(sql, workspaceId);
+  const episodes = await episodesOfSubject(sql, workspaceId, subject);
+  const claims = episodes.flatMap((e) => extract(e, set));
+  const byMemory = new Map<string, Claim[]>();
+  for (const c of claims) byMemory.set(c.memory_id, [...(byMemory.get(c.memory_id) ?? []), c]);
+  const versionsStated = new Map<string, Set<string>>();
+  for (const c of claims) {
+    const id = JSON.stringify([c.source, c.idempotency_key]);
+    versionsStated.set(id, (versionsStated.get(id) ?? new Set()).add(c.key));
+  }
+  const versions = episodes
+    .filter((e) => e.snapshot)
+    .map((e) => ({
+      lineage: e.lineage,
+      source: e.source,
+      idempotency_key: e.idempotency_key,
+      occurred_at: e.occurred_at,
+      sequence: e.sequence,
+      snapshot: true,
+      ingested_at: e.ingested_at,
+      keys: [...(versionsStated.get(JSON.stringify([e.source, e.idempotency_key])) ?? [])].sort(),
+    }));
+  const expected = new Map([...byMemory].map(([id, cs]) => [id, foldMemory(cs, set, versions)]));
+
+  const rows = await memoriesOfSubject(sql, workspaceId, subject);
+  const valueRows = await sql.query<{ memory_id: string; ord: number; value: unknown; valid_from: string; valid_to: string | null; status: string }>(
+    `SELECT memory_id, ord, value, valid_from, valid_to, status FROM memory_values WHERE workspace_id = $1 AND subject = $2 ORDER BY memory_id, ord`,
+    [workspaceId, subject],
+  );
+  const valuesByMemory = new Map<string, typeof valueRows.rows>();
+  for (const v of valueRows.rows) valuesByMemory.set(v.memory_id, [...(valuesByMemory.get(v.memory_id) ?? []), v]);
+
+  const differences: VerifyDifference[] = [];
+  const storedDigests: string[] = [];
+  const seen = new Set<string>();
+  for (const row of rows) {
+    seen.add(row.id);
+    const parsed = Timeline.safeParse(row.timeline);
+    const diff = (what: string, e: unknown, a: unknown) => differences.push({ subject, key: row.key, memory_id: row.id, what, expected: e, actual: a });
+    if (!parsed.success) {
+      diff('timeline is not a valid timeline', 'a timeline', parsed.error.issues[0]?.message);
+      continue;
+    }
+    const actual = parsed.data;
+    storedDigests.push(timelineDigest(actual));
+    const want = expected.get(row.id);
+    if (!want) {
+      diff('memory has no claims in the log', null, actual.values.map((v) => v.value));
+      continue;
+    }
+    if (timelineEtag(actual) !== row.etag) diff('etag', timelineEtag(actual), row.etag);
+    if (timelineDigest(want) !== timelineDigest(actual)) {
+      diff('timeline', want.values.map(brief), actual.values.map(brief));
+    }
+    const projected = (valuesByMemory.get(row.id) ?? []).map((v) => ({ value: v.value, from: v.valid_from, to: v.valid_to, status: v.status }));
+    const fromTimeline = actual.values.map((v) => ({ value: v.value, from: v.valid_from, to: v.valid_to, status: v.status }));
+    if (JSON.stringify(projected) !== JSON.stringify(fromTimeline)) diff('memory_values rows', fromTimeline, projected);
+  }
+  for (const [id, t] of expected) {
+    if (!seen.has(id)) differences.push({ subject, key: t.key, memory_id: id, what: 'memory missing', expected: t.values.map(brief), actual: null });
+  }
+  const subjectRow = await getSubject(sql, workspaceId, subject);
+  if (subjectRow && subjectRow.compiler_version !== COMPILER_VERSION) {
+    differences.push({ subject, key: '', memory_id: '', what: 'compiler version', expected: COMPILER_VERSION, actual: subjectRow.compiler_version });
+  }
+  return {
+    subject,
+    stored_state_hash: combineDigests(storedDigests),
+    rebuilt_state_hash: combineDigests([...expected.values()].map(timelineDigest)),
+    incremental_state_hash: subjectRow?.state_hash ?? null,
+    differences,
+  };
+}
+
+function brief(v: Timeline['values'][number]) {
+  return { value: v.value, status: v.status, valid_from: v.valid_from, valid_to: v.valid_to };
+}

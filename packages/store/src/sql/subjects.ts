@@ -1,0 +1,66 @@
+import type { Sql } from '../db.js';
+
+export interface SubjectRow {
+  workspace_id: string;
+  subject: string;
+  state_hash: string;
+  compiler_version: string;
+  policy_fingerprint: string;
+  memories: number;
+  open_conflicts: number;
+}
+
+export async function getSubject(sql: Sql, workspaceId: string, subject: string): Promise<SubjectRow | null> {
+  const { rows } = await sql.query<SubjectRow>('SELECT * FROM subjects WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);
+  return rows[0] ?? null;
+}
+
+export async function upsertSubject(sql: Sql, row: SubjectRow): Promise<void> {
+  await sql.query(
+    `INSERT INTO subjects (workspace_id, subject, state_hash, compiler_version, policy_fingerprint, memories, open_conflicts)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (workspace_id, subject) DO UPDATE SET state_hash = EXCLUDED.state_hash,
+       compiler_version = EXCLUDED.compiler_version, policy_fingerprint = EXCLUDED.policy_fingerprint,
+       memories = EXCLUDED.memories, open_conflicts = EXCLUDED.open_conflicts`,
+    [row.workspace_id, row.subject, row.state_hash, row.compiler_version, row.policy_fingerprint, row.memories, row.open_conflicts],
+  );
+}
+
+/** Subjects whose compiled state is on another compiler version or other policies than now. */
+export async function staleSubjects(
+  sql: Sql,
+  compilerVersion: string,
+  fingerprintOf: (workspaceId: string) => string,
+): Promise<Array<{ workspace_id: string; subject: string }>> {
+  const { rows } = await sql.query<{ workspace_id: string; subject: string; compiler_version: string; policy_fingerprint: string }>(
+    'SELECT workspace_id, subject, compiler_version, policy_fingerprint FROM subjects ORDER BY 1, 2',
+  );
+  return rows
+    .filter((r) => r.compiler_version !== compilerVersion || r.policy_fingerprint !== fingerprintOf(r.workspace_id))
+    .map(({ workspace_id, subject }) => ({ workspace_id, subject }));
+}
+
+/** All subjects of a workspace that have episodes (compiled or not), for `{all: true}`. */
+export async function subjectsOfWorkspace(sql: Sql, workspaceId: string): Promise<string[]> {
+  const { rows } = await sql.query<{ subject: string }>(
+    `SELECT subject FROM subjects WHERE workspace_id = $1
+     UNION SELECT DISTINCT subject FROM pending WHERE workspace_id = $1 ORDER BY 1`,
+    [workspaceId],
+  );
+  return rows.map((r) => r.subject);
+}
+
+/** Subjects with episode, memory, pending and open-conflict counts. */
+export async function listSubjects(sql: Sql, workspaceId: string): Promise<Array<{ subject: string; episodes: number; memories: number; pending: number; open_conflicts: number }>> {
+  const { rows } = await sql.query<{ subject: string; episodes: number; memories: number; pending: number; open_conflicts: number }>(
+    `WITH s AS (SELECT subject FROM subjects WHERE workspace_id = $1 UNION SELECT DISTINCT subject FROM pending WHERE workspace_id = $1)
+     SELECT s.subject,
+       (SELECT count(*)::int FROM episodes e WHERE e.workspace_id = $1 AND e.subject = s.subject) AS episodes,
+       coalesce((SELECT memories FROM subjects x WHERE x.workspace_id = $1 AND x.subject = s.subject), 0) AS memories,
+       (SELECT count(*)::int FROM pending p WHERE p.workspace_id = $1 AND p.subject = s.subject) AS pending,
+       coalesce((SELECT open_conflicts FROM subjects x WHERE x.workspace_id = $1 AND x.subject = s.subject), 0) AS open_conflicts
+     FROM s ORDER BY s.subject`,
+    [workspaceId],
+  );
+  return rows;
+}
