@@ -1,3 +1,4 @@
 export { createTestDatabase, createEmptyDatabase, type TestDatabase } from './database.js';
 export { startTestCanon, type TestCanon } from './runtime.js';
 export { withDatabase } from './global-setup.js';
+export { deploymentStory, freezeResolution, shuffled, type StoryStep } from './stories.js';
