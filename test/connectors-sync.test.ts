@@ -2,12 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgBoss } from 'pg-boss';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 import {
   addConnectorInstance,
   CONNECTOR_RUN_QUEUE,
   connectorScheduleKey,
   listConnectorInstances,
+  registerConnectorWorkers,
   removeConnectorInstance,
   runConnectorInstance,
   syncConnector,
@@ -22,7 +24,7 @@ let server: ReplayServer;
 const shas: string[] = [];
 
 beforeAll(async () => {
-  canon = await startTestCanon({ queue: true });
+  canon = await startTestCanon({ queue: false });
   repo = createTestRepo();
   shas.push(
     repo.commit('2024-01-01T10:00:00Z', { 'package.json': { name: 'demo', version: '1.0.0', dependencies: { a: '^1.0.0' } } }, 'init'),
@@ -226,12 +228,24 @@ describe('github through PostgreSQL', () => {
 });
 
 describe('connector instances on pg-boss', () => {
+  // A pg-boss of its own over the test database: the runtime's queue setup belongs to the
+  // compile pipeline; here only the connector queue, its schedules and its worker are exercised.
+  let boss: PgBoss;
+  let queued: { pool: TestCanon['runtime']['pool']; ingest: TestCanon['runtime']['ingest']; boss: PgBoss };
+  beforeAll(async () => {
+    boss = new PgBoss({ connectionString: canon.db.url, schema: 'pgboss', max: 2 });
+    boss.on('error', () => undefined);
+    await boss.start();
+    queued = { pool: canon.runtime.pool, ingest: canon.runtime.ingest, boss };
+    await registerConnectorWorkers(queued);
+  });
+  afterAll(() => boss?.stop({ graceful: true, timeout: 5000 }));
+
   it('schedules an instance, runs it, and unschedules it on removal', async () => {
-    const boss = canon.runtime.boss!;
     const wsRepo = createTestRepo('canon-sched-');
     try {
       wsRepo.commit('2024-02-01T00:00:00Z', { 'package.json': { name: 'sched', version: '0.1.0' } }, 'init');
-      const instance = await addConnectorInstance(canon.runtime, {
+      const instance = await addConnectorInstance(queued, {
         workspace: 'scheduled',
         connector: 'git',
         config: { path: wsRepo.dir, id: 'sched' },
@@ -243,7 +257,7 @@ describe('connector instances on pg-boss', () => {
       expect(instance.config).toEqual({ path: wsRepo.dir, id: 'sched' });
 
       const key = connectorScheduleKey('scheduled', 'git:sched');
-      expect(key).toBe('scheduled/git_3Ased');
+      expect(key).toBe('scheduled/git_3Asched');
       const schedules = await boss.getSchedules(CONNECTOR_RUN_QUEUE);
       expect(schedules.map((s) => ({ key: s.key, cron: s.cron, timezone: s.timezone, data: s.data }))).toEqual([
         { key, cron: '0 0 1 1 *', timezone: 'Europe/Paris', data: { workspace_id: 'scheduled', instance_id: 'git:sched' } },
@@ -251,10 +265,10 @@ describe('connector instances on pg-boss', () => {
       expect((await listConnectorInstances(canon.runtime, 'scheduled')).map((i) => i.id)).toEqual(['git:sched']);
 
       await expect(
-        addConnectorInstance(canon.runtime, { workspace: 'scheduled', connector: 'git', config: { path: wsRepo.dir, id: 'sched' } }),
+        addConnectorInstance(queued, { workspace: 'scheduled', connector: 'git', config: { path: wsRepo.dir, id: 'sched' } }),
       ).rejects.toThrow(/already exists/);
       await expect(
-        addConnectorInstance(canon.runtime, { workspace: 'scheduled', connector: 'git', config: { path: wsRepo.dir, id: 'bad' }, schedule: 'every hour' }),
+        addConnectorInstance(queued, { workspace: 'scheduled', connector: 'git', config: { path: wsRepo.dir, id: 'bad' }, schedule: 'every hour' }),
       ).rejects.toThrow(/schedule "every hour"/);
       expect((await listConnectorInstances(canon.runtime, 'scheduled')).map((i) => i.id)).toEqual(['git:sched']);
 
@@ -268,16 +282,16 @@ describe('connector instances on pg-boss', () => {
       wsRepo.commit('2024-02-02T00:00:00Z', { 'package.json': { name: 'sched', version: '0.2.0' } }, 'bump');
       const jobId = await boss.send(CONNECTOR_RUN_QUEUE, { workspace_id: 'scheduled', instance_id: 'git:sched' });
       expect(jobId).toEqual(expect.any(String));
-      const job = await waitForJob(jobId!);
+      const job = await waitForJob(boss, jobId!);
       expect(job).toMatchObject({ state: 'completed', output: { instance_id: 'git:sched', created: 1 } });
 
-      const removed = await removeConnectorInstance(canon.runtime, { workspace: 'scheduled', instanceId: 'git:sched' });
+      const removed = await removeConnectorInstance(queued, { workspace: 'scheduled', instanceId: 'git:sched' });
       expect(removed.id).toBe('git:sched');
       expect(await boss.getSchedules(CONNECTOR_RUN_QUEUE)).toEqual([]);
       expect(await listConnectorInstances(canon.runtime, 'scheduled')).toEqual([]);
       // The cursor stays: adding the instance again resumes.
       expect(await cursorOf('git:sched', 'scheduled')).toMatchObject({ sequence: 1 });
-      await expect(removeConnectorInstance(canon.runtime, { workspace: 'scheduled', instanceId: 'git:sched' })).rejects.toThrow(/no connector instance/);
+      await expect(removeConnectorInstance(queued, { workspace: 'scheduled', instanceId: 'git:sched' })).rejects.toThrow(/no connector instance/);
     } finally {
       wsRepo.remove();
     }
@@ -285,14 +299,13 @@ describe('connector instances on pg-boss', () => {
 
   it('refuses to store a token with an instance', async () => {
     await expect(
-      addConnectorInstance(canon.runtime, { workspace: 'default', connector: 'github', config: { repo: 'o/r', token: 'secret' } }),
+      addConnectorInstance(queued, { workspace: 'default', connector: 'github', config: { repo: 'o/r', token: 'secret' } }),
     ).rejects.toThrow(/GITHUB_TOKEN/);
     expect(await listConnectorInstances(canon.runtime, 'default')).toEqual([]);
   });
 });
 
-async function waitForJob(id: string) {
-  const boss = canon.runtime.boss!;
+async function waitForJob(boss: PgBoss, id: string) {
   for (let i = 0; i < 100; i += 1) {
     const [job] = await boss.findJobs(CONNECTOR_RUN_QUEUE, { id });
     if (job && (job.state === 'completed' || job.state === 'failed')) return job;

@@ -1,10 +1,12 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ROLES, type Role } from '@canon/core';
 import { exitCodeOf } from './exit-code.js';
 import { loadConfig } from '@canon/runtime';
 import { start } from './commands/start.js';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.js';
 import { ingestFile } from './commands/ingest.js';
+import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
+import { connectorsAdd, connectorsList, connectorsRemove, connectorsRun, type AddOptions } from './commands/connectors.js';
 
 function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   return async (...args: A) => {
@@ -49,5 +51,85 @@ program
   .option('--batch <n>', 'episodes per request', (v) => Number(v), 1000)
   .option('--json', 'print the summary as JSON')
   .action(run(async (file: string, opts: { batch: number; json?: boolean }) => ingestFile(config(), file, opts)));
+
+const positiveInteger = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer');
+  return n;
+};
+type GithubFlags = { repo: string; token?: string; baseUrl?: string };
+type WorkspaceFlags = { id?: string; maxFileBytes?: number };
+type GitFlags = { id?: string };
+
+const sync = program.command('sync').description('run a connector once: what is new at the source becomes episodes');
+const syncFlags = (cmd: Command) =>
+  cmd
+    .option('--workspace <id>', 'the workspace the episodes go to', 'default')
+    .option('--dry-run', 'read the source and count; write nothing, not even the cursor')
+    .option('--json', 'print the summary as JSON');
+syncFlags(
+  sync
+    .command('github')
+    .description('issues and pull requests of a GitHub repository')
+    .requiredOption('--repo <owner/name>', 'the repository')
+    .option('--token <token>', 'a GitHub token (default: GITHUB_TOKEN)')
+    .option('--base-url <url>', 'the REST API root (GitHub Enterprise: https://host/api/v3)'),
+).action(run(async (opts: GithubFlags & ConnectorCommandOptions) => syncCommand(config(), githubTarget(opts), opts)));
+syncFlags(
+  sync
+    .command('workspace <path>')
+    .description('the text files of a folder, honouring .gitignore')
+    .option('--id <id>', 'the root id in subjects and keys (default: the folder name)')
+    .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger),
+).action(run(async (path: string, opts: WorkspaceFlags & ConnectorCommandOptions) => syncCommand(config(), workspaceTarget(path, opts), opts)));
+syncFlags(
+  sync
+    .command('git <path>')
+    .description('first-parent commits and their package.json dependency changes')
+    .option('--id <id>', "the repository id (default: origin's owner/name, else the folder name)"),
+).action(run(async (path: string, opts: GitFlags & ConnectorCommandOptions) => syncCommand(config(), gitTarget(path, opts), opts)));
+
+const connectors = program.command('connectors').description('connector instances: registered, run on demand or on a schedule');
+const add = connectors.command('add').description('register a connector instance (with --every, a pg-boss schedule)');
+const addFlags = (cmd: Command) =>
+  cmd
+    .option('--workspace <id>', 'the workspace the episodes go to', 'default')
+    .option('--instance <id>', 'the instance id (default: github:<owner>/<repo>, workspace:<root id>, git:<repo id>)')
+    .option('--every <cron>', "a cron expression, e.g. '0 * * * *' (runs need a running `canon start`)")
+    .option('--tz <zone>', 'the time zone of --every (default: UTC)')
+    .option('--json', 'print JSON');
+addFlags(
+  add
+    .command('github')
+    .requiredOption('--repo <owner/name>', 'the repository (the token comes from GITHUB_TOKEN when it runs)')
+    .option('--base-url <url>', 'the REST API root'),
+).action(run(async (opts: Omit<GithubFlags, 'token'> & AddOptions) => connectorsAdd(config(), githubTarget(opts), opts)));
+addFlags(
+  add
+    .command('workspace <path>')
+    .option('--id <id>', 'the root id (default: the folder name)')
+    .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger),
+).action(run(async (path: string, opts: WorkspaceFlags & AddOptions) => connectorsAdd(config(), workspaceTarget(path, opts), opts)));
+addFlags(add.command('git <path>').option('--id <id>', 'the repository id')).action(
+  run(async (path: string, opts: GitFlags & AddOptions) => connectorsAdd(config(), gitTarget(path, opts), opts)),
+);
+connectors
+  .command('list')
+  .option('--workspace <id>', 'only this workspace')
+  .option('--json', 'print JSON')
+  .action(run(async (opts: { workspace?: string; json?: boolean }) => connectorsList(config(), opts)));
+connectors
+  .command('run <id>')
+  .description('run an instance now, in this process')
+  .option('--workspace <id>', 'the workspace of the instance', 'default')
+  .option('--dry-run', 'read the source and count; write nothing')
+  .option('--json', 'print the summary as JSON')
+  .action(run(async (id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }) => connectorsRun(config(), id, opts)));
+connectors
+  .command('remove <id>')
+  .description('remove an instance and its schedule (its cursor is kept)')
+  .option('--workspace <id>', 'the workspace of the instance', 'default')
+  .option('--json', 'print JSON')
+  .action(run(async (id: string, opts: { workspace: string; json?: boolean }) => connectorsRemove(config(), id, opts)));
 
 await program.parseAsync(process.argv);

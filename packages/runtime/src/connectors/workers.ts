@@ -11,7 +11,7 @@ const JobData = z.object({ workspace_id: z.string().min(1), instance_id: z.strin
  * its stored configuration and cursor, and completes with the run's summary. Called by
  * `createRuntime` when the queue is on.
  */
-export async function registerConnectorWorkers(runtime: Runtime): Promise<void> {
+export async function registerConnectorWorkers(runtime: Pick<Runtime, 'pool' | 'ingest' | 'boss'>): Promise<void> {
   const boss = runtime.boss;
   if (!boss) return;
   await ensureConnectorQueue(boss);

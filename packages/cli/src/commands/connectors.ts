@@ -1,0 +1,101 @@
+import { addConnectorInstance, createRuntime, listConnectorInstances, removeConnectorInstance, runConnectorInstance, type Config } from '@canon/runtime';
+import { printSummary, progressReporter, type ConnectorTarget } from './sync.js';
+
+export interface AddOptions {
+  workspace: string;
+  /** Instance id; default `github:<owner>/<repo>`, `workspace:<root id>`, `git:<repo id>`. */
+  instance?: string;
+  every?: string;
+  tz?: string;
+  json?: boolean;
+}
+
+/**
+ * `canon connectors add <connector> … [--every CRON]`: registers an instance (and its pg-boss
+ * schedule). Starts the queue to write the schedule, but no workers: this process exits at once.
+ */
+export async function connectorsAdd(config: Config, target: ConnectorTarget, opts: AddOptions): Promise<void> {
+  const runtime = await createRuntime(config, { queue: opts.every !== undefined, workers: false });
+  try {
+    const instance = await addConnectorInstance(runtime, {
+      workspace: opts.workspace,
+      connector: target.connector,
+      config: target.config,
+      instanceId: opts.instance,
+      schedule: opts.every ?? null,
+      tz: opts.tz,
+    });
+    if (opts.json) console.log(JSON.stringify(instance));
+    else {
+      console.log(
+        `added ${instance.id} (${instance.connector}) to workspace ${instance.workspace_id}` +
+          (instance.schedule ? `, runs on "${instance.schedule}"${opts.tz ? ` (${opts.tz})` : ' (UTC)'} by a running \`canon start\`` : ', runs with `canon connectors run`'),
+      );
+    }
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function connectorsList(config: Config, opts: { workspace?: string; json?: boolean }): Promise<void> {
+  const runtime = await createRuntime(config, { queue: false });
+  try {
+    const instances = await listConnectorInstances(runtime, opts.workspace);
+    if (opts.json) {
+      console.log(JSON.stringify(instances));
+      return;
+    }
+    if (instances.length === 0) {
+      console.log('no connector instances (add one with `canon connectors add`)');
+      return;
+    }
+    console.table(
+      instances.map((i) => ({
+        workspace: i.workspace_id,
+        id: i.id,
+        connector: i.connector,
+        schedule: i.schedule ?? '',
+        config: JSON.stringify(i.config),
+        created: i.created_at,
+      })),
+    );
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** `canon connectors run ID`: runs the instance now, in this process. */
+export async function connectorsRun(config: Config, id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }): Promise<void> {
+  const runtime = await createRuntime(config, { queue: false });
+  const progress = progressReporter(`run ${id}`, opts);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onSigint);
+  try {
+    const summary = await runConnectorInstance(runtime, {
+      workspace: opts.workspace,
+      instanceId: id,
+      dryRun: opts.dryRun ?? false,
+      onProgress: progress.update,
+      signal: controller.signal,
+    });
+    progress.stop();
+    printSummary(summary, opts);
+  } finally {
+    progress.stop();
+    process.off('SIGINT', onSigint);
+    await runtime.close();
+  }
+}
+
+/** `canon connectors remove ID`: the instance and its schedule go; its cursor stays. */
+export async function connectorsRemove(config: Config, id: string, opts: { workspace: string; json?: boolean }): Promise<void> {
+  const runtime = await createRuntime(config, { queue: true, workers: false });
+  try {
+    const removed = await removeConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id });
+    if (opts.json) console.log(JSON.stringify(removed));
+    else console.log(`removed ${removed.id} from workspace ${removed.workspace_id}${removed.schedule ? ' and its schedule' : ''}`);
+  } finally {
+    await runtime.close();
+  }
+}

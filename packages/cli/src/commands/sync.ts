@@ -1,0 +1,113 @@
+import cliProgress from 'cli-progress';
+import { createRuntime, syncConnector, type Config, type SyncConnectorResult } from '@canon/runtime';
+import type { RunProgress } from '@canon/connector-kit';
+
+/** The options every connector command shares. */
+export interface ConnectorCommandOptions {
+  workspace: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** What `canon sync <connector>` and `canon connectors add <connector>` parse from their flags. */
+export interface ConnectorTarget {
+  connector: 'git' | 'github' | 'workspace';
+  config: Record<string, unknown>;
+}
+
+export function githubTarget(opts: { repo: string; token?: string; baseUrl?: string }): ConnectorTarget {
+  return {
+    connector: 'github',
+    config: { repo: opts.repo, ...(opts.token ? { token: opts.token } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) },
+  };
+}
+
+export function workspaceTarget(path: string, opts: { id?: string; maxFileBytes?: number }): ConnectorTarget {
+  return {
+    connector: 'workspace',
+    config: { path, ...(opts.id ? { id: opts.id } : {}), ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}) },
+  };
+}
+
+export function gitTarget(path: string, opts: { id?: string }): ConnectorTarget {
+  return { connector: 'git', config: { path, ...(opts.id ? { id: opts.id } : {}) } };
+}
+
+/**
+ * `canon sync <connector> …`: one run in this process, into the database of CANON_HOME (or
+ * DATABASE_URL), with the instance's cursor. Ctrl-C stops after the batch in flight; what was
+ * committed stays, and the next sync resumes from there.
+ */
+export async function syncCommand(config: Config, target: ConnectorTarget, opts: ConnectorCommandOptions): Promise<void> {
+  const runtime = await createRuntime(config, { queue: false });
+  const progress = progressReporter(`sync ${target.connector}`, opts);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onSigint);
+  try {
+    const summary = await syncConnector(runtime, {
+      workspace: opts.workspace,
+      connector: target.connector,
+      config: target.config,
+      dryRun: opts.dryRun ?? false,
+      onProgress: progress.update,
+      signal: controller.signal,
+    });
+    progress.stop();
+    printSummary(summary, opts);
+  } finally {
+    progress.stop();
+    process.off('SIGINT', onSigint);
+    await runtime.close();
+  }
+}
+
+/** A progress bar on stderr when it is a terminal (and the output is not JSON); else nothing. */
+export function progressReporter(label: string, opts: { json?: boolean }) {
+  const tty = process.stderr.isTTY && !opts.json;
+  let bar: cliProgress.SingleBar | null = null;
+  return {
+    update(p: RunProgress) {
+      if (!tty) return;
+      // Sources that cannot count ahead (GitHub) get a bar whose end follows what was read.
+      const total = p.total ?? p.fetched;
+      const payload = { created: p.created, duplicates: p.duplicates };
+      if (!bar) {
+        bar = new cliProgress.SingleBar(
+          { format: `${label} [{bar}] {value}/{total} items | created {created}, duplicates {duplicates}`, stream: process.stderr },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(total, p.fetched, payload);
+        return;
+      }
+      bar.setTotal(total);
+      bar.update(p.fetched, payload);
+    },
+    stop() {
+      bar?.stop();
+      bar = null;
+    },
+  };
+}
+
+export function printSummary(summary: SyncConnectorResult, opts: { json?: boolean }): void {
+  if (opts.json) {
+    console.log(JSON.stringify(summary));
+  } else {
+    const skipped = Object.values(summary.skipped).reduce((a, b) => a + b, 0);
+    const reasons = Object.entries(summary.skipped)
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(', ');
+    console.log(
+      `${summary.instance_id}${summary.dry_run ? ' (dry run: nothing written)' : ''}: fetched ${summary.fetched}, ` +
+        `${summary.dry_run ? `would submit ${summary.submitted}` : `created ${summary.created}, duplicates ${summary.duplicates}`}, ` +
+        `retractions ${summary.retractions}, skipped ${skipped}${reasons ? ` (${reasons})` : ''}` +
+        (summary.erased > 0 ? `, erased ${summary.erased}` : ''),
+    );
+  }
+  for (const c of summary.key_conflicts) {
+    console.error(`canon: key conflict: ${c.idempotency_key} is stored as episode ${c.stored_episode_id || '(in this batch)'} with other content; item skipped`);
+  }
+  // A key conflict means the recipe or the source changed: worth a non-zero exit for scripts.
+  if (summary.key_conflicts.length > 0) process.exitCode = 2;
+}
