@@ -11,6 +11,7 @@ import {
   listConnectorInstances,
   registerConnectorWorkers,
   removeConnectorInstance,
+  resetConnectorCursor,
   runConnectorInstance,
   syncConnector,
   type ConnectorRuntime,
@@ -115,6 +116,11 @@ describe('git through PostgreSQL', () => {
     expect(await git()).toMatchObject({ fetched: 1, created: 1 });
     expect(await cursorOf('git:demo')).toEqual({ sha: shas[4], sequence: 4 });
     expect(await countEpisodes('git', 'repo:demo')).toBe(5);
+
+    // After a reset (the way out of a rewritten history) everything is read again, as duplicates.
+    expect(await resetConnectorCursor(canon.runtime, { workspace: 'default', instanceId: 'git:demo' })).toEqual({ reset: true });
+    expect(await git()).toMatchObject({ fetched: 5, created: 0, duplicates: 5 });
+    expect(await cursorOf('git:demo')).toEqual({ sha: shas[4], sequence: 4 });
   });
 
   it('saves the cursor in the transaction of its batch: a batch that fails leaves the previous cursor', async () => {

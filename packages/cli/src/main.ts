@@ -6,7 +6,7 @@ import { start } from './commands/start.js';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.js';
 import { ingestFile } from './commands/ingest.js';
 import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
-import { connectorsAdd, connectorsList, connectorsRemove, connectorsRun, type AddOptions } from './commands/connectors.js';
+import { connectorsAdd, connectorsList, connectorsRemove, connectorsReset, connectorsRun, type AddOptions } from './commands/connectors.js';
 
 function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   return async (...args: A) => {
@@ -131,5 +131,10 @@ connectors
   .option('--workspace <id>', 'the workspace of the instance', 'default')
   .option('--json', 'print JSON')
   .action(run(async (id: string, opts: { workspace: string; json?: boolean }) => connectorsRemove(config(), id, opts)));
+connectors
+  .command('reset <id>')
+  .description("forget an instance's cursor: its next sync reads the source from the beginning (after a rewritten git history)")
+  .option('--workspace <id>', 'the workspace of the instance', 'default')
+  .action(run(async (id: string, opts: { workspace: string }) => connectorsReset(config(), id, opts)));
 
 await program.parseAsync(process.argv);

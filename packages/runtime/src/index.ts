@@ -10,6 +10,7 @@ export {
   listConnectorInstances,
   removeConnectorInstance,
   runConnectorInstance,
+  resetConnectorCursor,
   type ConnectorInstance,
   type AddConnectorInstanceOptions,
   type RunConnectorInstanceOptions,

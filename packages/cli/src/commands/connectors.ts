@@ -1,4 +1,12 @@
-import { addConnectorInstance, createRuntime, listConnectorInstances, removeConnectorInstance, runConnectorInstance, type Config } from '@canon/runtime';
+import {
+  addConnectorInstance,
+  createRuntime,
+  listConnectorInstances,
+  removeConnectorInstance,
+  resetConnectorCursor,
+  runConnectorInstance,
+  type Config,
+} from '@canon/runtime';
 import { printSummary, progressReporter, type ConnectorTarget } from './sync.js';
 
 export interface AddOptions {
@@ -95,6 +103,17 @@ export async function connectorsRemove(config: Config, id: string, opts: { works
     const removed = await removeConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id });
     if (opts.json) console.log(JSON.stringify(removed));
     else console.log(`removed ${removed.id} from workspace ${removed.workspace_id}${removed.schedule ? ' and its schedule' : ''}`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** `canon connectors reset ID`: the next sync of that instance id reads from the beginning. */
+export async function connectorsReset(config: Config, id: string, opts: { workspace: string }): Promise<void> {
+  const runtime = await createRuntime(config, { queue: false });
+  try {
+    const { reset } = await resetConnectorCursor(runtime, { workspace: opts.workspace, instanceId: id });
+    console.log(reset ? `forgot the cursor of ${id}: its next sync reads from the beginning` : `${id} has no cursor in workspace ${opts.workspace}`);
   } finally {
     await runtime.close();
   }

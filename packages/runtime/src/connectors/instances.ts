@@ -1,5 +1,6 @@
 import { CanonError, NotFoundError, ValidationError } from '@canon/core';
 import {
+  deleteConnectorCursor,
   deleteConnectorInstance,
   ensureWorkspace,
   findConnectorInstance,
@@ -114,4 +115,18 @@ export async function runConnectorInstance(runtime: ConnectorRuntime, options: R
     signal: options.signal,
     retry: options.retry,
   });
+}
+
+/**
+ * Forgets an instance's cursor (registered or one-shot): the next sync reads the source from the
+ * beginning, and what was stored comes back as duplicates. The way out of a rewritten git
+ * history. Not for a workspace whose files changed since: its keys chain from the cursor, so
+ * edited files would be stored again as new first versions.
+ */
+export async function resetConnectorCursor(
+  runtime: Pick<Runtime, 'pool'>,
+  options: { workspace: string; instanceId: string },
+): Promise<{ reset: boolean }> {
+  const { deleted } = await deleteConnectorCursor(runtime.pool, { workspaceId: options.workspace, instanceId: options.instanceId });
+  return { reset: deleted };
 }
