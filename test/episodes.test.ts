@@ -190,6 +190,12 @@ describe('the log', () => {
     const subject = 'paging:test';
     const batch = { episodes: Array.from({ length: 25 }, (_, i) => episode(`page-${i}`, { subject, occurred_at: '2026-01-01T00:00:00.123456Z' })) };
     await canon.request('/v1/episodes', { key: owner, json: batch });
+    // Rows show once every older transaction of the cluster has ended (other files run too).
+    for (let i = 0; i < 300; i += 1) {
+      const all = await (await canon.request(`/v1/episodes?subject=${encodeURIComponent(subject)}&limit=1000`, { key: owner })).json();
+      if (all.episodes.length === 25) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const seen: string[] = [];
     let after: string | null = null;
     for (let guard = 0; guard < 10; guard += 1) {
@@ -207,7 +213,18 @@ describe('the log', () => {
 
   it('does not return rows of a transaction still in flight, nor skip them once committed', async () => {
     const subject = 'inflight:test';
+    const keysOf = (page: { episodes: Array<{ idempotency_key: string }> }) => page.episodes.map((e) => e.idempotency_key);
+    // Visibility waits for every older transaction of the cluster (other test files' too):
+    // poll until what must become visible is.
+    const pageUntil = async (query: string, ready: (keys: string[]) => boolean) => {
+      for (let i = 0; ; i += 1) {
+        const page = await (await canon.request(query, { key: owner })).json();
+        if (ready(keysOf(page)) || i > 300) return page;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
     await canon.request('/v1/episodes', { key: owner, json: episode('if-0', { subject }) });
+    await pageUntil(`/v1/episodes?subject=${subject}`, (k) => k.includes('if-0'));
     const open = await canon.runtime.pool.connect();
     try {
       await open.query('BEGIN');
@@ -216,7 +233,7 @@ describe('the log', () => {
       await canon.request('/v1/episodes', { key: owner, json: episode('if-2', { subject }) });
       const page1 = await (await canon.request(`/v1/episodes?subject=${subject}`, { key: owner })).json();
       // Nothing past the open transaction is visible yet: if-2 waits for it.
-      expect(page1.episodes.map((e: { idempotency_key: string }) => e.idempotency_key)).toEqual(['if-0']);
+      expect(keysOf(page1)).toEqual(['if-0']);
       await open.query(
         `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, kind, body, occurred_at,
            occurred_at_defaulted, lineage, snapshot, actor_role, content_hash)
@@ -224,8 +241,8 @@ describe('the log', () => {
         [subject],
       );
       await open.query('COMMIT');
-      const page2 = await (await canon.request(`/v1/episodes?subject=${subject}&after=${page1.episodes[0].log_position}`, { key: owner })).json();
-      expect(page2.episodes.map((e: { idempotency_key: string }) => e.idempotency_key)).toEqual(['if-1', 'if-2']);
+      const page2 = await pageUntil(`/v1/episodes?subject=${subject}&after=${page1.episodes[0].log_position}`, (k) => k.length >= 2);
+      expect(keysOf(page2)).toEqual(['if-1', 'if-2']);
     } finally {
       open.release();
     }

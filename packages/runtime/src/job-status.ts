@@ -27,7 +27,7 @@ export async function findJob(boss: PgBoss, workspaceId: string, jobId: string):
       job_id: job.id,
       queue,
       state: job.state,
-      created_at: job.createdOn.toISOString(),
+      created_at: new Date(job.createdOn).toISOString(),
     };
     if (job.startedOn && job.state !== 'created') view.started_at = new Date(job.startedOn).toISOString();
     if (job.completedOn) view.completed_at = new Date(job.completedOn).toISOString();

@@ -40,7 +40,9 @@ const singletonKey = (workspaceId: string, subject: string) => JSON.stringify([w
 
 async function ensureQueue(boss: PgBoss, name: string, options: Parameters<PgBoss['createQueue']>[1]): Promise<void> {
   if (await boss.getQueue(name)) {
-    await boss.updateQueue(name, options as Parameters<PgBoss['updateQueue']>[1]);
+    // A queue's policy is fixed at creation; everything else follows the configuration.
+    const { policy: _policy, ...rest } = options ?? {};
+    await boss.updateQueue(name, rest as Parameters<PgBoss['updateQueue']>[1]);
     return;
   }
   try {
@@ -85,7 +87,7 @@ export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId:
     const data: CompileJobData = { workspace_id: workspaceId, subject };
     const id = await boss.send(QUEUES.compile, data, { singletonKey: key, startAfter: settings.debounceSeconds, db: inTx(tx) });
     if (id === null && (await countPending(tx, workspaceId, subject)) >= settings.compileAfter) {
-      await boss.update(QUEUES.compile, null, { singletonKey: key, startAfter: new Date(), db: inTx(tx) });
+      await boss.update(QUEUES.compile, data, { singletonKey: key, startAfter: new Date(), db: inTx(tx) });
     }
   }
 }

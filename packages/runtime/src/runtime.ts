@@ -110,7 +110,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   try {
     if (options.migrate !== false) await migrateDatabase(pool);
     if (options.queue !== false) {
-      boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4 });
+      // Supervision every 10 s: a worker killed mid-job stops heart-beating and its job is
+      // retried within seconds rather than at the default minute.
+      boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, superviseIntervalSeconds: 10 });
       boss.on('error', (err) => console.error('[canon] queue error:', err instanceof Error ? err.message : err));
       await boss.start();
       await setupQueues(boss, config.jobs);

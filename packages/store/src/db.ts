@@ -12,15 +12,24 @@ export interface Sql {
   ): Promise<pg.QueryResult<R>>;
 }
 
-// timestamptz → ISO string at millisecond precision, never a JS Date: a Date loses the
-// original offset form and invites local-time bugs; the domain works in ISO strings.
 const TIMESTAMPTZ_OID = 1184;
-pg.types.setTypeParser(TIMESTAMPTZ_OID, (v) => new Date(v).toISOString());
-// int8 → number; Canon's bigints (positions, sequences) stay far below 2^53.
-pg.types.setTypeParser(20, (v) => Number(v));
+const INT8_OID = 20;
+
+/**
+ * Canon's own type parsers, on its pools only (pg-boss shares the `pg` module and expects the
+ * defaults): timestamptz → ISO string at millisecond precision, never a JS Date, since the
+ * domain works in ISO strings; int8 → number, as positions and sequences stay far below 2^53.
+ */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === TIMESTAMPTZ_OID) return (v: string) => new Date(v).toISOString();
+    if (oid === INT8_OID) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
 
 export function createPool(connectionString: string, options: pg.PoolConfig = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max: 10, ...options });
+  const pool = new pg.Pool({ connectionString, max: 10, types, ...options });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => undefined);
   return pool;

@@ -15,9 +15,9 @@ export interface TestCanon {
 }
 
 /** A runtime and app over a fresh cloned database; close() releases both. */
-export async function startTestCanon(options: RuntimeOptions = {}): Promise<TestCanon> {
+export async function startTestCanon(options: RuntimeOptions = {}, env: NodeJS.ProcessEnv = {}): Promise<TestCanon> {
   const db = await createTestDatabase();
-  const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url, poolSize: 20 }), options);
+  const runtime = await createRuntime(loadConfig(env, { databaseUrl: db.url, poolSize: 20 }), options);
   const app = createApp(runtime);
   return {
     db,

@@ -1,0 +1,207 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '@canon/api';
+import { createRuntime, loadConfig, nightly, QUEUES } from '@canon/runtime';
+import { createTestDatabase, startTestCanon } from '@canon/testing';
+
+const require = createRequire(import.meta.url);
+
+async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const out = await fn();
+    if (out) return out;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const ep = (key: string, subject: string, i = 0) => ({
+  idempotency_key: key,
+  subject,
+  occurred_at: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+  body: { claims: [{ predicate: `fact ${i % 11}`, value: `v${i % 3}` }] },
+});
+
+describe('compile jobs', () => {
+  it('runs an async compile as a job, polled to completion and still readable after a restart', async () => {
+    const db = await createTestDatabase();
+    const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url });
+    let runtime = await createRuntime(config, { migrate: false });
+    try {
+      const { key } = await runtime.createKey({ workspace: 'default', role: 'owner' });
+      const other = await runtime.createKey({ workspace: 'elsewhere', role: 'owner' });
+      let app = createApp(runtime);
+      const call = (path: string, init: { json?: unknown; key?: string } = {}) =>
+        app.request(path, {
+          method: init.json ? 'POST' : 'GET',
+          headers: { authorization: `Bearer ${init.key ?? key}`, 'content-type': 'application/json' },
+          ...(init.json ? { body: JSON.stringify(init.json) } : {}),
+        });
+      await call('/v1/episodes', { json: { episodes: Array.from({ length: 30 }, (_, i) => ep(`j-${i}`, 'subject:a', i)) } });
+      const accepted = await call('/v1/compile', { json: { subject: 'subject:a', async: true } });
+      expect(accepted.status).toBe(202);
+      const { job_id } = await accepted.json();
+      const done = await until('the job to complete', async () => {
+        const job = await (await call(`/v1/jobs/${job_id}`)).json();
+        return job.state === 'completed' ? job : null;
+      });
+      expect(done).toMatchObject({ job_id, state: 'completed', created_at: expect.any(String), started_at: expect.any(String), completed_at: expect.any(String) });
+      expect(done.result.totals.episodes_processed).toBe(30);
+      expect(done.result.results[0]).toMatchObject({ subject: 'subject:a', memories_created: 11 });
+      // Another workspace cannot see it.
+      expect((await call(`/v1/jobs/${job_id}`, { key: other.key })).status).toBe(404);
+
+      await runtime.close();
+      runtime = await createRuntime(config, { migrate: false });
+      app = createApp(runtime);
+      const after = await (await call(`/v1/jobs/${job_id}`)).json();
+      expect(after).toMatchObject({ job_id, state: 'completed' });
+      expect(after.result.totals.episodes_processed).toBe(30);
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
+  it('fans out {all: true} over every subject with a summed result', async () => {
+    const canon = await startTestCanon({ queue: true }, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600' });
+    try {
+      const { key } = await canon.key('owner');
+      for (const s of ['s:1', 's:2', 's:3']) {
+        await canon.request('/v1/episodes', { key, json: { episodes: Array.from({ length: 5 }, (_, i) => ep(`${s}-${i}`, s, i)) } });
+      }
+      const { job_id } = await (await canon.request('/v1/compile', { key, json: { all: true, async: true } })).json();
+      const job = await until('fan-out', async () => {
+        const j = await (await canon.request(`/v1/jobs/${job_id}`, { key })).json();
+        return j.state === 'completed' ? j : null;
+      });
+      expect(job.result.subjects).toBe(3);
+      expect(job.result.totals.episodes_processed).toBe(15);
+      const sync = await (await canon.request('/v1/compile', { key, json: { all: true } })).json();
+      expect(sync.totals.episodes_processed).toBe(0);
+      expect(sync.results.map((r: { subject: string }) => r.subject)).toEqual(['s:1', 's:2', 's:3']);
+    } finally {
+      await canon.close();
+    }
+  });
+
+  it('compiles the tail of a burst through the debounced job, with no explicit compile', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '1', CANON_COMPILE_AFTER: '1000' }, { databaseUrl: db.url }), { migrate: false });
+    try {
+      const { key } = await runtime.createKey({ workspace: 'default', role: 'member' });
+      const who = await runtime.authenticate(key);
+      for (let i = 0; i < 12; i += 1) await runtime.ingest(who, [ep(`burst-${i}`, 'burst', i)]);
+      const { rows: queued } = await runtime.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'compile' AND state IN ('created', 'active', 'completed')`);
+      expect(queued[0].n).toBeLessThanOrEqual(3); // one queued job absorbed the burst
+      await until('the burst to be compiled', async () => {
+        const { rows } = await runtime.pool.query(`SELECT (SELECT count(*)::int FROM pending) AS p, (SELECT count(*)::int FROM episode_markers) AS m`);
+        return rows[0].p === 0 && rows[0].m === 12;
+      });
+      expect((await runtime.memories(who, 'burst')).memories).toHaveLength(11);
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
+  it('the nightly job (scheduled, here driven directly) compiles exactly the subjects with pending episodes', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_NIGHTLY_CRON: '15 3 * * *' }, { databaseUrl: db.url }), { migrate: false });
+    try {
+      const schedules = await runtime.boss!.getSchedules(QUEUES.nightly);
+      expect(schedules.map((s) => [s.name, s.cron, s.timezone])).toEqual([[QUEUES.nightly, '15 3 * * *', 'UTC']]);
+      const { key } = await runtime.createKey({ workspace: 'default', role: 'member' });
+      const who = await runtime.authenticate(key);
+      await runtime.ingest(who, [ep('n-1', 'night:done', 1)]);
+      await runtime.compile(who, { subject: 'night:done' });
+      await runtime.ingest(who, [ep('n-2', 'night:a', 2), ep('n-3', 'night:b', 3)]);
+      // Fire it the way the schedule does: a job on the nightly queue.
+      const id = await runtime.boss!.send(QUEUES.nightly, {});
+      const job = await until('the nightly job', async () => {
+        const [j] = await runtime.boss!.findJobs(QUEUES.nightly, { id: id! });
+        return j?.state === 'completed' ? j : null;
+      });
+      expect(job.output).toMatchObject({ compiled: 2, rebuilt: 0 });
+      const { rows } = await runtime.pool.query(`SELECT subject, kind FROM compile_runs ORDER BY subject`);
+      expect(rows).toEqual([
+        { subject: 'night:a', kind: 'compile' },
+        { subject: 'night:b', kind: 'compile' },
+        { subject: 'night:done', kind: 'compile' },
+      ]);
+      // A policy change makes the compiled subjects stale: the next night rebuilds them.
+      await runtime.pool.query(`INSERT INTO policies (workspace_id, policy_set) VALUES ('default', '{"time_zone": "Europe/Paris"}')`);
+      expect(await nightly(runtime.pool)).toMatchObject({ compiled: 0, rebuilt: 3 });
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
+  it('leaves no partial state when a worker is killed with SIGKILL mid-compile, and the retried job finishes the same', async () => {
+    const db = await createTestDatabase();
+    const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_COMPILE_AFTER: '1' }, { databaseUrl: db.url });
+    // The producer has no workers: only the child process compiles.
+    const producer = await createRuntime(config, { migrate: false, workers: false });
+    const children: ChildProcess[] = [];
+    const startWorker = async () => {
+      const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'test/fixtures/compile-worker.ts'], {
+        env: { ...process.env, DATABASE_URL: db.url, CANON_COMPILE_DEBOUNCE_SECONDS: '0' },
+        // Its stderr would only show the noise of being killed.
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      children.push(child);
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+        child.on('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+      });
+      return child;
+    };
+    try {
+      const { key } = await producer.createKey({ workspace: 'default', role: 'owner' });
+      const who = await producer.authenticate(key);
+      const total = 12_000;
+      for (let b = 0; b < total / 1000; b += 1) {
+        await producer.ingest(who, Array.from({ length: 1000 }, (_, j) => ep(`k-${b * 1000 + j}`, 'big', b * 1000 + j)));
+      }
+      const worker = await startWorker();
+      const count = async () => {
+        const { rows } = await producer.pool.query(`SELECT (SELECT count(*)::int FROM episode_markers) AS m, (SELECT count(*)::int FROM pending) AS p`);
+        return rows[0] as { m: number; p: number };
+      };
+      await until('the compile to be under way', async () => {
+        const c = await count();
+        return c.m > 0 && c.p > 0;
+      });
+      worker.kill('SIGKILL');
+      await new Promise((r) => worker.once('exit', r));
+
+      // Each chunk is one transaction: every claim belongs to a marked episode, every episode
+      // is either marked or still pending, never both.
+      const { rows: state } = await producer.pool.query(
+        `SELECT (SELECT count(*)::int FROM episode_markers) AS marked,
+                (SELECT count(*)::int FROM pending) AS pending,
+                (SELECT count(*)::int FROM pending p JOIN episode_markers m USING (workspace_id, episode_id)) AS both,
+                (SELECT count(*)::int FROM claims c WHERE NOT EXISTS
+                   (SELECT 1 FROM episode_markers m WHERE m.workspace_id = c.workspace_id AND m.episode_id = c.episode_id)) AS orphans`,
+      );
+      expect(state[0].marked + state[0].pending).toBe(total);
+      expect(state[0].both).toBe(0);
+      expect(state[0].orphans).toBe(0);
+      expect(state[0].pending).toBeGreaterThan(0);
+
+      await startWorker();
+      await until('the retried job to finish', async () => (await count()).p === 0, 120_000);
+      const report = await producer.verify(who, 'big');
+      expect(report.differences).toEqual([]);
+      expect(report.rebuilt_state_hash).toBe(report.incremental_state_hash);
+    } finally {
+      for (const c of children) c.kill('SIGKILL');
+      await producer.close();
+      await db.drop();
+    }
+  }, 240_000);
+});
+
