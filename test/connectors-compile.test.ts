@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 import { syncConnector, type CompileResult, type Principal } from '@canon/runtime';
@@ -137,5 +140,62 @@ describe('github issues compiled', () => {
     // History is kept: as of the second version, all three.
     expect(Object.values(await current(subject, 'labels', '2017-10-11T12:00:00.000Z')).flat().sort()).toEqual(all);
     expect(await current(subject, 'labels', '2017-10-10T17:00:00.000Z')).toEqual({});
+  });
+});
+
+describe('workspace scan compiled', () => {
+  it('turns an edited sentence into a change (not a conflict), a removed one into an end, and A → B → A into A', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'canon-ws-'));
+    const file = path.join(dir, 'deploy.md');
+    const scan = () => syncConnector(canon.runtime, { workspace: 'default', connector: 'workspace', config: { path: dir, id: 'notes' } });
+    const subject = 'workspace:notes:deploy.md';
+    const deployDay = async () => {
+      const { memories } = await canon.runtime.memories(reader, subject);
+      return memories.filter((m) => m.predicate.startsWith('The staging deploy runs on'));
+    };
+    try {
+      writeFileSync(file, 'The staging deploy runs on Tuesday.\nThe release freeze starts on 2024-12-20.\n');
+      expect((await scan()).created).toBe(1);
+      expect((await scan()).created).toBe(0);
+      await compile(subject);
+      expect((await deployDay()).map((m) => [m.status, m.current.map((c) => c.value)])).toEqual([['current', ['Tuesday']]]);
+
+      writeFileSync(file, 'The staging deploy runs on Thursday.\nThe release freeze starts on 2024-12-20.\n');
+      expect((await scan()).created).toBe(1);
+      const changed = await compile(subject);
+      expect(changed.conflicts_opened).toBe(0);
+      const [day] = await deployDay();
+      expect(day).toMatchObject({ status: 'current', needs_verification: false });
+      expect(day!.current.map((c) => c.value)).toEqual(['Thursday']);
+      const detail = await canon.runtime.memory(reader, day!.id);
+      expect(detail.timeline.values.map((v) => [v.value, v.status])).toEqual([
+        ['Tuesday', 'superseded'],
+        ['Thursday', 'in_force'],
+      ]);
+
+      // The freeze sentence is dropped: its fact ends.
+      writeFileSync(file, 'The staging deploy runs on Thursday.\n');
+      await scan();
+      await compile(subject);
+      const { memories } = await canon.runtime.memories(reader, subject);
+      const freeze = memories.find((m) => m.predicate.startsWith('The release freeze starts on'));
+      expect(freeze?.status).toBe('tombstoned');
+
+      // A → B → A: three events, A current again.
+      writeFileSync(file, 'The staging deploy runs on Tuesday.\n');
+      expect((await scan()).created).toBe(1);
+      writeFileSync(file, 'The staging deploy runs on Thursday.\n');
+      expect((await scan()).created).toBe(1);
+      await compile(subject);
+      expect((await deployDay())[0]!.current.map((c) => c.value)).toEqual(['Thursday']);
+
+      // The file vanishes: a retraction of its lineage; its facts end.
+      rmSync(file);
+      expect((await scan()).retractions).toBe(1);
+      await compile(subject);
+      expect((await deployDay())[0]!.status).toBe('tombstoned');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

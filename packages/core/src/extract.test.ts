@@ -213,3 +213,21 @@ describe('extraction rules', () => {
     expect(JSON.parse(JSON.stringify(a))).toEqual(a);
   });
 });
+
+describe('documents', () => {
+  it('reads the text of a document next to its structured claims, and only of a document', () => {
+    const base = {
+      id: 'e1', workspace_id: 'w', source: 'workspace', idempotency_key: 'k', subject: 'workspace:notes:deploy.md', scope: 'workspace' as const,
+      owner: null, occurred_at: '2024-05-01T00:00:00.000Z', occurred_at_defaulted: false, observed_at: null, ingested_at: '2024-05-01T00:00:00.000Z',
+      sequence: null, lineage: 'workspace:notes:deploy.md', snapshot: true, actor: { role: 'connector' as const, user: null }, source_ref: null, content_hash: 'h',
+      body: { text: 'The staging deploy runs on Tuesday.', claims: [{ predicate: 'file_hash', value: 'abc', qualifiers: { path: 'deploy.md' } }] },
+    };
+    const doc = extract({ ...base, kind: 'document' }, DEFAULT_POLICY_SET);
+    expect(doc.map((c) => [c.index, c.predicate, c.value])).toEqual([
+      [0, 'file_hash', 'abc'],
+      [1, 'The staging deploy runs on {weekday}', 'Tuesday'],
+    ]);
+    const message = extract({ ...base, kind: 'message' }, DEFAULT_POLICY_SET);
+    expect(message.map((c) => c.predicate)).toEqual(['file_hash']);
+  });
+});

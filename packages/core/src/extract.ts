@@ -116,16 +116,19 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
  * policies give the same claims, byte for byte (no clock, no randomness, no locale).
  *
  * Structured claims in the body are used as given; the text goes through the slot extractor only
- * when there are none (a body with both is a caller who already said what the text means). A text
- * never retracts anything: it only states the claims its sentences carry.
+ * when there are none (a body with both is a caller who already said what the text means) — except
+ * in a `document`, whose text is content in its own right (a file's sentences next to the file's
+ * inventory claim), so it is always read, after the structured claims. A text never retracts
+ * anything: it only states the claims its sentences carry.
  */
 export function extract(episode: Episode, policies: PolicySet, extractorVersion: string = EXTRACTOR_VERSION): Claim[] {
   const ctx: DateContext = { occurredAt: episode.occurred_at, timeZone: policies.time_zone };
   const structured = episode.body.claims ?? [];
-  const drafts =
-    structured.length > 0
-      ? structured.map((c) => fromStructured(c, episode, policies))
-      : fromText(episode.body.text ?? '', episode, ctx);
+  const readText = structured.length === 0 || episode.kind === 'document';
+  const drafts = [
+    ...structured.map((c) => fromStructured(c, episode, policies)),
+    ...(readText ? fromText(episode.body.text ?? '', episode, ctx) : []),
+  ];
   return drafts.map((d, index) => {
     const fk: FactKey = makeFactKey({
       workspace_id: episode.workspace_id,
