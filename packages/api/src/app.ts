@@ -8,6 +8,7 @@ import { episodeRoutes } from './routes/episodes.js';
 import { healthRoutes } from './routes/health.js';
 import { compileRoutes } from './routes/compile.js';
 import { memoryRoutes } from './routes/memories.js';
+import { operationRoutes } from './routes/operations.js';
 
 export interface AppOptions {
   /** Called with unexpected errors (500s); the response never carries their details. */
@@ -42,6 +43,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   );
   app.use('/v1/*', requireKey(runtime));
   episodeRoutes(app, runtime);
+  operationRoutes(app, runtime);
   compileRoutes(app, runtime);
   memoryRoutes(app, runtime);
 

@@ -1,11 +1,33 @@
 import { CanonError, UnauthorizedError, type ProblemType } from '@canon/core';
-import { createRuntime, type Config, type IngestResult, type Runtime, type Principal } from '@canon/runtime';
+import {
+  createRuntime,
+  type CompileRequest,
+  type CompileResponse,
+  type CompileResult,
+  type Config,
+  type DeadLetter,
+  type NightlySchedule,
+  type IngestResult,
+  type JobView,
+  type Principal,
+  type Runtime,
+  type VerifyReport,
+} from '@canon/runtime';
 import { readDevKey, runningServer } from './home.js';
 
 /** What a CLI command needs from Canon, whether over HTTP or in this process. */
 export interface CanonClient {
   readonly mode: 'http' | 'local';
   ingest(items: unknown[]): Promise<Pick<IngestResult, 'items' | 'created' | 'duplicates'>>;
+  compile(request: CompileRequest): Promise<CompileResponse>;
+  job(id: string): Promise<JobView>;
+  rebuild(subject: string): Promise<CompileResult>;
+  verify(subject: string): Promise<VerifyReport>;
+  subjects(): Promise<Array<{ subject: string; episodes: number; memories: number; pending: number; open_conflicts: number }>>;
+  schedule(): Promise<NightlySchedule | null>;
+  setSchedule(schedule: NightlySchedule): Promise<NightlySchedule>;
+  deadLetters(): Promise<DeadLetter[]>;
+  redrive(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -23,7 +45,9 @@ export async function connect(config: Config, env: NodeJS.ProcessEnv = process.e
     if (!key) throw new UnauthorizedError('set CANON_API_KEY to an API key of that server');
     return httpClient(url.replace(/\/$/, ''), key);
   }
-  const runtime = await createRuntime(config, { queue: false });
+  // In-process with no server: this process works the queue while it lives, so an async
+  // compile it starts (or one left queued) gets done.
+  const runtime = await createRuntime(config, { queue: true });
   try {
     if (!key) {
       const created = await runtime.bootstrap();
@@ -41,6 +65,15 @@ function localClient(runtime: Runtime, principal: Principal): CanonClient {
   return {
     mode: 'local',
     ingest: (items) => runtime.ingest(principal, items),
+    compile: (request) => runtime.compile(principal, request),
+    job: (id) => runtime.job(principal, id),
+    rebuild: (subject) => runtime.rebuild(principal, subject),
+    verify: (subject) => runtime.verify(principal, subject),
+    subjects: () => runtime.subjects(principal),
+    schedule: () => runtime.schedule(),
+    setSchedule: (schedule) => runtime.setSchedule(principal, schedule),
+    deadLetters: () => runtime.deadLetters(principal),
+    redrive: () => runtime.redrive(principal),
     close: () => runtime.close(),
   };
 }
@@ -64,6 +97,18 @@ function httpClient(base: string, key: string): CanonClient {
   return {
     mode: 'http',
     ingest: (items) => call('POST', '/v1/episodes', { episodes: items }),
+    async compile(request) {
+      const body = await call<Record<string, unknown>>('POST', '/v1/compile', request);
+      return request.async ? { async: true, job_id: String(body['job_id']) } : { async: false, result: body as unknown as CompileResult };
+    },
+    job: (id) => call('GET', `/v1/jobs/${encodeURIComponent(id)}`),
+    rebuild: (subject) => call('POST', '/v1/rebuild', { subject }),
+    verify: (subject) => call('POST', '/v1/verify', { subject }),
+    subjects: async () => (await call<{ subjects: Awaited<ReturnType<CanonClient['subjects']>> }>('GET', '/v1/subjects')).subjects,
+    schedule: () => call('GET', '/v1/schedule'),
+    setSchedule: (schedule) => call('PUT', '/v1/schedule', schedule),
+    deadLetters: async () => (await call<{ jobs: DeadLetter[] }>('GET', '/v1/jobs/dead')).jobs,
+    redrive: async () => (await call<{ redriven: number }>('POST', '/v1/jobs/dead/redrive')).redriven,
     close: async () => undefined,
   };
 }

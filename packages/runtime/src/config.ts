@@ -15,8 +15,8 @@ export const ConfigSchema = z.object({
   CANON_COMPILE_DEBOUNCE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(3600).default(2)),
   CANON_COMPILE_AFTER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(500)),
   CANON_JOB_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(3650).default(7)),
-  CANON_NIGHTLY_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).default('0 3 * * *')),
-  CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).default('UTC')),
+  CANON_NIGHTLY_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
+  CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
 });
 
 export interface Config {
@@ -30,8 +30,9 @@ export interface Config {
     readonly debounceSeconds: number;
     readonly compileAfter: number;
     readonly retentionDays: number;
-    readonly nightlyCron: string;
-    readonly nightlyTimeZone: string;
+    /** Set: applied at every start. Unset: an existing schedule (`canon schedule set`) is kept, else 03:00 UTC. */
+    readonly nightlyCron: string | undefined;
+    readonly nightlyTimeZone: string | undefined;
   };
 }
 

@@ -27,3 +27,4 @@ export { loadPolicySet, savePolicySet, effectivePolicySet, WorkspacePolicies, DE
 export { subjectMemories, memoryDetail, summarize, visibleTo, parseInstant, type MemorySummary, type MemoryDetail } from './recall.js';
 export { recomputeAndCompare, type RecomputeReport, type VerifyDifference } from './verify.js';
 export { collectMetrics } from './metrics.js';
+export { getNightlySchedule, setNightlySchedule, listDeadLetters, redriveDeadLetters, type NightlySchedule, type DeadLetter } from './operations.js';

@@ -11,14 +11,16 @@ export const QUEUES = Object.freeze({
   nightly: 'nightly',
 });
 
+export const DEFAULT_NIGHTLY_CRON = '0 3 * * *';
+
 export interface JobSettings {
   /** Seconds a burst's first episode waits for the rest before its subject is compiled. */
   debounceSeconds: number;
   /** Pending episodes of one subject that trigger a compile at once, debounce or not. */
   compileAfter: number;
   retentionDays: number;
-  nightlyCron: string;
-  nightlyTimeZone: string;
+  nightlyCron: string | undefined;
+  nightlyTimeZone: string | undefined;
 }
 
 export interface CompileJobData {
@@ -73,7 +75,14 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
   });
   await ensureQueue(boss, QUEUES.compileMany, { policy: 'standard', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
   await ensureQueue(boss, QUEUES.nightly, { policy: 'stately', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
-  await boss.schedule(QUEUES.nightly, settings.nightlyCron, {}, { tz: settings.nightlyTimeZone });
+  // The environment, when it names a schedule, wins; otherwise one set with `canon schedule set`
+  // survives restarts, and a fresh database gets 03:00 UTC.
+  const existing = await boss.getSchedules(QUEUES.nightly);
+  if (settings.nightlyCron || settings.nightlyTimeZone || existing.length === 0) {
+    await boss.schedule(QUEUES.nightly, settings.nightlyCron ?? existing[0]?.cron ?? DEFAULT_NIGHTLY_CRON, {}, {
+      tz: settings.nightlyTimeZone ?? existing[0]?.timezone ?? 'UTC',
+    });
+  }
 }
 
 /**

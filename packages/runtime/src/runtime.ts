@@ -21,6 +21,7 @@ import { compileMany, enqueueCompiles, QUEUES, setupQueues, startWorkers, type M
 import { findJob, type JobView } from './job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, type CreatedKey, type CreateKeyInput } from './keys.js';
 import { collectMetrics } from './metrics.js';
+import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule, type DeadLetter, type NightlySchedule } from './operations.js';
 import type { Principal } from './principal.js';
 import { memoryDetail, parseInstant, subjectMemories, type MemoryDetail, type MemorySummary } from './recall.js';
 import { recomputeAndCompare, type RecomputeReport } from './verify.js';
@@ -89,6 +90,10 @@ export interface Runtime {
   memories(principal: Principal, subject: string, params?: { as_of?: string | undefined }): Promise<{ subject: string; at: string; memories: MemorySummary[] }>;
   memory(principal: Principal, id: string, params?: { as_of?: string | undefined }): Promise<MemoryDetail>;
   metrics(): Promise<string>;
+  schedule(): Promise<NightlySchedule | null>;
+  setSchedule(principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule>;
+  deadLetters(principal: Principal): Promise<DeadLetter[]>;
+  redrive(principal: Principal): Promise<number>;
   createKey(input: CreateKeyInput): Promise<CreatedKey>;
   listKeys(workspace?: string): ReturnType<typeof listKeys>;
   revokeKey(id: string): ReturnType<typeof revokeKey>;
@@ -126,6 +131,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
 
   const compileOne = (principal: Principal, subject: string) => compileSubject(pool, principal.workspace_id, subject);
+  const needQueue = (): PgBoss => {
+    if (!boss) throw new ValidationError('this needs the job queue (start Canon with its queue)');
+    return boss;
+  };
 
   let closed = false;
   const runtime: Runtime = {
@@ -218,6 +227,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     memory: (principal, id, params = {}) => memoryDetail(pool, principal, id, parseInstant('as_of', params.as_of, new Date().toISOString())),
 
     metrics: () => collectMetrics(pool, boss),
+    schedule: async () => (boss ? getNightlySchedule(boss) : null),
+    setSchedule: (principal, schedule) => setNightlySchedule(needQueue(), principal, schedule),
+    deadLetters: (principal) => listDeadLetters(needQueue(), principal),
+    redrive: (principal) => redriveDeadLetters(needQueue(), principal),
 
     createKey: (input) => createApiKey(pool, input),
     listKeys: (workspace) => listKeys(pool, workspace),

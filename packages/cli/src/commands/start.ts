@@ -41,4 +41,6 @@ export async function start(config: Config): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // Serve until a signal ends the process.
+  await new Promise<never>(() => undefined);
 }

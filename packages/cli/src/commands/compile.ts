@@ -1,0 +1,127 @@
+import type { Command } from 'commander';
+import { ValidationError } from '@canon/core';
+import type { CompileResult, Config, JobView, VerifyReport } from '@canon/runtime';
+import { connect } from '../client.js';
+
+type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
+
+interface TargetOptions {
+  subject?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+const COUNTERS = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
+
+function target(opts: TargetOptions): { subject: string } | { all: true } {
+  if (opts.subject && opts.all) throw new ValidationError('give --subject S or --all, not both');
+  if (opts.subject) return { subject: opts.subject };
+  if (opts.all) return { all: true };
+  throw new ValidationError('give --subject S or --all');
+}
+
+function printResult(r: CompileResult): void {
+  console.log(`${r.subject}: ${COUNTERS.map((c) => `${c} ${r[c]}`).join(', ')}\n  state_hash ${r.state_hash} (${r.compiler_version})`);
+}
+
+async function waitForJob(poll: () => Promise<JobView>, timeoutMs = 3_600_000): Promise<JobView> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+    const job = await poll();
+    if (job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled') return job;
+    if (Date.now() > deadline) throw new Error(`job ${job.job_id} still ${job.state} after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+export function registerCompileCommands(program: Command, run: Run, config: () => Config): void {
+  program
+    .command('compile')
+    .description('compile pending episodes into memories (a second run reports zeros)')
+    .option('--subject <subject>', 'one subject')
+    .option('--all', 'every subject of the workspace')
+    .option('--async', 'queue a job and print its id')
+    .option('--wait', 'with --async: wait for the job and print its result')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (opts: TargetOptions & { async?: boolean; wait?: boolean }) => {
+        const client = await connect(config());
+        try {
+          const out = await client.compile({ ...target(opts), async: Boolean(opts.async) });
+          if (out.async) {
+            if (!opts.wait) {
+              console.log(opts.json ? JSON.stringify({ job_id: out.job_id }) : out.job_id);
+              return;
+            }
+            const job = await waitForJob(() => client.job(out.job_id));
+            if (opts.json) console.log(JSON.stringify(job));
+            else console.log(`job ${job.job_id} ${job.state}${job.result ? `: ${JSON.stringify((job.result as { totals?: unknown }).totals ?? job.result)}` : ''}`);
+            if (job.state !== 'completed') process.exitCode = 1;
+            return;
+          }
+          if (opts.json) return console.log(JSON.stringify(out.result));
+          const result = out.result;
+          if ('results' in result) {
+            for (const r of result.results) printResult(r);
+            console.log(`${result.subjects} subjects: ${COUNTERS.map((c) => `${c} ${result.totals[c]}`).join(', ')}`);
+          } else printResult(result);
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+
+  program
+    .command('rebuild')
+    .description('recompute subjects from their whole log')
+    .option('--subject <subject>', 'one subject')
+    .option('--all', 'every subject of the workspace')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (opts: TargetOptions) => {
+        const client = await connect(config());
+        try {
+          const t = target(opts);
+          const subjects = 'subject' in t ? [t.subject] : (await client.subjects()).map((s) => s.subject);
+          const results: CompileResult[] = [];
+          for (const s of subjects) results.push(await client.rebuild(s));
+          if (opts.json) console.log(JSON.stringify(results));
+          else results.forEach(printResult);
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+
+  program
+    .command('verify')
+    .description('for CI: compile, compile again expecting zeros, recompute from the log expecting the same state_hash')
+    .option('--subject <subject>', 'one subject')
+    .option('--all', 'every subject of the workspace')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (opts: TargetOptions) => {
+        const client = await connect(config());
+        try {
+          const t = target(opts);
+          const subjects = 'subject' in t ? [t.subject] : (await client.subjects()).map((s) => s.subject);
+          const reports: VerifyReport[] = [];
+          for (const s of subjects) reports.push(await client.verify(s));
+          const failed = reports.filter((r) => !r.ok);
+          if (opts.json) console.log(JSON.stringify({ ok: failed.length === 0, reports }));
+          else {
+            for (const r of reports) {
+              console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.subject}  state_hash ${r.rebuilt_state_hash}`);
+              for (const d of r.differences) {
+                console.log(`     ${d.what}${d.key ? ` on ${d.key}` : ''}\n       expected ${JSON.stringify(d.expected)}\n       actual   ${JSON.stringify(d.actual)}`);
+              }
+            }
+            console.log(failed.length === 0 ? `verified ${reports.length} subjects` : `${failed.length} of ${reports.length} subjects differ`);
+          }
+          if (failed.length > 0) process.exitCode = 1;
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+}

@@ -1,0 +1,51 @@
+import type { PgBoss } from 'pg-boss';
+import { ForbiddenError, ValidationError } from '@canon/core';
+import { QUEUES } from './jobs.js';
+import type { Principal } from './principal.js';
+
+export interface NightlySchedule {
+  cron: string;
+  time_zone: string;
+}
+
+function requireOwner(principal: Principal, what: string): void {
+  if (principal.role !== 'owner') throw new ForbiddenError(`only an owner key can ${what}`);
+}
+
+/** The nightly compile's schedule, as pg-boss keeps it (so it survives restarts). */
+export async function getNightlySchedule(boss: PgBoss): Promise<NightlySchedule | null> {
+  const [s] = await boss.getSchedules(QUEUES.nightly);
+  return s ? { cron: s.cron, time_zone: s.timezone ?? 'UTC' } : null;
+}
+
+export async function setNightlySchedule(boss: PgBoss, principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule> {
+  requireOwner(principal, 'change the nightly schedule');
+  try {
+    boss.previewSchedule(schedule.cron, { tz: schedule.time_zone });
+  } catch (err) {
+    throw new ValidationError(`not a valid schedule: ${(err as Error).message}`);
+  }
+  await boss.schedule(QUEUES.nightly, schedule.cron, {}, { tz: schedule.time_zone });
+  return (await getNightlySchedule(boss))!;
+}
+
+export interface DeadLetter {
+  job_id: string;
+  subject: string;
+  failed_at: string;
+  error: unknown;
+}
+
+/** Compile jobs of this workspace that exhausted their retries. */
+export async function listDeadLetters(boss: PgBoss, principal: Principal): Promise<DeadLetter[]> {
+  const jobs = await boss.findJobs<{ workspace_id: string; subject: string }>(QUEUES.compileDead, { data: { workspace_id: principal.workspace_id } });
+  return jobs
+    .filter((j) => j.state !== 'completed')
+    .map((j) => ({ job_id: j.id, subject: j.data.subject, failed_at: new Date(j.createdOn).toISOString(), error: j.sourceOutput ?? j.output }));
+}
+
+/** Moves this workspace's dead letters back onto the compile queue. Returns how many moved. */
+export async function redriveDeadLetters(boss: PgBoss, principal: Principal): Promise<number> {
+  if (principal.role === 'reader' || principal.role === 'agent') throw new ForbiddenError(`the ${principal.role} role cannot redrive jobs`);
+  return boss.redrive(QUEUES.compileDead, { data: { workspace_id: principal.workspace_id }, destination: QUEUES.compile });
+}

@@ -1,0 +1,101 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@canon/testing';
+import { createRuntime, loadConfig } from '@canon/runtime';
+
+const exec = promisify(execFile);
+const BIN = path.resolve('packages/cli/bin/canon.js');
+
+let db: TestDatabase;
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+async function canon(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env, timeout: 120_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cli-'));
+  const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
+  const { key } = await runtime.createKey({ workspace: 'default', role: 'owner' });
+  await runtime.close();
+  env = { ...process.env, DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
+});
+afterAll(async () => {
+  await db.drop();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+describe('the canon command line', () => {
+  it('ingests a JSONL file, then reports the same lines as duplicates', async () => {
+    const file = path.join(home, 'episodes.jsonl');
+    const lines = Array.from({ length: 5 }, (_, i) =>
+      JSON.stringify({ idempotency_key: `cli-${i}`, subject: 'service:cli', occurred_at: '2024-05-01T00:00:00Z', body: { claims: [{ predicate: `p${i}`, value: i }] } }),
+    );
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    const first = await canon('ingest', file, '--json');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ created: 5, duplicates: 0, rejected: 0 });
+    const second = await canon('ingest', file, '--json');
+    expect(JSON.parse(second.stdout)).toMatchObject({ created: 0, duplicates: 5 });
+  });
+
+  it('refuses a file with a bad line before posting anything, with exit code 2 and one line', async () => {
+    const file = path.join(home, 'bad.jsonl');
+    fs.writeFileSync(file, `${JSON.stringify({ idempotency_key: 'fine', subject: 's' })}\n{"idempotency_key": 3}\n`);
+    const out = await canon('ingest', file);
+    expect(out.code).toBe(2);
+    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+    expect(out.stderr).toMatch(/bad\.jsonl:2: .*nothing was posted/);
+  });
+
+  it('compiles, then reports zeros on a second compile', async () => {
+    const first = await canon('compile', '--subject', 'service:cli', '--json');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ episodes_processed: 5, memories_created: 5 });
+    const second = JSON.parse((await canon('compile', '--all', '--json')).stdout);
+    expect(second.totals).toEqual({ episodes_processed: 0, memories_created: 0, memories_updated: 0, memories_superseded: 0, conflicts_opened: 0, tombstoned: 0 });
+  });
+
+  it('runs an async compile and waits for its job', async () => {
+    const out = await canon('compile', '--subject', 'service:cli', '--async', '--wait', '--json');
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ state: 'completed' });
+  });
+
+  it('verify passes, then exits 1 printing what differs after a derived row is corrupted', async () => {
+    const ok = await canon('verify', '--all');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^ok +service:cli +state_hash [0-9a-f]{64}$/m);
+
+    const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
+    await runtime.pool.query(`UPDATE memories SET timeline = jsonb_set(timeline, '{values,0,value}', '42') WHERE predicate = 'p3'`);
+    await runtime.close();
+
+    const bad = await canon('verify', '--subject', 'service:cli');
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/FAIL service:cli/);
+    expect(bad.stdout).toMatch(/timeline on .*"p3"/);
+    expect(bad.stdout).toMatch(/expected .*"value":3/);
+    expect(bad.stdout).toMatch(/actual .*"value":42/);
+  });
+
+  it('shows and sets the nightly schedule', async () => {
+    expect((await canon('schedule', 'show')).stdout.trim()).toBe('0 3 * * * (UTC)');
+    expect((await canon('schedule', 'set', '--cron', '30 2 * * *', '--tz', 'Europe/Paris')).code).toBe(0);
+    expect((await canon('schedule', 'show')).stdout.trim()).toBe('30 2 * * * (Europe/Paris)');
+    const bad = await canon('schedule', 'set', '--cron', 'every day please');
+    expect(bad.code).toBe(2);
+  });
+});
