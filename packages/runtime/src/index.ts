@@ -28,3 +28,4 @@ export { subjectMemories, memoryDetail, summarize, visibleTo, parseInstant, type
 export { recomputeAndCompare, type RecomputeReport, type VerifyDifference } from './verify.js';
 export { collectMetrics } from './metrics.js';
 export { getNightlySchedule, setNightlySchedule, listDeadLetters, redriveDeadLetters, type NightlySchedule, type DeadLetter } from './operations.js';
+export { withWorkspace, withSystem } from './scope.js';

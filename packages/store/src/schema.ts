@@ -187,6 +187,10 @@ export const memoryValues = pgTable(
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.memory_id, t.ord] }),
     index('memory_values_subject_idx').on(t.workspace_id, t.subject, t.valid_from),
+    // Search: full-text (simple configuration: no stemming, so "v2" and "not" stay as written)
+    // and trigram similarity for near matches.
+    index('memory_values_fts_idx').using('gin', t.workspace_id, sql`to_tsvector('simple', ${t.search_text})`),
+    index('memory_values_trgm_idx').using('gin', t.workspace_id, sql`${t.search_text} gin_trgm_ops`),
   ],
 );
 
@@ -306,4 +310,35 @@ export const connectorCursors = pgTable(
     updated_at: ms('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.workspace_id, t.instance_id] })],
+);
+
+/**
+ * Keys of erased episodes (DESIGN §8): a content-free hash of workspace + source + key, so a
+ * re-sync answers `erased` instead of resurrecting what was erased.
+ */
+export const erasedKeys = pgTable(
+  'erased_keys',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    key_hash: text('key_hash').notNull(),
+    erasure_id: uuid('erasure_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.key_hash] })],
+);
+
+/** Who erased what and when — counts and a hash of the target, never content. */
+export const erasures = pgTable(
+  'erasures',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    id: uuid('id').notNull(),
+    target_kind: text('target_kind').notNull(),
+    target_hash: text('target_hash').notNull(),
+    actor_key_id: text('actor_key_id').notNull(),
+    actor_role: text('actor_role').notNull(),
+    episodes: integer('episodes').notNull(),
+    memories: integer('memories').notNull(),
+    erased_at: ms('erased_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.id] })],
 );

@@ -1,0 +1,22 @@
+import type { Pool, PoolClient } from '@canon/store';
+import { inTransaction } from './compile.js';
+
+/**
+ * Runs fn in one transaction confined to a workspace: the transaction-local setting
+ * `canon.workspace_id` is what the row-level security policies compare every row with.
+ * Every request-scoped database access of the runtime goes through here.
+ */
+export function withWorkspace<T>(pool: Pool, workspaceId: string, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, async (tx) => {
+    await tx.query(`SELECT set_config('canon.workspace_id', $1, true)`, [workspaceId]);
+    return fn(tx);
+  });
+}
+
+/**
+ * Runs fn in one transaction that may span workspaces: background jobs (the nightly sweep),
+ * authentication (a key is looked up before its workspace is known), administration.
+ */
+export function withSystem<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, fn);
+}
