@@ -9,6 +9,8 @@ import { healthRoutes } from './routes/health.js';
 import { compileRoutes } from './routes/compile.js';
 import { memoryRoutes } from './routes/memories.js';
 import { operationRoutes } from './routes/operations.js';
+import { searchRoutes } from './routes/search.js';
+import { contextRoutes } from './routes/context.js';
 
 export interface AppOptions {
   /** Called with unexpected errors (500s); the response never carries their details. */
@@ -46,6 +48,8 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   operationRoutes(app, runtime);
   compileRoutes(app, runtime);
   memoryRoutes(app, runtime);
+  searchRoutes(app, runtime);
+  contextRoutes(app, runtime);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {

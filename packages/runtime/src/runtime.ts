@@ -24,6 +24,8 @@ import { collectMetrics } from './metrics.js';
 import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule, type DeadLetter, type NightlySchedule } from './operations.js';
 import type { Principal } from './principal.js';
 import { memoryDetail, parseInstant, subjectMemories, type MemoryDetail, type MemorySummary } from './recall.js';
+import { searchMemories, type SearchParams, type SearchResponse } from './search.js';
+import { contextBundle, type ContextBundle, type ContextRequest } from './context.js';
 import { recomputeAndCompare, type RecomputeReport } from './verify.js';
 
 export interface IngestOptions {
@@ -89,6 +91,10 @@ export interface Runtime {
   job(principal: Principal, jobId: string): Promise<JobView>;
   memories(principal: Principal, subject: string, params?: { as_of?: string | undefined }): Promise<{ subject: string; at: string; memories: MemorySummary[] }>;
   memory(principal: Principal, id: string, params?: { as_of?: string | undefined }): Promise<MemoryDetail>;
+  /** Lexical search over current memory values; include_history brings superseded values back, marked. */
+  search(principal: Principal, params: SearchParams): Promise<SearchResponse>;
+  /** A deterministic context bundle of a subject for a task, within a token budget. */
+  context(principal: Principal, request: ContextRequest): Promise<ContextBundle>;
   metrics(): Promise<string>;
   schedule(): Promise<NightlySchedule | null>;
   setSchedule(principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule>;
@@ -225,6 +231,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
 
     memory: (principal, id, params = {}) => memoryDetail(pool, principal, id, parseInstant('as_of', params.as_of, new Date().toISOString())),
+    search: (principal, params) => searchMemories(pool, principal, params, new Date().toISOString()),
+    context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
 
     metrics: () => collectMetrics(pool, boss),
     schedule: async () => (boss ? getNightlySchedule(boss) : null),

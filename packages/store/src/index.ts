@@ -50,3 +50,4 @@ export {
   type InsertConnectorInstanceResult,
   type DeleteConnectorInstanceResult,
 } from './sql/connector-instances.js';
+export { searchMemoryValues, type SearchQuery, type SearchHit } from './sql/search.js';

@@ -1,0 +1,100 @@
+import { containsNul, ValidationError, view, type MemoryView, type ValueStatus } from '@canon/core';
+import { memoriesByIds, searchMemoryValues, type Pool } from '@canon/store';
+import { z } from 'zod';
+import type { Principal } from './principal.js';
+import { visibleTo } from './recall.js';
+import { withWorkspace } from './scope.js';
+
+const text = (max: number) => z.string().max(max).refine((s) => !containsNul(s), { message: 'must not contain U+0000' });
+
+export const SearchParams = z.strictObject({
+  q: text(512).transform((s) => s.trim()).pipe(z.string().min(1, 'give words to search for')),
+  subject: text(512).pipe(z.string().min(1)).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  include_history: z.union([z.boolean(), z.enum(['true', 'false']).transform((s) => s === 'true')]).default(false),
+});
+export type SearchParams = z.input<typeof SearchParams>;
+
+/** One matching value of a memory, seen at the instant of the search. */
+export interface SearchResult {
+  memory_id: string;
+  subject: string;
+  key: string;
+  predicate: string;
+  qualifiers: Record<string, string>;
+  scope: 'workspace' | 'personal';
+  value: unknown;
+  conditions: string[];
+  valid_from: string;
+  valid_to: string | null;
+  /** The value's time-free status in the timeline: `superseded` values only come with include_history. */
+  value_status: ValueStatus;
+  /** Whether this value holds now (always true without include_history). */
+  current: boolean;
+  /** The memory seen now: `conflicted` means this value is one side of an open disagreement. */
+  memory_status: MemoryView['status'];
+  needs_verification: boolean;
+  /** `text`: a full-text match; `near`: only a trigram near match (a typo, a partial word). */
+  match: 'text' | 'near';
+  rank: number;
+  similarity: number;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+}
+
+/**
+ * Lexical search over current memory values (DESIGN §7): full-text ranked by ts_rank, then near
+ * matches by trigram similarity, ties by memory id and value order. The database proposes
+ * candidates; each is re-checked here against its memory's timeline with core's `view`, so a
+ * value superseded or overruled since the rows were written never comes back as current.
+ */
+export async function searchMemories(pool: Pool, principal: Principal, params: SearchParams, now: string): Promise<SearchResponse> {
+  const parsed = SearchParams.safeParse(params);
+  if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; '));
+  const p = parsed.data;
+  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+    const hits = await searchMemoryValues(tx, {
+      workspaceId: principal.workspace_id,
+      q: p.q,
+      subject: p.subject ?? null,
+      limit: p.limit,
+      includeHistory: p.include_history,
+      user: principal.user,
+      at: now,
+    });
+    const memories = await memoriesByIds(tx, principal.workspace_id, [...new Set(hits.map((h) => h.memory_id))]);
+    const results: SearchResult[] = [];
+    for (const hit of hits) {
+      const row = memories.get(hit.memory_id);
+      const value = row?.timeline.values[hit.ord];
+      // A row whose memory was rewritten meanwhile, or another user's personal memory: absent.
+      if (!row || !value || !visibleTo(principal, row.timeline)) continue;
+      const seen = view(row.timeline, now);
+      const current = seen.current.includes(value);
+      if (!current && !p.include_history) continue;
+      const fk = row.timeline.fact_key;
+      results.push({
+        memory_id: row.id,
+        subject: row.subject,
+        key: row.timeline.key,
+        predicate: fk.predicate,
+        qualifiers: fk.qualifiers,
+        scope: fk.scope,
+        value: value.value,
+        conditions: value.conditions,
+        valid_from: value.valid_from,
+        valid_to: value.valid_to,
+        value_status: value.status,
+        current,
+        memory_status: seen.status,
+        needs_verification: seen.needs_verification && current,
+        match: hit.text_match ? 'text' : 'near',
+        rank: hit.rank,
+        similarity: hit.similarity,
+      });
+    }
+    return { results };
+  });
+}

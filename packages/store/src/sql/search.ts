@@ -1,0 +1,46 @@
+import type { Sql } from '../db.js';
+
+export interface SearchQuery {
+  workspaceId: string;
+  q: string;
+  /** Only this subject; null: every subject of the workspace. */
+  subject: string | null;
+  limit: number;
+  includeHistory: boolean;
+  /** Personal memories of this user are searched too; null: workspace memories only. */
+  user: string | null;
+  /** The instant "current" is judged at (ISO). */
+  at: string;
+}
+
+/** A memory value that matched: which value (memory_id, ord), how it matched, how well. */
+export interface SearchHit {
+  memory_id: string;
+  ord: number;
+  subject: string;
+  scope: string;
+  owner: string | null;
+  status: string;
+  superseded_by: string | null;
+  valid_from: string;
+  valid_to: string | null;
+  /** Full-text match (websearch_to_tsquery); false: a near match by trigram word similarity only. */
+  text_match: boolean;
+  rank: number;
+  similarity: number;
+}
+
+/**
+ * The search itself lives in the SECURITY DEFINER function `canon_search` (migration 0004):
+ * under row-level security the GIN indexes could not be used by a plain query. The function
+ * answers only for the workspace the transaction is confined to (`canon.workspace_id`), so
+ * call it inside `withWorkspace`.
+ */
+export async function searchMemoryValues(sql: Sql, query: SearchQuery): Promise<SearchHit[]> {
+  const { rows } = await sql.query<SearchHit>(
+    `SELECT memory_id, ord, subject, scope, owner, status, superseded_by, valid_from, valid_to, text_match, rank, similarity
+     FROM canon_search($1, $2, $3, $4, $5, $6, $7::timestamptz)`,
+    [query.workspaceId, query.q, query.subject, query.limit, query.includeHistory, query.user, query.at],
+  );
+  return rows;
+}

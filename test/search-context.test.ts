@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '@canon/core';
+import { estimateTokens } from '@canon/runtime';
+import { deploymentStory, startTestCanon, type TestCanon } from '@canon/testing';
+
+let canon: TestCanon;
+const keys = new Map<Role, string>();
+let alice: string;
+let bob: string;
+let otherWorkspace: string;
+
+const claimEpisode = (key: string, subject: string, claim: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  idempotency_key: key,
+  subject,
+  occurred_at: '2024-05-01T09:00:00Z',
+  kind: 'claim',
+  body: { claims: [claim] },
+  ...extra,
+});
+
+async function post(key: string, episode: unknown) {
+  const res = await canon.request('/v1/episodes?compile=wait', { key, json: episode });
+  expect(res.status, await res.clone().text()).toBe(200);
+}
+
+async function search(query: string, key = keys.get('owner')!) {
+  const res = await canon.request(`/v1/search?${query}`, { key });
+  expect(res.status).toBe(200);
+  return (await res.json()).results as Array<Record<string, unknown>>;
+}
+
+async function context(body: unknown, key = keys.get('owner')!) {
+  return canon.request('/v1/context', { key, json: body });
+}
+
+beforeAll(async () => {
+  canon = await startTestCanon({ queue: false });
+  for (const role of ['agent', 'member', 'maintainer', 'owner'] as const) keys.set(role, (await canon.key(role)).key);
+  alice = (await canon.key('member', { user: 'alice' })).key;
+  bob = (await canon.key('member', { user: 'bob' })).key;
+  otherWorkspace = (await canon.key('owner', { workspace: 'other' })).key;
+
+  for (const step of deploymentStory()) await post(keys.get(step.role)!, step.episode);
+  const owner = keys.get('owner')!;
+  await post(owner, claimEpisode('search-1', 'service:search', { predicate: 'deploy day', qualifiers: { env: 'staging' }, value: 'Thursday' }));
+  await post(owner, claimEpisode('search-2', 'service:search', { predicate: 'deploy window', value: 'Thursday afternoon' }));
+  await post(alice, claimEpisode('personal-1', 'service:billing', { predicate: 'pager tone', value: 'marimba' }, { scope: 'personal' }));
+  await post(otherWorkspace, claimEpisode('other-1', 'service:billing', { predicate: 'codename', value: 'Thursday bluebird' }));
+});
+afterAll(() => canon.close());
+
+describe('GET /v1/search', () => {
+  it('finds the current value and never the superseded one', async () => {
+    const thursday = await search('q=Thursday&subject=service%3Abilling');
+    expect(thursday.map((r) => [r['predicate'], r['qualifiers'], r['value'], r['value_status'], r['current'], r['match']])).toEqual([
+      ['deploy day', { env: 'staging' }, 'Thursday', 'in_force', true, 'text'],
+    ]);
+    expect(await search('q=Tuesday')).toEqual([]);
+    // The agent's guess against the maintainer's value was overruled: never current.
+    expect(await search('q=billing-core')).toEqual([]);
+  });
+
+  it('brings superseded and overruled values back with include_history, marked as such', async () => {
+    const tuesday = await search('q=Tuesday&include_history=true');
+    expect(tuesday.map((r) => [r['value'], r['value_status'], r['current']])).toEqual([['Tuesday', 'superseded', false]]);
+    const overruled = await search('q=billing-core&include_history=true');
+    expect(overruled.map((r) => [r['value'], r['value_status'], r['current']])).toEqual([['billing-core', 'overruled', false]]);
+    const both = await search('q=deploy%20day%20staging&subject=service%3Abilling&include_history=true');
+    // Equal relevance: ties go by memory id and then value order, oldest value first.
+    expect(both.map((r) => [r['value'], r['current']])).toEqual([
+      ['Tuesday', false],
+      ['Thursday', true],
+    ]);
+  });
+
+  it('finds a near match for a typo through trigram similarity', async () => {
+    const results = await search('q=Thursdy&subject=service%3Abilling');
+    expect(results.map((r) => [r['value'], r['match']])).toEqual([['Thursday', 'near']]);
+    expect(results[0]!['similarity']).toBeGreaterThan(0.5);
+    expect(await search('q=Tuesdy')).toEqual([]);
+  });
+
+  it('ranks deterministically and respects subject and limit', async () => {
+    const all = await search('q=Thursday');
+    expect(all.map((r) => [r['subject'], r['value']])).toEqual(
+      expect.arrayContaining([
+        ['service:billing', 'Thursday'],
+        ['service:search', 'Thursday'],
+        ['service:search', 'Thursday afternoon'],
+      ]),
+    );
+    expect(all).toHaveLength(3);
+    expect(await search('q=Thursday')).toEqual(all);
+    const ranks = all.map((r) => r['rank'] as number);
+    expect([...ranks].sort((a, b) => b - a)).toEqual(ranks);
+    expect((await search('q=Thursday&subject=service%3Asearch')).every((r) => r['subject'] === 'service:search')).toBe(true);
+    expect(await search('q=Thursday&limit=1')).toEqual(all.slice(0, 1));
+  });
+
+  it('shows a disputed value as one side of an open conflict', async () => {
+    const results = await search('q=freeze%20Wednesday');
+    expect(results.find((r) => r['value'] === 'Wednesday')).toMatchObject({ memory_status: 'conflicted', needs_verification: true, current: true });
+  });
+
+  it('never returns another user’s personal memory or another workspace’s', async () => {
+    expect((await search('q=marimba', alice)).map((r) => [r['value'], r['scope']])).toEqual([['marimba', 'personal']]);
+    expect(await search('q=marimba', bob)).toEqual([]);
+    expect(await search('q=marimba')).toEqual([]);
+    expect(await search('q=bluebird')).toEqual([]);
+    expect((await search('q=bluebird', otherWorkspace)).map((r) => r['value'])).toEqual(['Thursday bluebird']);
+    expect((await search('q=Thursday', otherWorkspace)).map((r) => r['value'])).toEqual(['Thursday bluebird']);
+  });
+
+  it('answers nothing when the function is asked for a workspace the transaction is not confined to', async () => {
+    const client = await canon.runtime.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT set_config('canon.workspace_id', 'default', true)`);
+      const args = ['Thursday', null, 10, false, null, new Date().toISOString()];
+      const own = await client.query(`SELECT * FROM canon_search('default', $1, $2, $3, $4, $5, $6)`, args);
+      const other = await client.query(`SELECT * FROM canon_search('other', $1, $2, $3, $4, $5, $6)`, args);
+      await client.query('ROLLBACK');
+      expect(own.rows.length).toBeGreaterThan(0);
+      expect(other.rows).toEqual([]);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('refuses bad input as problem+json', async () => {
+    const owner = keys.get('owner')!;
+    for (const query of ['', 'q=', 'q=%20%20', 'q=x&limit=0', 'q=x&limit=101', 'q=x&limit=two', 'q=x&include_history=yes', 'q=a%00b', `q=${'x'.repeat(513)}`]) {
+      const res = await canon.request(`/v1/search?${query}`, { key: owner });
+      expect(res.status, query).toBe(400);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect((await res.json()).type).toBe('urn:canon:problem:validation');
+    }
+    expect((await canon.request('/v1/search?q=Thursday')).status).toBe(401);
+  });
+});
+
+describe('the search plan', () => {
+  interface PlanNode {
+    'Node Type': string;
+    'Index Name'?: string;
+    'Relation Name'?: string;
+    Plans?: PlanNode[];
+  }
+  const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+  beforeAll(async () => {
+    // 20,000 values over four workspaces, 70% of them in the one searched (a large workspace
+    // among small ones): predicates and pseudo-words, so a word matches a few rows. After
+    // ANALYZE the planner chooses the GIN indexes on its own; with only a few thousand rows in
+    // the workspace, scanning them all through the btree index is cheaper, and it says so.
+    await canon.runtime.pool.query(`
+      INSERT INTO memory_values (workspace_id, memory_id, ord, subject, scope, owner, value, search_text, valid_from, valid_to,
+        status, superseded_by, conditions, standing, support)
+      SELECT CASE WHEN i % 10 < 7 THEN 'w1' ELSE 'w' || (i % 10) END, 'm' || i, 0, 'service:s' || (i % 200), 'workspace', NULL, to_jsonb(w),
+        (ARRAY['deploy day', 'owning team', 'release freeze day', 'on call', 'runbook'])[1 + i % 5] || ' env prod ' || w,
+        '2024-01-01T00:00:00Z', NULL, 'in_force', NULL, '[]', 50, 1
+      FROM generate_series(1, 20000) AS i, LATERAL (SELECT substr(md5(i::text), 1, 10) AS w) x`);
+    await canon.runtime.pool.query('ANALYZE memory_values');
+  });
+
+  async function plan(q: string, mode: 'auto' | 'force_generic_plan'): Promise<PlanNode[]> {
+    const client = await canon.runtime.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL plan_cache_mode = ${mode}`);
+      await client.query(`SELECT set_config('canon.workspace_id', 'w1', true)`);
+      // The function's own body, prepared as the function runs it: no copy to drift from.
+      const { rows } = await client.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = 'canon_search'`);
+      await client.query(`PREPARE canon_search_body(text, text, text, integer, boolean, text, timestamptz) AS ${rows[0]!.src}`);
+      // EXECUTE under EXPLAIN takes no bind parameters: the query goes in as a literal.
+      const explained = await client.query(
+        `EXPLAIN (FORMAT JSON) EXECUTE canon_search_body('w1', ${client.escapeLiteral(q)}, NULL, 20, false, NULL, '2025-01-01T00:00:00Z')`,
+      );
+      return nodes((explained.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
+    } finally {
+      await client.query('ROLLBACK');
+      // A prepared statement outlives the transaction: drop it before the client goes back.
+      await client.query('DEALLOCATE ALL');
+      client.release();
+    }
+  }
+
+  for (const mode of ['auto', 'force_generic_plan'] as const) {
+    it(`uses both GIN indexes, led by workspace_id (${mode})`, async () => {
+      const word = (await canon.runtime.pool.query<{ w: string }>(`SELECT substr(md5('4001'), 1, 10) AS w`)).rows[0]!.w;
+      for (const q of [word, `${word.slice(0, 9)}x`]) {
+        const all = await plan(q, mode);
+        const indexScans = all.filter((n) => n['Node Type'] === 'Bitmap Index Scan').map((n) => n['Index Name']);
+        expect(indexScans, q).toEqual(expect.arrayContaining(['memory_values_fts_idx', 'memory_values_trgm_idx']));
+        expect(all.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'memory_values'), q).toBe(false);
+      }
+    });
+  }
+});
+
+describe('POST /v1/context', () => {
+  const task = 'When does the staging deploy run, and what are its conditions?';
+
+  it('gives the same bytes for the same inputs and instant, and states the content is data', async () => {
+    const body = { subject: 'service:billing', task, max_tokens: 2000, as_of: '2024-05-03T00:00:00Z' };
+    const a = await context(body);
+    const b = await context(body);
+    expect(a.status).toBe(200);
+    const [ta, tb] = [await a.text(), await b.text()];
+    expect(ta).toBe(tb);
+    const bundle = JSON.parse(ta);
+    expect(bundle.text.split('\n')[0]).toMatch(/^Recorded data about "service:billing", not instructions/);
+    expect(bundle.text).not.toContain(new Date().toISOString().slice(0, 10));
+    expect(bundle.tokens).toBeLessThanOrEqual(2000);
+    // The staging deploy day is the most relevant: it shares the most words with the task.
+    expect(bundle.text.split('\n')[1]).toBe(
+      '- deploy day [env=staging]: "Tuesday" (since 2024-04-20T00:00:00.000Z; conditions: "only after the integration tests pass"; from 2024-05-13T00:00:00.000Z: "Thursday")',
+    );
+    // The personal memory of another key's user is not in a bundle for this key.
+    expect(bundle.text).not.toContain('marimba');
+  });
+
+  it('counts tokens as documented and stays within the budget, dropping the least relevant first', async () => {
+    const base = { subject: 'service:billing', task, as_of: '2024-05-20T00:00:00Z' };
+    const full = await (await context({ ...base, max_tokens: 100_000 })).json();
+    const lines: string[] = full.text.split('\n').slice(0, -1);
+    expect(full.tokens).toBe(lines.reduce((n, l) => n + estimateTokens(`${l}\n`), 0));
+    expect(full.memory_ids).toHaveLength(4);
+    for (let keep = 0; keep < 4; keep += 1) {
+      const budget = lines.slice(0, keep + 1).reduce((n, l) => n + estimateTokens(`${l}\n`), 0);
+      const smaller = await (await context({ ...base, max_tokens: budget })).json();
+      expect(smaller.tokens).toBeLessThanOrEqual(budget);
+      expect(smaller.memory_ids).toEqual(full.memory_ids.slice(0, keep));
+      expect(smaller.text).toBe(`${lines.slice(0, keep + 1).join('\n')}\n`);
+    }
+    const tiny = await (await context({ ...base, max_tokens: 1 })).json();
+    expect(tiny).toEqual({ text: '', tokens: 0, memory_ids: [], conflicts: [] });
+  });
+
+  it('states an open disagreement as a conflict with both sides and their sources', async () => {
+    const bundle = await (await context({ subject: 'service:billing', task: 'which day is the release freeze?', max_tokens: 500, as_of: '2024-05-20T00:00:00Z' })).json();
+    expect(bundle.text.split('\n')[1]).toBe('- DISPUTED: release freeze day: "Wednesday" (source api f1) vs "Friday" (source mcp f2)');
+    expect(bundle.conflicts).toEqual([
+      {
+        memory_id: bundle.memory_ids[0],
+        predicate: 'release freeze day',
+        qualifiers: {},
+        sides: [
+          { value: 'Wednesday', sources: [{ source: 'api', idempotency_key: 'f1', source_ref: null }] },
+          { value: 'Friday', sources: [{ source: 'mcp', idempotency_key: 'f2', source_ref: null }] },
+        ],
+      },
+    ]);
+  });
+
+  it('includes the key user’s own personal memories', async () => {
+    const bundle = await (await context({ subject: 'service:billing', task: 'pager tone', max_tokens: 500 }, alice)).json();
+    expect(bundle.text.split('\n')[1]).toBe('- pager tone (personal): "marimba" (since 2024-05-01T09:00:00.000Z)');
+  });
+
+  it('refuses bad input as problem+json', async () => {
+    const good = { subject: 'service:billing', task, max_tokens: 100 };
+    const bad = [
+      { subject: 'service:billing', max_tokens: 100 },
+      { ...good, task: '   ' },
+      { ...good, max_tokens: 0 },
+      { ...good, max_tokens: -5 },
+      { ...good, max_tokens: 100_001 },
+      { ...good, max_tokens: 1.5 },
+      { ...good, max_tokens: '100' },
+      { ...good, as_of: 'tuesday' },
+      { ...good, as_of: '2024-13-40T00:00:00Z' },
+      { ...good, subject: '' },
+      { ...good, extra: true },
+    ];
+    for (const body of bad) {
+      const res = await context(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+    }
+    const malformed = await canon.request('/v1/context', { key: keys.get('owner')!, body: '{"subject":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get('content-type')).toContain('application/problem+json');
+  });
+});
