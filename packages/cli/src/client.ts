@@ -4,6 +4,10 @@ import {
   type CompileRequest,
   type CompileResponse,
   type CompileResult,
+  type ContextBundle,
+  type ContextRequest,
+  type SearchParams,
+  type SearchResponse,
   type Config,
   type DeadLetter,
   type NightlySchedule,
@@ -28,6 +32,8 @@ export interface CanonClient {
   setSchedule(schedule: NightlySchedule): Promise<NightlySchedule>;
   deadLetters(): Promise<DeadLetter[]>;
   redrive(): Promise<number>;
+  search(params: SearchParams): Promise<SearchResponse>;
+  context(request: ContextRequest): Promise<ContextBundle>;
   close(): Promise<void>;
 }
 
@@ -74,8 +80,19 @@ function localClient(runtime: Runtime, principal: Principal): CanonClient {
     setSchedule: (schedule) => runtime.setSchedule(principal, schedule),
     deadLetters: () => runtime.deadLetters(principal),
     redrive: () => runtime.redrive(principal),
+    search: (params) => runtime.search(principal, params),
+    context: (request) => runtime.context(principal, request),
     close: () => runtime.close(),
   };
+}
+
+/** Search parameters as a query string; absent ones are left out. */
+function searchQuery(params: SearchParams): string {
+  const q = new URLSearchParams({ q: params.q });
+  if (params.subject !== undefined) q.set('subject', params.subject);
+  if (params.limit !== undefined) q.set('limit', String(params.limit));
+  if (params.include_history !== undefined) q.set('include_history', String(params.include_history));
+  return q.toString();
 }
 
 function httpClient(base: string, key: string): CanonClient {
@@ -109,6 +126,8 @@ function httpClient(base: string, key: string): CanonClient {
     setSchedule: (schedule) => call('PUT', '/v1/schedule', schedule),
     deadLetters: async () => (await call<{ jobs: DeadLetter[] }>('GET', '/v1/jobs/dead')).jobs,
     redrive: async () => (await call<{ redriven: number }>('POST', '/v1/jobs/dead/redrive')).redriven,
+    search: (params) => call('GET', `/v1/search?${searchQuery(params)}`),
+    context: (request) => call('POST', '/v1/context', request),
     close: async () => undefined,
   };
 }

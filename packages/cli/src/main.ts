@@ -7,6 +7,8 @@ import { keysCreate, keysList, keysRevoke } from './commands/keys.js';
 import { ingestFile } from './commands/ingest.js';
 import { registerCompileCommands } from './commands/compile.js';
 import { registerOperationCommands } from './commands/operations.js';
+import { registerSearchCommand } from './commands/search.js';
+import { registerContextCommand } from './commands/context.js';
 import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
 import { connectorsAdd, connectorsList, connectorsRemove, connectorsReset, connectorsRun, type AddOptions } from './commands/connectors.js';
 
@@ -144,5 +146,7 @@ connectors
 
 registerCompileCommands(program, run, config);
 registerOperationCommands(program, run, config);
+registerSearchCommand(program, run, config);
+registerContextCommand(program, run, config);
 
 await program.parseAsync(process.argv);
