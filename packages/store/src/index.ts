@@ -50,4 +50,10 @@ export {
   type InsertConnectorInstanceResult,
   type DeleteConnectorInstanceResult,
 } from './sql/connector-instances.js';
+export { erasedKeysAmong, insertErasedKeys } from './sql/erased-keys.js';
+export { erasableEpisodes, deleteEpisodes, deleteCompileRunsOfSubject, type ErasableEpisode } from './sql/erase-episodes.js';
+export { insertErasure, type ErasureRow } from './sql/erasures.js';
+export { claimsOfSubject, compiledSnapshotVersions } from './sql/known-at-inputs.js';
+export { conflictedMemories } from './sql/conflicted-memories.js';
+export { subjectsOfPredicates } from './sql/subjects-of-predicates.js';
 export { searchMemoryValues, type SearchQuery, type SearchHit } from './sql/search.js';

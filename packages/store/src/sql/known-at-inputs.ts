@@ -1,0 +1,32 @@
+import type { Claim, LineageVersion } from '@canon/core';
+import type { Sql } from '../db.js';
+
+/** Every compiled claim of a subject, grouped by memory: the input of a `known_at` refold. */
+export async function claimsOfSubject(sql: Sql, workspaceId: string, subject: string): Promise<Map<string, Claim[]>> {
+  const { rows } = await sql.query<{ memory_id: string; claim: Claim }>(
+    'SELECT memory_id, claim FROM claims WHERE workspace_id = $1 AND subject = $2',
+    [workspaceId, subject],
+  );
+  const out = new Map<string, Claim[]>();
+  for (const r of rows) {
+    const list = out.get(r.memory_id);
+    if (list) list.push(r.claim);
+    else out.set(r.memory_id, [r.claim]);
+  }
+  return out;
+}
+
+/** Every compiled snapshot version of a subject, with the fact keys it stated (see snapshotVersions). */
+export async function compiledSnapshotVersions(sql: Sql, workspaceId: string, subject: string): Promise<LineageVersion[]> {
+  const { rows } = await sql.query<LineageVersion>(
+    `SELECT e.lineage, e.source, e.idempotency_key, e.occurred_at, e.sequence, e.snapshot, e.ingested_at,
+            coalesce(array_agg(DISTINCT c.claim->>'key') FILTER (WHERE c.idx IS NOT NULL), '{}') AS keys
+     FROM episodes e
+     LEFT JOIN claims c ON c.workspace_id = e.workspace_id AND c.episode_id = e.id
+     WHERE e.workspace_id = $1 AND e.subject = $2 AND e.snapshot
+       AND EXISTS (SELECT 1 FROM episode_markers m WHERE m.workspace_id = e.workspace_id AND m.episode_id = e.id)
+     GROUP BY e.workspace_id, e.id`,
+    [workspaceId, subject],
+  );
+  return rows;
+}
