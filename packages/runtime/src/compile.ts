@@ -106,16 +106,49 @@ export async function compileSubject(pool: Pool, workspaceId: string, subject: s
   for (;;) {
     const step = await inTransaction(pool, async (tx) => {
       await lockSubject(tx, workspaceId, subject);
-      const policies = await loadPolicySet(tx, workspaceId);
-      const current = await getSubject(tx, workspaceId, subject);
-      if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policies.fingerprint)) {
-        return { result: await rebuildInTransaction(tx, workspaceId, subject, policies, options), more: false };
-      }
-      const ids = await takePending(tx, workspaceId, subject, chunk);
-      if (ids.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
-      const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options);
-      return { result, more: ids.length === chunk };
+      return compileChunkInTransaction(tx, workspaceId, subject, await loadPolicySet(tx, workspaceId), { ...options, chunkSize: chunk });
     });
+    total = total ? add(total, step.result) : step.result;
+    if (!step.more) return total;
+  }
+}
+
+/**
+ * One chunk of a subject's compile inside the caller's transaction; the caller holds the
+ * subject's lock (`lockSubject`). `more` says pending episodes are left beyond the chunk.
+ */
+async function compileChunkInTransaction(
+  tx: PoolClient,
+  workspaceId: string,
+  subject: string,
+  policies: { set: PolicySet; fingerprint: string },
+  options: CompileOptions & { chunkSize: number },
+): Promise<{ result: CompileResult; more: boolean }> {
+  const current = await getSubject(tx, workspaceId, subject);
+  if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policies.fingerprint)) {
+    return { result: await rebuildInTransaction(tx, workspaceId, subject, policies, options), more: false };
+  }
+  const ids = await takePending(tx, workspaceId, subject, options.chunkSize);
+  if (ids.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
+  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options);
+  return { result, more: ids.length === options.chunkSize };
+}
+
+/**
+ * Compiles every pending episode of a subject inside the caller's transaction (a proposal or a
+ * conflict resolution appends its episode and compiles it in one transaction). The caller
+ * holds the subject's lock; chunks only bound the size of each fold batch here.
+ */
+export async function compilePendingInTransaction(
+  tx: PoolClient,
+  workspaceId: string,
+  subject: string,
+  policies: { set: PolicySet; fingerprint: string },
+  options: CompileOptions = {},
+): Promise<CompileResult> {
+  let total: CompileResult | null = null;
+  for (;;) {
+    const step = await compileChunkInTransaction(tx, workspaceId, subject, policies, { ...options, chunkSize: options.chunkSize ?? 2000 });
     total = total ? add(total, step.result) : step.result;
     if (!step.more) return total;
   }
@@ -130,7 +163,8 @@ export async function rebuildSubject(pool: Pool, workspaceId: string, subject: s
   });
 }
 
-async function rebuildInTransaction(
+/** A rebuild inside the caller's transaction; the caller holds the subject's lock. */
+export async function rebuildInTransaction(
   tx: PoolClient,
   workspaceId: string,
   subject: string,

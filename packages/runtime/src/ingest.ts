@@ -14,21 +14,25 @@ import {
   type Envelope,
   type ItemIssue,
 } from '@canon/core';
-import { appendEpisodes, keyOf, withTransaction, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
+import { appendEpisodes, erasedKeysAmong, keyOf, withTransaction, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
+import { erasedKeyHash } from './erased-key.js';
 import type { Principal } from './principal.js';
 
-export type ItemStatus = 'created' | 'duplicate';
+export type ItemStatus = 'created' | 'duplicate' | 'erased';
 
 export interface IngestItemResult {
   index: number;
   status: ItemStatus;
-  episode_id: string;
+  /** Null for an `erased` key: nothing was written. */
+  episode_id: string | null;
 }
 
 export interface IngestResult {
   items: IngestItemResult[];
   created: number;
   duplicates: number;
+  /** Items whose key was erased earlier (DESIGN §8): answered `erased`, nothing written. */
+  erased: number;
   /** Distinct subjects the batch wrote to (the ones a compile must visit). */
   subjects: string[];
 }
@@ -49,6 +53,20 @@ export async function ingestEpisodes(
   items: readonly unknown[],
   afterAppend?: AfterAppend,
 ): Promise<IngestResult> {
+  const batch = prepareBatch(principal, items);
+  return withTransaction(pool, (tx) => appendBatch(tx, principal, batch, afterAppend));
+}
+
+/** A validated batch, de-duplicated within itself: what `appendBatch` writes. */
+export interface PreparedBatch {
+  envelopes: Envelope[];
+  uniques: NewEpisode[];
+  /** item index → index in `uniques` */
+  uniqueIndexOf: number[];
+}
+
+/** Checks the role, the size and every item; throws before anything is written. */
+export function prepareBatch(principal: Principal, items: readonly unknown[]): PreparedBatch {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot write episodes`);
   if (items.length === 0) throw new ValidationError('the batch is empty');
   if (items.length > LIMITS.batchSize) {
@@ -77,41 +95,56 @@ export async function ingestEpisodes(
     }
   });
   if (inBatchConflicts.length > 0) throw new KeyConflictError(inBatchConflicts);
+  return { envelopes, uniques, uniqueIndexOf };
+}
 
-  const outcome = await withTransaction(pool, async (tx) => {
-    const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques);
-    const stored = new Map(existing.map((e) => [keyOf(e.source, e.idempotency_key), e]));
-    const conflicts: KeyConflictError['conflicts'] = [];
-    const status = uniques.map((u) => {
-      const k = keyOf(u.envelope.source, u.envelope.idempotency_key);
-      if (inserted.has(k)) return { status: 'created' as const, id: u.id };
-      const prior = stored.get(k);
-      // The hash is a shortcut only: equal hashes are confirmed on the canonical envelopes.
-      if (prior && prior.content_hash === u.content_hash && canonicalEnvelope(envelopeOf(prior)) === canonicalEnvelope(u.envelope)) {
-        return { status: 'duplicate' as const, id: prior.id };
-      }
-      conflicts.push({
-        index: envelopes.indexOf(u.envelope),
-        source: u.envelope.source,
-        idempotency_key: u.envelope.idempotency_key,
-        episode_id: prior?.id ?? null,
-      });
-      return { status: 'duplicate' as const, id: prior?.id ?? u.id };
-    });
-    if (conflicts.length > 0) throw new KeyConflictError(conflicts);
-    if (afterAppend) {
-      const created = uniques.filter((_, i) => status[i]!.status === 'created');
-      await afterAppend(tx, created.map((u) => ({ id: u.id, envelope: u.envelope })));
+/**
+ * Appends a prepared batch inside the caller's transaction (ingest's own, or a proposal's,
+ * which compiles in the same one). Keys erased earlier are answered `erased` and skipped; the
+ * rest of the batch proceeds.
+ */
+export async function appendBatch(tx: PoolClient, principal: Principal, batch: PreparedBatch, afterAppend?: AfterAppend): Promise<IngestResult> {
+  const { envelopes, uniqueIndexOf } = batch;
+  const erasedHashes = await erasedKeysAmong(
+    tx,
+    principal.workspace_id,
+    batch.uniques.map((u) => erasedKeyHash(principal.workspace_id, u.envelope.source, u.envelope.idempotency_key)),
+  );
+  const isErased = (u: NewEpisode) => erasedHashes.has(erasedKeyHash(principal.workspace_id, u.envelope.source, u.envelope.idempotency_key));
+  const uniques = batch.uniques.filter((u) => !isErased(u));
+  const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques);
+  const stored = new Map(existing.map((e) => [keyOf(e.source, e.idempotency_key), e]));
+  const conflicts: KeyConflictError['conflicts'] = [];
+  const status = uniques.map((u) => {
+    const k = keyOf(u.envelope.source, u.envelope.idempotency_key);
+    if (inserted.has(k)) return { status: 'created' as const, id: u.id };
+    const prior = stored.get(k);
+    // The hash is a shortcut only: equal hashes are confirmed on the canonical envelopes.
+    if (prior && prior.content_hash === u.content_hash && canonicalEnvelope(envelopeOf(prior)) === canonicalEnvelope(u.envelope)) {
+      return { status: 'duplicate' as const, id: prior.id };
     }
-    return status;
+    conflicts.push({
+      index: envelopes.indexOf(u.envelope),
+      source: u.envelope.source,
+      idempotency_key: u.envelope.idempotency_key,
+      episode_id: prior?.id ?? null,
+    });
+    return { status: 'duplicate' as const, id: prior?.id ?? u.id };
   });
+  if (conflicts.length > 0) throw new KeyConflictError(conflicts);
+  if (afterAppend) {
+    const created = uniques.filter((_, i) => status[i]!.status === 'created');
+    await afterAppend(tx, created.map((u) => ({ id: u.id, envelope: u.envelope })));
+  }
+  const byKey = new Map(uniques.map((u, i) => [u, status[i]!]));
+  const outcome = batch.uniques.map((u) => byKey.get(u) ?? { status: 'erased' as const, id: null });
 
   const claimed = new Set<number>();
   const results: IngestItemResult[] = envelopes.map((_, index) => {
     const u = uniqueIndexOf[index]!;
     const s = outcome[u]!;
     // Only the first occurrence of a key in the batch can be the one that created it.
-    const status: ItemStatus = s.status === 'created' && !claimed.has(u) ? 'created' : 'duplicate';
+    const status: ItemStatus = s.status === 'erased' ? 'erased' : s.status === 'created' && !claimed.has(u) ? 'created' : 'duplicate';
     claimed.add(u);
     return { index, status, episode_id: s.id };
   });
@@ -119,7 +152,8 @@ export async function ingestEpisodes(
     items: results,
     created: results.filter((r) => r.status === 'created').length,
     duplicates: results.filter((r) => r.status === 'duplicate').length,
-    subjects: [...new Set(envelopes.map((e) => e.subject))].sort(),
+    erased: results.filter((r) => r.status === 'erased').length,
+    subjects: [...new Set(envelopes.filter((_, i) => results[i]!.status !== 'erased').map((e) => e.subject))].sort(),
   };
 }
 
