@@ -31,3 +31,13 @@ export { getNightlySchedule, setNightlySchedule, listDeadLetters, redriveDeadLet
 export { withWorkspace, withSystem, enterWorkspace } from './scope.js';
 export { searchMemories, SearchParams, type SearchResult, type SearchResponse } from './search.js';
 export { contextBundle, buildContext, estimateTokens, ContextRequest, MAX_CONTEXT_TOKENS, type ContextBundle, type ContextConflict, type ContextMemory } from './context.js';
+export { compilePendingInTransaction } from './compile.js';
+export { prepareBatch, appendBatch, type PreparedBatch } from './ingest.js';
+export { erasedKeyHash } from './erased-key.js';
+export { recallSubject, recallMemory, recallInstants, type RecallParams } from './time-travel.js';
+export { ProposalInput, proposeChange, parseEtag, type ProposalResult } from './proposals.js';
+export { ConflictQuery, ResolveInput, listConflicts, resolveConflict, type OpenConflict, type ConflictSide } from './conflicts.js';
+export { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './policy-change.js';
+export { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
+export { type RecallWrites } from './recall-writes.js';
+export { SUBJECT_LOCK_TIMEOUT } from './subject-write.js';

@@ -23,10 +23,12 @@ import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, typ
 import { collectMetrics } from './metrics.js';
 import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule, type DeadLetter, type NightlySchedule } from './operations.js';
 import type { Principal } from './principal.js';
-import { memoryDetail, parseInstant, subjectMemories, type MemoryDetail, type MemorySummary } from './recall.js';
+import type { MemoryDetail, MemorySummary } from './recall.js';
 import { searchMemories, type SearchParams, type SearchResponse } from './search.js';
 import { contextBundle, type ContextBundle, type ContextRequest } from './context.js';
 import { recomputeAndCompare, type RecomputeReport } from './verify.js';
+import { createRecallWrites, type RecallWrites } from './recall-writes.js';
+import { recallMemory, recallSubject, type RecallParams } from './time-travel.js';
 
 export interface IngestOptions {
   inTransaction?: (tx: PoolClient) => Promise<void>;
@@ -69,7 +71,7 @@ export interface VerifyReport extends RecomputeReport {
   second: CompileResult;
 }
 
-export interface Runtime {
+export interface Runtime extends RecallWrites {
   readonly config: Config;
   readonly pool: Pool;
   readonly databaseUrl: string;
@@ -89,8 +91,9 @@ export interface Runtime {
   subjectNames(principal: Principal): Promise<string[]>;
   subjects(principal: Principal): ReturnType<typeof listSubjects>;
   job(principal: Principal, jobId: string): Promise<JobView>;
-  memories(principal: Principal, subject: string, params?: { as_of?: string | undefined }): Promise<{ subject: string; at: string; memories: MemorySummary[] }>;
-  memory(principal: Principal, id: string, params?: { as_of?: string | undefined }): Promise<MemoryDetail>;
+  /** At `as_of` (valid time, default now) as known at `known_at` (transaction time: a refold). */
+  memories(principal: Principal, subject: string, params?: RecallParams): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }>;
+  memory(principal: Principal, id: string, params?: RecallParams): Promise<MemoryDetail & { known_at: string | null }>;
   /** Lexical search over current memory values; include_history brings superseded values back, marked. */
   search(principal: Principal, params: SearchParams): Promise<SearchResponse>;
   /** A deterministic context bundle of a subject for a task, within a token budget. */
@@ -225,12 +228,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       return findJob(boss, principal.workspace_id, jobId);
     },
 
-    async memories(principal, subject, params = {}) {
-      const at = parseInstant('as_of', params.as_of, new Date().toISOString());
-      return { subject, at, memories: await subjectMemories(pool, principal, subject, at) };
-    },
-
-    memory: (principal, id, params = {}) => memoryDetail(pool, principal, id, parseInstant('as_of', params.as_of, new Date().toISOString())),
+    memories: (principal, subject, params = {}) => recallSubject(pool, principal, subject, params),
+    memory: (principal, id, params = {}) => recallMemory(pool, principal, id, params),
+    ...createRecallWrites(pool, () => boss),
     search: (principal, params) => searchMemories(pool, principal, params, new Date().toISOString()),
     context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
 

@@ -1,0 +1,161 @@
+import {
+  CanonError,
+  canWrite,
+  ForbiddenError,
+  minStanding,
+  ROLE_STANDING,
+  view,
+  type ClaimRef,
+  type EvidenceRef,
+} from '@canon/core';
+import { conflictedMemories, findEpisodesByKeys, type Pool } from '@canon/store';
+import { z } from 'zod';
+import type { CompileResult } from './compile.js';
+import type { Principal } from './principal.js';
+import { parseWith, decisionOf, type ProposalResult } from './proposals.js';
+import { memoryDetail, visibleTo, type MemoryDetail } from './recall.js';
+import { withWorkspace } from './scope.js';
+import { appendAndCompile, withMemorySubject } from './subject-write.js';
+
+export interface ConflictSide {
+  value: unknown;
+  standing: number;
+  valid_from: string;
+  sources: Array<Pick<EvidenceRef, 'source' | 'idempotency_key' | 'index' | 'source_ref' | 'role' | 'occurred_at' | 'text'>>;
+}
+
+/** An open disagreement: a memory whose view now holds two or more values at once. */
+export interface OpenConflict {
+  id: string;
+  subject: string;
+  key: string;
+  predicate: string;
+  qualifiers: Record<string, string>;
+  scope: 'workspace' | 'personal';
+  revision: number;
+  etag: string;
+  needs_verification: true;
+  /** The least role that may resolve it: the policy's minimum and every side's standing. */
+  required_standing: number;
+  sides: ConflictSide[];
+}
+
+export const ConflictQuery = z.object({
+  subject: z.string().min(1).max(512).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const ResolveInput = z.strictObject({
+  value: z.unknown().refine((v) => v !== undefined, { message: 'required' }),
+  reason: z.string().min(1).max(2000).refine((s) => !s.includes('\u0000'), { message: 'must not contain U+0000' }),
+  /** Names the resolution for retries; default: derived from the memory and its revision. */
+  idempotency_key: z.string().min(1).max(512).refine((s) => !s.includes('\u0000'), { message: 'must not contain U+0000' }).optional(),
+});
+export type ResolveInput = z.input<typeof ResolveInput>;
+
+export async function listConflicts(pool: Pool, principal: Principal, raw: unknown): Promise<OpenConflict[]> {
+  const q = parseWith(ConflictQuery, raw);
+  const now = new Date().toISOString();
+  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+    const rows = await conflictedMemories(tx, principal.workspace_id, q.subject ?? null, q.limit);
+    const out: OpenConflict[] = [];
+    for (const row of rows) {
+      if (!visibleTo(principal, row.timeline)) continue;
+      const conflict = openConflict(row.id, row.subject, row.revision, row.etag, row.timeline, now);
+      if (conflict) out.push(conflict);
+    }
+    return out;
+  });
+}
+
+function openConflict(id: string, subject: string, revision: number, etag: string, t: MemoryDetail['timeline'], at: string): OpenConflict | null {
+  const v = view(t, at);
+  if (v.status !== 'conflicted') return null;
+  return {
+    id,
+    subject,
+    key: t.key,
+    predicate: t.fact_key.predicate,
+    qualifiers: t.fact_key.qualifiers,
+    scope: t.fact_key.scope,
+    revision,
+    etag,
+    needs_verification: true,
+    required_standing: Math.max(minStanding(t.policy), ...v.conflict.map((s) => s.standing)),
+    sides: v.conflict.map((s) => ({
+      value: s.value,
+      standing: s.standing,
+      valid_from: s.valid_from,
+      sources: s.evidence.map((e) => ({
+        source: e.source,
+        idempotency_key: e.idempotency_key,
+        index: e.index,
+        source_ref: e.source_ref,
+        role: e.role,
+        occurred_at: e.occurred_at,
+        text: e.text,
+      })),
+    })),
+  };
+}
+
+/**
+ * Resolves an open conflict (DESIGN §4 "resolution"): a correction episode whose one claim
+ * names, in `settles`, the claims behind every side, written and compiled in one transaction
+ * under the subject's lock. Only a role with sufficient standing — the policy's minimum and at
+ * least every side's — may settle it; the fold would overrule anything less, so refuse early.
+ */
+export async function resolveConflict(
+  pool: Pool,
+  principal: Principal,
+  memoryId: string,
+  raw: unknown,
+): Promise<{ outcome: 'applied' | 'duplicate'; episode_id: string; decision: ProposalResult['decision']; compiled: CompileResult | null; memory: MemoryDetail }> {
+  if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot resolve conflicts`);
+  const input = parseWith(ResolveInput, raw);
+  return withMemorySubject(pool, principal, memoryId, async (ctx) => {
+    const { memory } = ctx;
+    const key = input.idempotency_key ?? `resolve:${memoryId}:${memory.revision}`;
+    const now = new Date().toISOString();
+    const conflict = openConflict(memory.id, memory.subject, memory.revision, memory.etag, memory.timeline, now);
+    if (input.idempotency_key !== undefined) {
+      // A retry of a resolution that committed: answer with the memory as it is now.
+      const [prior] = await findEpisodesByKeys(ctx.tx, principal.workspace_id, [{ source: 'api', idempotency_key: key }]);
+      if (prior) {
+        const current = await memoryDetail(ctx.tx, principal, memoryId, now);
+        return { outcome: 'duplicate' as const, episode_id: prior.id, decision: decisionOf(current, key), compiled: null, memory: current };
+      }
+    }
+    if (!conflict) throw new CanonError('conflict', `memory ${memoryId} has no open conflict to resolve`, { memory_id: memoryId });
+    if (ROLE_STANDING[principal.role] < conflict.required_standing) {
+      throw new ForbiddenError(
+        `resolving this conflict needs standing ${conflict.required_standing} (the policy's minimum and every side's); the ${principal.role} role has ${ROLE_STANDING[principal.role]}`,
+      );
+    }
+    // One reference per side first, so the 100-reference limit never leaves a side unnamed.
+    const refs: ClaimRef[] = [];
+    const seen = new Set<string>();
+    const push = (e: ClaimRef) => {
+      const k = JSON.stringify([e.source, e.idempotency_key, e.index]);
+      if (!seen.has(k) && refs.length < 100) refs.push({ source: e.source, idempotency_key: e.idempotency_key, index: e.index }), seen.add(k);
+    };
+    for (const side of conflict.sides) if (side.sources[0]) push(side.sources[0]);
+    for (const side of conflict.sides) side.sources.forEach(push);
+
+    const fk = memory.timeline.fact_key;
+    const written = await appendAndCompile(ctx, principal, {
+      source: 'api',
+      idempotency_key: key,
+      subject: memory.subject,
+      scope: fk.scope,
+      kind: 'correction',
+      occurred_at: now,
+      body: {
+        reason: input.reason,
+        claims: [{ predicate: fk.predicate, qualifiers: fk.qualifiers, value: input.value, correction: true, settles: refs }],
+      },
+    });
+    const after = await memoryDetail(ctx.tx, principal, memoryId, new Date().toISOString());
+    return { outcome: 'applied' as const, episode_id: written.episode_id, decision: decisionOf(after, key), compiled: written.compiled, memory: after };
+  });
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { atLeast, ForbiddenError, NotFoundError, sha256, ValidationError } from '@canon/core';
+import {
+  deleteCompileRunsOfSubject,
+  deleteDerivedOfSubject,
+  deleteEpisodes,
+  erasableEpisodes,
+  getSubject,
+  insertErasedKeys,
+  insertErasure,
+  type Pool,
+} from '@canon/store';
+import { lockSubject, rebuildInTransaction, type CompileResult } from './compile.js';
+import { erasedKeyHash } from './erased-key.js';
+import { loadPolicySet } from './policies.js';
+import type { Principal } from './principal.js';
+import { withWorkspace } from './scope.js';
+
+export type ErasureTarget = { subject: string } | { user: string };
+
+export interface ErasureResult {
+  erasure_id: string;
+  target_kind: 'subject' | 'user';
+  episodes: number;
+  /** Memories deleted (by subject), or memories of the affected subjects before their rebuild (by user). */
+  memories: number;
+  subjects: string[];
+  /** By user: the affected subjects recompiled from what remains of their log. */
+  rebuilt: CompileResult[];
+  erased_at: string;
+}
+
+/**
+ * Erasure (DESIGN §8), the one audited exception to the append-only log, in one transaction:
+ * the subjects' locks (sorted, so two erasures cannot deadlock), the episodes and everything
+ * derived from them deleted, a content-free tombstone per key so a re-sync answers `erased`
+ * instead of resurrecting them, and an audit row of who erased how much and when. Erasing a
+ * user's episodes leaves other episodes of the same subjects: those subjects are rebuilt from
+ * what remains, in the same transaction, so no reader ever sees derived rows of erased claims.
+ */
+export async function erase(pool: Pool, principal: Principal, target: ErasureTarget): Promise<ErasureResult> {
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may erase, not a ${principal.role}`);
+  const name = 'subject' in target ? target.subject : target.user;
+  if (typeof name !== 'string' || name.length === 0 || name.length > 512 || name.includes('\u0000')) {
+    throw new ValidationError(`${'subject' in target ? 'subject' : 'user'}: 1 to 512 characters, no U+0000`);
+  }
+  const ws = principal.workspace_id;
+  return withWorkspace(pool, ws, async (tx) => {
+    const targeted = await erasableEpisodes(tx, ws, target);
+    const subjects = 'subject' in target ? [target.subject] : [...new Set(targeted.map((e) => e.subject))].sort();
+    for (const subject of subjects) await lockSubject(tx, ws, subject);
+    // Reread under the locks: an ingest that committed meanwhile is erased too.
+    const episodes = await erasableEpisodes(tx, ws, target);
+    const compiled = await Promise.all(subjects.map((s) => getSubject(tx, ws, s)));
+    if (episodes.length === 0 && compiled.every((s) => s === null)) {
+      throw new NotFoundError(`nothing to erase for that ${'subject' in target ? 'subject' : 'user'}`);
+    }
+    const memories = compiled.reduce((n, s) => n + (s?.memories ?? 0), 0);
+
+    const erasureId = randomUUID();
+    const deleted = await deleteEpisodes(tx, ws, episodes.map((e) => e.id));
+    await insertErasedKeys(tx, ws, erasureId, episodes.map((e) => erasedKeyHash(ws, e.source, e.idempotency_key)));
+    const rebuilt: CompileResult[] = [];
+    if ('subject' in target) {
+      await deleteDerivedOfSubject(tx, ws, target.subject);
+      await deleteCompileRunsOfSubject(tx, ws, target.subject);
+    } else {
+      const policies = await loadPolicySet(tx, ws);
+      for (const subject of subjects) rebuilt.push(await rebuildInTransaction(tx, ws, subject, policies, {}));
+    }
+    const audit = await insertErasure(tx, {
+      workspace_id: ws,
+      id: erasureId,
+      target_kind: 'subject' in target ? 'subject' : 'user',
+      target_hash: sha256(JSON.stringify([ws, 'subject' in target ? 'subject' : 'user', name])),
+      actor_key_id: principal.key_id,
+      actor_role: principal.role,
+      episodes: deleted,
+      memories,
+    });
+    return {
+      erasure_id: erasureId,
+      target_kind: 'subject' in target ? 'subject' : 'user',
+      episodes: deleted,
+      memories,
+      subjects,
+      rebuilt,
+      erased_at: audit.erased_at,
+    };
+  });
+}

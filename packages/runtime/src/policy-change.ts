@@ -1,0 +1,84 @@
+import type { PgBoss } from 'pg-boss';
+import { atLeast, canonicalJson, ForbiddenError, policyFor, type PolicySet } from '@canon/core';
+import { subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
+import { compileSubject, type CompileResult } from './compile.js';
+import { QUEUES, type CompileJobData } from './jobs.js';
+import { loadPolicySet, savePolicySet, type WorkspacePolicies } from './policies.js';
+import type { Principal } from './principal.js';
+import { withWorkspace } from './scope.js';
+
+export interface PoliciesView {
+  /** What the workspace stated itself (null: nothing, the defaults apply). */
+  own: WorkspacePolicies | null;
+  /** What compiles use: defaults, connector declarations, then the workspace's overrides. */
+  effective: PolicySet;
+  fingerprint: string;
+}
+
+export interface PolicyChange extends PoliciesView {
+  changed: boolean;
+  /** Subjects whose memories the change can affect: rebuilt (queued, or here without a queue). */
+  rebuild: { subjects: string[]; mode: 'queued' | 'compiled' | 'none'; results?: CompileResult[] };
+}
+
+export async function getPolicies(pool: Pool, principal: Principal): Promise<PoliciesView> {
+  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+    const { own, set, fingerprint } = await loadPolicySet(tx, principal.workspace_id);
+    return { own, effective: set, fingerprint };
+  });
+}
+
+/** Predicates whose effective policy differs between two sets. */
+function changedPredicates(before: PolicySet, after: PolicySet): string[] {
+  const names = new Set([...Object.keys(before.predicates), ...Object.keys(after.predicates)]);
+  return [...names].filter((p) => canonicalJson(policyFor(before, p)) !== canonicalJson(policyFor(after, p))).sort();
+}
+
+/**
+ * Saves a workspace's policies and sets off the rebuilds they call for. Compiled state records
+ * the fingerprint of the policies it was compiled under, and `compileSubject` rebuilds a
+ * subject whose fingerprint differs — so a compile job per affected subject is enough, sent in
+ * the transaction that saves the change (both or neither). Affected: subjects holding memories
+ * of a predicate whose policy changed, or every subject when the defaults or the time zone did.
+ * Unaffected subjects keep their old fingerprint until the nightly sweep rebuilds them, which
+ * gives the same state.
+ */
+export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Principal, input: unknown): Promise<PolicyChange> {
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may change policies, not a ${principal.role}`);
+  const ws = principal.workspace_id;
+  const saved = await withWorkspace(pool, ws, async (tx) => {
+    const before = await loadPolicySet(tx, ws);
+    await savePolicySet(tx, ws, input);
+    const after = await loadPolicySet(tx, ws);
+    const everything =
+      canonicalJson(before.set.defaults) !== canonicalJson(after.set.defaults) || before.set.time_zone !== after.set.time_zone;
+    const subjects =
+      before.fingerprint === after.fingerprint
+        ? []
+        : everything
+          ? await subjectsOfWorkspace(tx, ws)
+          : await subjectsOfPredicates(tx, ws, changedPredicates(before.set, after.set));
+    if (boss && subjects.length > 0) await enqueueRebuilds(boss, tx, ws, subjects);
+    return { own: after.own, effective: after.set, fingerprint: after.fingerprint, changed: before.fingerprint !== after.fingerprint, subjects };
+  });
+  const { subjects, ...view } = saved;
+  if (subjects.length === 0) return { ...view, rebuild: { subjects, mode: 'none' } };
+  if (boss) return { ...view, rebuild: { subjects, mode: 'queued' } };
+  // No queue (a CLI one-shot, a test): rebuild here, one subject at a time, each under its lock.
+  const results: CompileResult[] = [];
+  for (const subject of subjects) results.push(await compileSubject(pool, ws, subject));
+  return { ...view, rebuild: { subjects, mode: 'compiled', results } };
+}
+
+const inTx = (tx: PoolClient) => ({ executeSql: (text: string, values?: unknown[]) => tx.query(text, values) });
+
+/**
+ * One compile job per subject, at once (no debounce), keyed like ingest's so a compile already
+ * queued for the subject absorbs it — it will see the new fingerprint and rebuild either way.
+ */
+async function enqueueRebuilds(boss: PgBoss, tx: PoolClient, workspaceId: string, subjects: readonly string[]): Promise<void> {
+  for (const subject of subjects) {
+    const data: CompileJobData = { workspace_id: workspaceId, subject };
+    await boss.send(QUEUES.compile, data, { singletonKey: JSON.stringify([workspaceId, subject]), db: inTx(tx) });
+  }
+}

@@ -1,0 +1,29 @@
+import type { PgBoss } from 'pg-boss';
+import type { Pool } from '@canon/store';
+import { listConflicts, resolveConflict, type OpenConflict, type ResolveInput } from './conflicts.js';
+import { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
+import { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './policy-change.js';
+import type { Principal } from './principal.js';
+import { proposeChange, type ProposalInput, type ProposalResult } from './proposals.js';
+
+/** The runtime's conditional writes, conflicts, policies and erasure (DESIGN §7, §8, §10). */
+export interface RecallWrites {
+  /** A conditional change of a memory: `expected_revision` in the input or `if_match` (an ETag header). */
+  propose(principal: Principal, memoryId: string, input: ProposalInput | unknown, precondition?: { if_match?: string | undefined }): Promise<ProposalResult>;
+  conflicts(principal: Principal, query?: { subject?: string | undefined; limit?: number | string | undefined }): Promise<OpenConflict[]>;
+  resolve(principal: Principal, memoryId: string, input: ResolveInput | unknown): Promise<Omit<ProposalResult, 'outcome'> & { outcome: 'applied' | 'duplicate' }>;
+  policies(principal: Principal): Promise<PoliciesView>;
+  setPolicies(principal: Principal, input: unknown): Promise<PolicyChange>;
+  erase(principal: Principal, target: ErasureTarget): Promise<ErasureResult>;
+}
+
+export function createRecallWrites(pool: Pool, boss: () => PgBoss | null): RecallWrites {
+  return {
+    propose: (principal, memoryId, input, precondition) => proposeChange(pool, principal, memoryId, input, precondition),
+    conflicts: (principal, query = {}) => listConflicts(pool, principal, query),
+    resolve: (principal, memoryId, input) => resolveConflict(pool, principal, memoryId, input),
+    policies: (principal) => getPolicies(pool, principal),
+    setPolicies: (principal, input) => putPolicies(pool, boss(), principal, input),
+    erase: (principal, target) => erase(pool, principal, target),
+  };
+}

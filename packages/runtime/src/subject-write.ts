@@ -1,0 +1,69 @@
+import { BusyError, NotFoundError, ValidationError, type EpisodeInput } from '@canon/core';
+import { insertPending, memoriesByIds, sqlState, SQLSTATE, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
+import { compilePendingInTransaction, lockSubject, type CompileResult } from './compile.js';
+import { appendBatch, prepareBatch } from './ingest.js';
+import { loadPolicySet } from './policies.js';
+import type { Principal } from './principal.js';
+import { visibleTo } from './recall.js';
+import { withWorkspace } from './scope.js';
+
+/** How long a conditional write waits for a subject another writer holds before answering 503. */
+export const SUBJECT_LOCK_TIMEOUT = '2s';
+
+export interface SubjectWriteContext {
+  tx: PoolClient;
+  /** The memory as stored once the subject's lock is held and its pending episodes compiled. */
+  memory: MemoryRow;
+  policies: Awaited<ReturnType<typeof loadPolicySet>>;
+}
+
+/**
+ * Runs a write on one memory's subject in one workspace transaction: finds the memory (another
+ * user's personal memory is as absent as a missing one), takes the subject's advisory lock with
+ * a short lock_timeout — a writer waiting longer answers 503 and retries, instead of piling up
+ * connections behind a long compile — compiles what is pending, then hands over the memory as
+ * it is now, so a revision compared in `fn` is compared under the lock.
+ */
+export async function withMemorySubject<T>(pool: Pool, principal: Principal, memoryId: string, fn: (ctx: SubjectWriteContext) => Promise<T>): Promise<T> {
+  try {
+    return await withWorkspace(pool, principal.workspace_id, async (tx) => {
+      const found = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
+      if (!found || !visibleTo(principal, found.timeline)) throw new NotFoundError(`no memory ${memoryId}`);
+      await tx.query(`SET LOCAL lock_timeout = '${SUBJECT_LOCK_TIMEOUT}'`);
+      await lockSubject(tx, principal.workspace_id, found.subject);
+      const policies = await loadPolicySet(tx, principal.workspace_id);
+      await compilePendingInTransaction(tx, principal.workspace_id, found.subject, policies);
+      const memory = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
+      if (!memory) throw new NotFoundError(`no memory ${memoryId}`);
+      return fn({ tx, memory, policies });
+    });
+  } catch (err) {
+    // 55P03 lock_not_available: the transaction is rolled back already; nothing was written.
+    if (sqlState(err) === SQLSTATE.lockNotAvailable) {
+      throw new BusyError(`the subject of memory ${memoryId} is being written by another request; retry shortly`, 1);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Appends one episode and compiles its subject, inside the caller's transaction (which holds
+ * the subject's lock): the write and its effect commit together or not at all.
+ */
+export async function appendAndCompile(
+  ctx: SubjectWriteContext,
+  principal: Principal,
+  episode: EpisodeInput | Record<string, unknown>,
+): Promise<{ episode_id: string; compiled: CompileResult }> {
+  const batch = prepareBatch(principal, [episode]);
+  const subject = batch.envelopes[0]!.subject;
+  const ingested = await appendBatch(ctx.tx, principal, batch, (tx, created) =>
+    insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id }))),
+  );
+  const item = ingested.items[0]!;
+  if (item.status === 'erased' || item.episode_id === null) {
+    throw new ValidationError('idempotency_key: this key belongs to an erased episode; use another key');
+  }
+  const compiled = await compilePendingInTransaction(ctx.tx, principal.workspace_id, subject, ctx.policies);
+  return { episode_id: item.episode_id, compiled };
+}

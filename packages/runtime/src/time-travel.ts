@@ -1,0 +1,87 @@
+import { knownAt, NotFoundError, policyFor, timelineEtag, type Claim, type LineageVersion, type PolicySet, type Timeline } from '@canon/core';
+import { claimsOfMemories, claimsOfSubject, compiledSnapshotVersions, type Pool, type Sql } from '@canon/store';
+import type { Principal } from './principal.js';
+import { loadPolicySet } from './policies.js';
+import { memoryDetail, parseInstant, subjectMemories, summarize, visibleTo, type MemoryDetail, type MemorySummary } from './recall.js';
+import { withWorkspace } from './scope.js';
+
+/** `as_of` is valid time (a view of the timeline); `known_at` transaction time (a refold). */
+export interface RecallParams {
+  as_of?: string | undefined;
+  known_at?: string | undefined;
+}
+
+/**
+ * Parses both instants. With only `known_at`, `as_of` defaults to it: "what would recall have
+ * answered at T" — the belief at T about T. With neither, now.
+ */
+export function recallInstants(params: RecallParams, now: string): { at: string; known_at: string | null } {
+  const known = params.known_at === undefined || params.known_at === '' ? null : parseInstant('known_at', params.known_at, now);
+  return { at: parseInstant('as_of', params.as_of, known ?? now), known_at: known };
+}
+
+/**
+ * Refolds one memory from the claims ingested by `transactionTime` (DESIGN §7: heavier,
+ * O(history)). Null when nothing of it was known yet. Today's policies apply: the question is
+ * what the log held then, read under the rules in force now.
+ */
+function refold(claims: readonly Claim[], versions: readonly LineageVersion[], transactionTime: string, set: PolicySet): Timeline | null {
+  const first = claims[0];
+  if (!first) return null;
+  const lineages = new Set(claims.map((c) => c.lineage));
+  return knownAt(claims, versions.filter((v) => lineages.has(v.lineage)), transactionTime, policyFor(set, first.predicate));
+}
+
+/** The memories of a subject at `as_of`, as known at `known_at` (or as compiled now). */
+export async function recallSubject(
+  pool: Pool,
+  principal: Principal,
+  subject: string,
+  params: RecallParams,
+): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }> {
+  const { at, known_at } = recallInstants(params, new Date().toISOString());
+  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+    if (known_at === null) return { subject, at, known_at, memories: await subjectMemories(tx, principal, subject, at) };
+    const { set } = await loadPolicySet(tx, principal.workspace_id);
+    const byMemory = await claimsOfSubject(tx, principal.workspace_id, subject);
+    const versions = await compiledSnapshotVersions(tx, principal.workspace_id, subject);
+    const memories: MemorySummary[] = [];
+    for (const claims of byMemory.values()) {
+      const timeline = refold(claims, versions, known_at, set);
+      if (!timeline || !visibleTo(principal, timeline)) continue;
+      memories.push(summarize({ id: timeline.memory_id, subject, etag: timelineEtag(timeline) }, timeline, at));
+    }
+    memories.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { subject, at, known_at, memories };
+  });
+}
+
+/** One memory at `as_of`, as known at `known_at`: 404 when it was not known yet. */
+export async function recallMemory(pool: Pool, principal: Principal, id: string, params: RecallParams): Promise<MemoryDetail & { known_at: string | null }> {
+  const { at, known_at } = recallInstants(params, new Date().toISOString());
+  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+    if (known_at === null) return { ...(await memoryDetail(tx, principal, id, at)), known_at };
+    const claims = (await claimsOfMemories(tx, principal.workspace_id, [id])).get(id) ?? [];
+    const subject = claims[0]?.subject;
+    const { set } = await loadPolicySet(tx, principal.workspace_id);
+    const versions = subject === undefined ? [] : await compiledSnapshotVersions(tx, principal.workspace_id, subject);
+    const timeline = refold(claims, versions, known_at, set);
+    if (!timeline || !visibleTo(principal, timeline)) throw new NotFoundError(`no memory ${id} was known at ${known_at}`);
+    const etag = timelineEtag(timeline);
+    return {
+      id,
+      subject: subject!,
+      revision: timeline.revision,
+      etag,
+      status: timeline.status_hint,
+      timeline,
+      view: summarize({ id, subject: subject!, etag }, timeline, at),
+      known_at,
+    };
+  });
+}
+
+/** For callers that already hold a transaction (proposals answer with the memory after). */
+export async function currentMemory(sql: Sql, principal: Principal, id: string): Promise<MemoryDetail> {
+  return memoryDetail(sql, principal, id, new Date().toISOString());
+}
