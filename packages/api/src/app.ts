@@ -9,6 +9,11 @@ import { healthRoutes } from './routes/health.js';
 import { compileRoutes } from './routes/compile.js';
 import { memoryRoutes } from './routes/memories.js';
 import { operationRoutes } from './routes/operations.js';
+import { swaggerUI } from '@hono/swagger-ui';
+import { proposalRoutes } from './routes/proposals.js';
+import { conflictRoutes } from './routes/conflicts.js';
+import { policyRoutes } from './routes/policies.js';
+import { erasureRoutes } from './routes/erasure.js';
 import { searchRoutes } from './routes/search.js';
 import { contextRoutes } from './routes/context.js';
 
@@ -48,9 +53,15 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   operationRoutes(app, runtime);
   compileRoutes(app, runtime);
   memoryRoutes(app, runtime);
+  proposalRoutes(app, runtime);
+  conflictRoutes(app, runtime);
+  policyRoutes(app, runtime);
+  erasureRoutes(app, runtime);
   searchRoutes(app, runtime);
   contextRoutes(app, runtime);
 
+  // The rendered reference: a page that loads its script from a CDN and reads /openapi.json.
+  app.get('/docs', swaggerUI({ url: '/openapi.json', title: 'Canon API' }));
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { CanonError, type ProblemType } from '@canon/core';
 
 /** Problem types that only the HTTP layer produces. */
@@ -55,6 +56,9 @@ export function problem(
 
 export function problemFromError(c: Context, err: unknown): Response {
   if (err instanceof CanonError) return problem(c, err.type, err.message, err.details);
+  // Hono's JSON validator (behind every zod-openapi body) throws a 400 HTTPException for a body
+  // that does not parse: a client error, not an internal one.
+  if (err instanceof HTTPException && err.status === 400) return problem(c, 'malformed_json', err.message || 'the body is not valid JSON');
   // Never leak internals; the server log has the cause.
   return problem(c, 'internal', 'the server could not complete the request');
 }

@@ -23,8 +23,9 @@ export const EpisodeBatch = z
 
 export const IngestItem = z.object({
   index: z.number().int(),
-  status: z.enum(['created', 'duplicate']),
-  episode_id: z.string().uuid(),
+  status: z.enum(['created', 'duplicate', 'erased']),
+  /** Null for `erased`: the key was erased earlier (DESIGN §8) and nothing was written. */
+  episode_id: z.string().uuid().nullable(),
 });
 
 export const IngestResponse = z
@@ -32,6 +33,7 @@ export const IngestResponse = z
     items: z.array(IngestItem),
     created: z.number().int(),
     duplicates: z.number().int(),
+    erased: z.number().int(),
   })
   .openapi('IngestResponse');
 

@@ -67,6 +67,7 @@ export function episodeRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void 
       items: result.items,
       created: result.created,
       duplicates: result.duplicates,
+      erased: result.erased,
       ...(result.compiled ? { compiled: result.compiled } : {}),
     });
   });

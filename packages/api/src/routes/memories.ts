@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { problemResponse } from '../schemas.js';
+import { MemoryDetailSchema, RecallQuery } from '../memory-schemas.js';
 
 const MemorySummary = z
   .object({
@@ -40,16 +41,16 @@ const listSubjects = createRoute({
 const subjectMemories = createRoute({
   method: 'get',
   path: '/v1/subjects/{subject}/memories',
-  summary: 'Memories of a subject at an instant (now, or as_of): status, current value(s), scheduled changes, conflicts',
+  summary: 'Memories of a subject at an instant (now, or as_of), as known now or at known_at: status, current value(s), scheduled changes, conflicts',
   security: [{ bearer: [] }],
   request: {
     params: z.object({ subject: z.string().min(1).max(512) }),
-    query: z.object({ as_of: z.string().optional() }),
+    query: RecallQuery,
   },
   responses: {
     200: {
       description: 'The view at that instant',
-      content: { 'application/json': { schema: z.object({ subject: z.string(), at: z.string(), memories: z.array(MemorySummary) }) } },
+      content: { 'application/json': { schema: z.object({ subject: z.string(), at: z.string(), known_at: z.string().nullable(), memories: z.array(MemorySummary) }) } },
     },
     400: problemResponse('Invalid instant'),
   },
@@ -60,10 +61,11 @@ const getMemory = createRoute({
   path: '/v1/memories/{id}',
   summary: 'One memory: its timeline, evidence with source refs, dispositions, revision and ETag',
   security: [{ bearer: [] }],
-  request: { params: z.object({ id: z.string().min(1).max(128) }), query: z.object({ as_of: z.string().optional() }) },
+  request: { params: z.object({ id: z.string().min(1).max(128) }), query: RecallQuery },
   responses: {
-    200: { description: 'The memory', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
-    404: problemResponse('No such memory visible to this key'),
+    200: { description: 'The memory (refolded from what was ingested by known_at, if given)', content: { 'application/json': { schema: MemoryDetailSchema } } },
+    400: problemResponse('Invalid instant'),
+    404: problemResponse('No such memory visible to this key (or none known at known_at)'),
   },
 });
 

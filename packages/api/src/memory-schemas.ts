@@ -1,0 +1,111 @@
+import { z } from '@hono/zod-openapi';
+import { ROLES } from '@canon/core';
+
+// The OpenAPI shapes of memories. Core's `Timeline` holds `z.json()` values, which the OpenAPI
+// generator cannot render (it recurses), so values are `unknown` here and the rest is spelled out.
+
+const ClaimRefSchema = z.object({ source: z.string(), idempotency_key: z.string(), index: z.number().int() }).openapi('ClaimRef');
+
+const EvidenceSchema = z.object({
+  source: z.string(),
+  idempotency_key: z.string(),
+  index: z.number().int(),
+  lineage: z.string(),
+  source_ref: z.string().nullable(),
+  standing: z.number().int(),
+  role: z.enum(ROLES),
+  occurred_at: z.string(),
+  effective_from: z.string(),
+  text: z.string(),
+  correction: z.boolean(),
+});
+
+const TimelineValueSchema = z.object({
+  value: z.unknown(),
+  valid_from: z.string(),
+  valid_to: z.string().nullable(),
+  status: z.enum(['in_force', 'superseded', 'overruled', 'disputed', 'retracted']),
+  superseded_by: z.enum(['change', 'correction']).nullable(),
+  ended_by: z.object({ kind: z.string(), source: z.string(), idempotency_key: z.string(), index: z.number().int().nullable() }).nullable(),
+  conditions: z.array(z.string()),
+  standing: z.number().int(),
+  support: z.number().int(),
+  evidence: z.array(EvidenceSchema),
+});
+
+const DispositionSchema = z.object({ claim: ClaimRefSchema, kind: z.string(), target: ClaimRefSchema.nullable(), reason: z.string() });
+
+export const TimelineSchema = z
+  .object({
+    memory_id: z.string(),
+    key: z.string(),
+    fact_key: z.object({
+      workspace_id: z.string(),
+      scope: z.enum(['workspace', 'personal']),
+      owner: z.string().nullable(),
+      subject: z.string(),
+      predicate: z.string(),
+      qualifiers: z.record(z.string(), z.string()),
+    }),
+    policy: z.object({ cardinality: z.enum(['one', 'many']), mode: z.enum(['supersede', 'flag']), min_role: z.enum(ROLES) }),
+    values: z.array(TimelineValueSchema),
+    dispositions: z.array(DispositionSchema),
+    lineage_events: z.array(z.record(z.string(), z.unknown())),
+    revision: z.number().int(),
+    status_hint: z.enum(['in_force', 'conflicted', 'tombstoned', 'empty']),
+  })
+  .openapi('Timeline');
+
+export const MemorySummarySchema = z
+  .object({
+    id: z.string(),
+    key: z.string(),
+    subject: z.string(),
+    predicate: z.string(),
+    qualifiers: z.record(z.string(), z.string()),
+    scope: z.enum(['workspace', 'personal']),
+    status: z.enum(['current', 'conflicted', 'tombstoned', 'scheduled_only', 'empty']),
+    current: z.array(z.object({ value: z.unknown(), conditions: z.array(z.string()), valid_from: z.string(), valid_to: z.string().nullable(), evidence_count: z.number().int() })),
+    scheduled: z.array(z.object({ value: z.unknown(), effective_from: z.string(), conditions: z.array(z.string()) })),
+    conflict: z.array(
+      z.object({
+        value: z.unknown(),
+        standing: z.number(),
+        sources: z.array(z.object({ source: z.string(), idempotency_key: z.string(), source_ref: z.string().nullable(), text: z.string() })),
+      }),
+    ),
+    needs_verification: z.boolean(),
+    revision: z.number().int(),
+    etag: z.string(),
+  })
+  .openapi('MemoryView');
+
+export const MemoryDetailSchema = z
+  .object({
+    id: z.string(),
+    subject: z.string(),
+    revision: z.number().int(),
+    etag: z.string(),
+    status: z.string(),
+    known_at: z.string().nullable().optional(),
+    timeline: TimelineSchema,
+    view: MemorySummarySchema,
+  })
+  .openapi('Memory');
+
+/** What a proposal or a resolution did: the memory after, and the fold's decision on the new claim. */
+export const WriteResultSchema = z
+  .object({
+    outcome: z.enum(['applied', 'duplicate']),
+    episode_id: z.string(),
+    decision: z.object({ kind: z.string(), reason: z.string(), target: ClaimRefSchema.nullable() }).nullable(),
+    compiled: z.record(z.string(), z.unknown()).nullable(),
+    memory: MemoryDetailSchema,
+  })
+  .openapi('MemoryWriteResult');
+
+/** `as_of` / `known_at`: ISO 8601 date-times with an offset, checked by the runtime. */
+export const RecallQuery = z.object({
+  as_of: z.string().max(64).optional().openapi({ description: 'valid time: the view of the timeline at this instant (default now, or known_at)' }),
+  known_at: z.string().max(64).optional().openapi({ description: 'transaction time: refold the claims ingested by this instant' }),
+});

@@ -1,0 +1,96 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { ROLES } from '@canon/core';
+import type { Runtime } from '@canon/runtime';
+import type { AppEnv } from '../auth.js';
+import { WriteResultSchema } from '../memory-schemas.js';
+import { problemResponse } from '../schemas.js';
+
+const ConflictSchema = z
+  .object({
+    id: z.string(),
+    subject: z.string(),
+    key: z.string(),
+    predicate: z.string(),
+    qualifiers: z.record(z.string(), z.string()),
+    scope: z.enum(['workspace', 'personal']),
+    revision: z.number().int(),
+    etag: z.string(),
+    needs_verification: z.literal(true),
+    required_standing: z.number().int(),
+    sides: z.array(
+      z.object({
+        value: z.unknown(),
+        standing: z.number().int(),
+        valid_from: z.string(),
+        sources: z.array(
+          z.object({
+            source: z.string(),
+            idempotency_key: z.string(),
+            index: z.number().int(),
+            source_ref: z.string().nullable(),
+            role: z.enum(ROLES),
+            occurred_at: z.string(),
+            text: z.string(),
+          }),
+        ),
+      }),
+    ),
+  })
+  .openapi('Conflict');
+
+const listConflicts = createRoute({
+  method: 'get',
+  path: '/v1/conflicts',
+  summary: 'Open disagreements (memories holding two or more values now), with every side and its sources',
+  security: [{ bearer: [] }],
+  request: {
+    query: z.object({ subject: z.string().min(1).max(512).optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+  },
+  responses: {
+    200: { description: 'Open conflicts', content: { 'application/json': { schema: z.object({ conflicts: z.array(ConflictSchema) }) } } },
+    400: problemResponse('Invalid query'),
+  },
+});
+
+const resolve = createRoute({
+  method: 'post',
+  path: '/v1/conflicts/{id}/resolve',
+  summary: 'Resolve a conflict: a correction episode naming the claims of every side it settles, compiled at once',
+  description: 'Needs standing at least the policy’s minimum role and every side’s (403 otherwise). `id` is the memory id.',
+  security: [{ bearer: [] }],
+  request: {
+    params: z.object({ id: z.string().min(1).max(128) }),
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              value: z.unknown(),
+              reason: z.string().min(1).max(2000),
+              idempotency_key: z.string().min(1).max(512).optional(),
+            })
+            .strict()
+            .openapi('Resolution'),
+        },
+      },
+    },
+  },
+  responses: {
+    200: { description: 'The memory after', content: { 'application/json': { schema: WriteResultSchema } } },
+    400: problemResponse('Invalid resolution'),
+    403: problemResponse('The key’s role lacks the standing to settle it'),
+    404: problemResponse('No such memory visible to this key'),
+    409: problemResponse('The memory has no open conflict'),
+    503: problemResponse('The subject is busy; retry after Retry-After seconds'),
+  },
+});
+
+export function conflictRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
+  app.openapi(listConflicts, async (c) => c.json({ conflicts: await runtime.conflicts(c.get('principal'), c.req.valid('query')) }, 200));
+  app.openapi(resolve, async (c) => {
+    const out = await runtime.resolve(c.get('principal'), c.req.valid('param').id, c.req.valid('json'));
+    c.header('ETag', `"${out.memory.etag}"`);
+    return c.json(out as z.infer<typeof WriteResultSchema>, 200);
+  });
+}

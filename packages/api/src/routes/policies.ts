@@ -1,0 +1,63 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { ROLES } from '@canon/core';
+import type { Runtime } from '@canon/runtime';
+import type { AppEnv } from '../auth.js';
+import { problemResponse } from '../schemas.js';
+
+const PolicySchema = z
+  .object({ cardinality: z.enum(['one', 'many']), mode: z.enum(['supersede', 'flag']), min_role: z.enum(ROLES) })
+  .strict()
+  .openapi('Policy');
+
+const WorkspacePoliciesSchema = z
+  .object({
+    defaults: PolicySchema.optional(),
+    predicates: z.record(z.string().min(1).max(512), PolicySchema).optional(),
+    time_zone: z.string().min(1).max(100).optional(),
+  })
+  .strict()
+  .openapi('WorkspacePolicies');
+
+const EffectiveSchema = z.object({ defaults: PolicySchema, predicates: z.record(z.string(), PolicySchema), time_zone: z.string() });
+
+const PoliciesSchema = z
+  .object({ own: WorkspacePoliciesSchema.nullable(), effective: EffectiveSchema, fingerprint: z.string() })
+  .openapi('Policies');
+
+const PolicyChangeSchema = PoliciesSchema.extend({
+  changed: z.boolean(),
+  rebuild: z.object({
+    subjects: z.array(z.string()),
+    mode: z.enum(['queued', 'compiled', 'none']),
+    results: z.array(z.record(z.string(), z.unknown())).optional(),
+  }),
+}).openapi('PolicyChange');
+
+const getPolicies = createRoute({
+  method: 'get',
+  path: '/v1/policies',
+  summary: 'The workspace’s predicate policies: its own statement, what compiles use, and their fingerprint',
+  security: [{ bearer: [] }],
+  responses: { 200: { description: 'Policies', content: { 'application/json': { schema: PoliciesSchema } } } },
+});
+
+const putPolicies = createRoute({
+  method: 'put',
+  path: '/v1/policies',
+  summary: 'Replace the workspace’s own policies (owner, maintainer); affected subjects are rebuilt',
+  description:
+    'Affected: subjects holding memories of a predicate whose effective policy changed, or every subject when the defaults or the time zone changed. ' +
+    'With a job queue they are queued for a compile (which rebuilds a subject compiled under another fingerprint); without one they are rebuilt before the answer.',
+  security: [{ bearer: [] }],
+  request: { body: { required: true, content: { 'application/json': { schema: WorkspacePoliciesSchema } } } },
+  responses: {
+    200: { description: 'Saved, with the rebuilds it set off', content: { 'application/json': { schema: PolicyChangeSchema } } },
+    400: problemResponse('Invalid policies'),
+    403: problemResponse('Only an owner or a maintainer may change policies'),
+  },
+});
+
+export function policyRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
+  app.openapi(getPolicies, async (c) => c.json(await runtime.policies(c.get('principal')), 200));
+  app.openapi(putPolicies, async (c) => c.json(await runtime.setPolicies(c.get('principal'), c.req.valid('json')), 200));
+}

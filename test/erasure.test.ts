@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCanon, type TestCanon } from '@canon/testing';
+
+let canon: TestCanon;
+let owner: string;
+let member: string;
+const enc = encodeURIComponent;
+
+beforeAll(async () => {
+  canon = await startTestCanon({ queue: false });
+  owner = (await canon.key('owner')).key;
+  member = (await canon.key('member', { user: 'mallory' })).key;
+});
+afterAll(() => canon.close());
+
+/** Every table that holds rows about episodes, claims or what was derived from them. */
+const TABLES = ['episodes', 'pending', 'claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers', 'subjects', 'compile_runs'] as const;
+
+async function rowsOf(subject: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of TABLES) {
+    const where =
+      table === 'evidence' || table === 'dispositions'
+        ? `memory_id IN (SELECT id FROM memories WHERE subject = $1) OR idempotency_key LIKE 'er-%'`
+        : 'subject = $1';
+    const { rows } = await canon.runtime.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, [subject]);
+    out[table] = rows[0]!.n;
+  }
+  return out;
+}
+
+const ep = (key: string, subject: string, predicate: string, value: string, extra: Record<string, unknown> = {}) => ({
+  idempotency_key: key,
+  subject,
+  occurred_at: '2024-05-01T09:00:00Z',
+  kind: 'claim',
+  body: { claims: [{ predicate, value }] },
+  ...extra,
+});
+
+describe('erasure', () => {
+  it('erases a subject and everything derived in one audited transaction; re-ingesting its keys answers erased', async () => {
+    const subject = 'customer:acme';
+    const batch = [ep('er-1', subject, 'contact', 'jane@acme.test'), ep('er-2', subject, 'plan', 'gold'), ep('er-3', subject, 'plan', 'silver', { source: 'mcp' })];
+    expect((await canon.request('/v1/episodes?compile=wait', { key: owner, json: { episodes: batch } })).status).toBe(200);
+    // One more, left pending (not compiled): erasure takes it too.
+    expect((await canon.request('/v1/episodes', { key: owner, json: ep('er-4', subject, 'region', 'eu') })).status).toBe(200);
+    await canon.request('/v1/episodes?compile=wait', { key: owner, json: ep('keep-1', 'customer:other', 'plan', 'bronze') });
+    const before = await rowsOf(subject);
+    for (const table of ['episodes', 'claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers', 'subjects', 'compile_runs', 'pending']) {
+      expect(before[table], table).toBeGreaterThan(0);
+    }
+
+    expect((await canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: member })).status).toBe(403);
+    const res = await canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: owner });
+    expect(res.status).toBe(200);
+    const erasure = await res.json();
+    expect(erasure).toMatchObject({ target_kind: 'subject', episodes: 4, memories: 2, subjects: [subject] });
+
+    expect(Object.values(await rowsOf(subject)).every((n) => n === 0), JSON.stringify(await rowsOf(subject))).toBe(true);
+    const { rows: kept } = await canon.runtime.pool.query('SELECT subject FROM episodes');
+    expect(kept).toEqual([{ subject: 'customer:other' }]);
+    const { rows: keys } = await canon.runtime.pool.query<{ key_hash: string }>('SELECT key_hash FROM erased_keys');
+    expect(keys).toHaveLength(4);
+    const { rows: audit } = await canon.runtime.pool.query('SELECT * FROM erasures');
+    expect(audit).toHaveLength(1);
+    // Content-free: neither the subject nor any key or value appears in the tombstones or the audit.
+    const stored = JSON.stringify([keys, audit]);
+    for (const secret of [subject, 'er-1', 'jane@acme.test', 'gold']) expect(stored).not.toContain(secret);
+
+    const again = await canon.request('/v1/episodes?compile=wait', {
+      key: owner,
+      json: { episodes: [batch[0], ep('er-5', subject, 'plan', 'platinum'), batch[2]] },
+    });
+    expect(again.status).toBe(200);
+    const body = await again.json();
+    expect(body.items.map((i: { status: string }) => i.status)).toEqual(['erased', 'created', 'erased']);
+    expect(body.items[0].episode_id).toBeNull();
+    expect(body).toMatchObject({ created: 1, duplicates: 0, erased: 2 });
+    const { rows: episodes } = await canon.runtime.pool.query<{ idempotency_key: string }>('SELECT idempotency_key FROM episodes WHERE subject = $1', [subject]);
+    expect(episodes.map((e) => e.idempotency_key)).toEqual(['er-5']);
+    const memories = await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json();
+    expect(memories.memories.map((m: { predicate: string; current: Array<{ value: string }> }) => [m.predicate, m.current[0]!.value])).toEqual([['plan', 'platinum']]);
+  });
+
+  it('erases a user’s episodes and rebuilds the subjects they touched from what remains', async () => {
+    const subject = 'service:shared';
+    await canon.request('/v1/episodes?compile=wait', { key: owner, json: ep('u-1', subject, 'deploy day', 'Tuesday') });
+    await canon.request('/v1/episodes?compile=wait', { key: member, json: ep('u-2', subject, 'deploy day', 'Friday') });
+    await canon.request('/v1/episodes?compile=wait', { key: member, json: ep('u-3', subject, 'secret', 'x', { scope: 'personal' }) });
+    expect((await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json()).memories[0].status).toBe('conflicted');
+
+    const res = await canon.request('/v1/erasures', { key: owner, json: { user: 'mallory' } });
+    expect(res.status).toBe(200);
+    const erasure = await res.json();
+    expect(erasure).toMatchObject({ target_kind: 'user', episodes: 2, subjects: [subject] });
+    expect(erasure.rebuilt).toHaveLength(1);
+
+    const after = await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json();
+    expect(after.memories.map((m: { status: string; current: Array<{ value: string }> }) => [m.status, m.current.map((v) => v.value)])).toEqual([['current', ['Tuesday']]]);
+    const { rows } = await canon.runtime.pool.query<{ n: number }>(
+      `SELECT (SELECT count(*)::int FROM episodes WHERE actor_user = 'mallory' OR owner = 'mallory')
+            + (SELECT count(*)::int FROM claims WHERE claim->>'user' = 'mallory')
+            + (SELECT count(*)::int FROM evidence WHERE idempotency_key IN ('u-2', 'u-3'))
+            + (SELECT count(*)::int FROM memories WHERE owner = 'mallory') AS n`,
+    );
+    expect(rows[0]!.n).toBe(0);
+    const verify = await (await canon.request('/v1/verify', { key: owner, json: { subject } })).json();
+    expect(verify.ok).toBe(true);
+  });
+
+  it('refuses bad or empty targets with problem+json and writes nothing', async () => {
+    const before = await canon.runtime.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM erasures');
+    const cases: Array<[string, Record<string, unknown>, number]> = [
+      ['/v1/erasures', { json: { user: 'nobody' } }, 404],
+      ['/v1/erasures', { json: { user: 7 } }, 400],
+      ['/v1/erasures', { json: { subject: 'a', user: 'b' } }, 400],
+      ['/v1/erasures', { json: { subject: 'x'.repeat(600) } }, 400],
+      [`/v1/subjects/${enc('never:seen')}`, { method: 'DELETE' }, 404],
+    ];
+    for (const [path, init, status] of cases) {
+      const res = await canon.request(path, { key: owner, ...init });
+      expect(res.status, `${path} ${JSON.stringify(init).slice(0, 60)}`).toBe(status);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+    }
+    const after = await canon.runtime.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM erasures');
+    expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
+  });
+});
