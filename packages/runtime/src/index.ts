@@ -41,3 +41,4 @@ export { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from '
 export { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
 export { type RecallWrites } from './recall-writes.js';
 export { SUBJECT_LOCK_TIMEOUT } from './subject-write.js';
+export { inspectMemories, inspectSubject, type InspectedMemory, type MemorySections, type SubjectInspection } from './inspection.js';

@@ -57,3 +57,5 @@ export { claimsOfSubject, compiledSnapshotVersions } from './sql/known-at-inputs
 export { conflictedMemories } from './sql/conflicted-memories.js';
 export { subjectsOfPredicates } from './sql/subjects-of-predicates.js';
 export { searchMemoryValues, type SearchQuery, type SearchHit } from './sql/search.js';
+export { memoriesPage, type MemoriesPageQuery } from './sql/memories-page.js';
+export { episodeSources } from './sql/episode-sources.js';
