@@ -9,6 +9,8 @@ import { registerCompileCommands } from './commands/compile.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSearchCommand } from './commands/search.js';
 import { registerContextCommand } from './commands/context.js';
+import { registerMcpCommand } from './commands/mcp.js';
+import { registerInspectCommand } from './commands/inspect.js';
 import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
 import { connectorsAdd, connectorsList, connectorsRemove, connectorsReset, connectorsRun, type AddOptions } from './commands/connectors.js';
 
@@ -148,5 +150,7 @@ registerCompileCommands(program, run, config);
 registerOperationCommands(program, run, config);
 registerSearchCommand(program, run, config);
 registerContextCommand(program, run, config);
+registerMcpCommand(program, run, config);
+registerInspectCommand(program, run, config);
 
 await program.parseAsync(process.argv);

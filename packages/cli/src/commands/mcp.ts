@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { serveStdio } from '@canon/mcp';
+import type { Config } from '@canon/runtime';
+import { openPort } from '../port.js';
+
+type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
+
+export function registerMcpCommand(program: Command, run: Run, config: () => Config): void {
+  program
+    .command('mcp')
+    .description('serve Canon to an agent over MCP on stdin/stdout (CANON_URL + CANON_API_KEY, else in this process)')
+    .action(
+      run(async () => {
+        // Stdout carries the MCP protocol only, from the first byte: anything a library logs while
+        // the runtime starts goes to stderr (embedded PostgreSQL logs to a file in CANON_HOME).
+        console.log = console.error;
+        console.info = console.error;
+        // In-process: this process works the queue while it serves, so `compile` with async runs.
+        const port = await openPort(config(), { queue: true });
+        await serveStdio(port);
+      }),
+    );
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { decisionOf, expectedKeys, RememberArgs, rememberEpisode, rememberKey } from './remember.js';
+
+const args = (input: Record<string, unknown>) => RememberArgs.parse(input);
+
+describe('remember: the episode and its key', () => {
+  it('derives the key from the arguments alone: same arguments in any order, same key', () => {
+    const a = args({ subject: 's', predicate: 'deploy day', value: 'Tuesday', qualifiers: { env: 'staging', region: 'eu' } });
+    const b = args({ qualifiers: { region: 'eu', env: 'staging' }, value: 'Tuesday', predicate: 'deploy day', subject: 's', scope: 'workspace' });
+    expect(rememberKey(a)).toBe(rememberKey(b));
+    expect(rememberKey(a)).toMatch(/^remember:[0-9a-f]{64}$/);
+    expect(rememberKey(args({ subject: 's', predicate: 'deploy day', value: 'Thursday' }))).not.toBe(rememberKey(a));
+  });
+
+  it('writes a claim episode from source mcp, or a message for free text', () => {
+    const claim = rememberEpisode(args({ subject: 's', predicate: 'p', value: 3, conditions: ['c'], effective_from: '2024-05-13T00:00:00Z' }));
+    expect(claim).toMatchObject({ source: 'mcp', kind: 'claim', scope: 'workspace', body: { claims: [{ predicate: 'p', value: 3, conditions: ['c'], effective_from: '2024-05-13T00:00:00Z' }] } });
+    expect(claim).not.toHaveProperty('occurred_at');
+    const message = rememberEpisode(args({ subject: 's', text: 'The staging deploy runs on Tuesday', scope: 'personal' }));
+    expect(message).toMatchObject({ source: 'mcp', kind: 'message', scope: 'personal', body: { text: 'The staging deploy runs on Tuesday' } });
+  });
+
+  it('refuses a call that is neither a claim nor text', () => {
+    expect(() => rememberEpisode(args({ subject: 's' }))).toThrow(/predicate and a value, or text/);
+    expect(() => rememberEpisode(args({ subject: 's', predicate: 'p' }))).toThrow(/needs a value/);
+    expect(() => rememberEpisode(args({ subject: 's', text: 't', value: 1 }))).toThrow(/give its predicate/);
+  });
+
+  it('finds the fact keys a call falls on, normalized as the compiler does', () => {
+    const structured = args({ subject: 's', predicate: '  deploy day ', value: 'x', qualifiers: { env: 'staging' } });
+    expect(expectedKeys(structured, rememberEpisode(structured))).toEqual([{ index: 0, predicate: 'deploy day', qualifiers: { env: 'staging' } }]);
+    const text = args({ subject: 's', text: 'The staging deploy runs on Tuesday.' });
+    const keys = expectedKeys(text, rememberEpisode(text));
+    expect(keys).toHaveLength(1);
+    expect(keys[0]!.predicate).toMatch(/staging deploy runs on/);
+  });
+});
+
+describe('remember: the decision', () => {
+  it.each([
+    ['supports', 'created'],
+    ['duplicate_of', 'duplicate'],
+    ['enriches', 'enriched'],
+    ['changes', 'superseded'],
+    ['corrects', 'superseded'],
+    ['settles', 'settled'],
+    ['disputes', 'conflicted'],
+    ['overruled', 'overruled'],
+    ['superseded_by', 'historical'],
+    ['retracts', 'retracted'],
+    ['no_effect', 'no_effect'],
+  ] as const)('a new claim that %s is %s', (kind, decision) => {
+    expect(decisionOf(kind, 'created')).toBe(decision);
+  });
+
+  it('an episode already in the log is a duplicate whatever its disposition', () => {
+    expect(decisionOf('disputes', 'duplicate')).toBe('duplicate');
+    expect(decisionOf('supports', 'duplicate')).toBe('duplicate');
+  });
+});

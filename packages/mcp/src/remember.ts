@@ -1,0 +1,189 @@
+import {
+  canonicalJson,
+  DEFAULT_POLICY_SET,
+  extract,
+  LIMITS,
+  normalizeText,
+  sha256,
+  ValidationError,
+  type DispositionKind,
+  type Episode,
+} from '@canon/core';
+import { z } from 'zod';
+
+/** The source every episode written through MCP carries. */
+export const MCP_SOURCE = 'mcp';
+
+const Scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/** The arguments of `remember`, as the tool's input schema (each described for the agent). */
+export const RememberShape = {
+  subject: z.string().min(1).max(LIMITS.shortString).describe('What the memory is about, e.g. "service:billing", "repo:canon", "person:ada".'),
+  predicate: z
+    .string()
+    .min(1)
+    .max(LIMITS.shortString)
+    .optional()
+    .describe('The attribute, e.g. "deploy day". With a predicate give a value; without one, give text and Canon reads the claims from it.'),
+  value: z
+    .union([Scalar, z.array(Scalar), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe('The value of the attribute, e.g. "Tuesday", 3, ["a", "b"].'),
+  text: z.string().min(1).max(LIMITS.text).optional().describe('Free text to remember, or the original wording of the claim.'),
+  qualifiers: z
+    .record(z.string().min(1).max(LIMITS.shortString), z.string().min(1).max(LIMITS.shortString))
+    .optional()
+    .describe('What tells this fact apart from its siblings, e.g. {"env": "staging"}: staging and production are two memories.'),
+  conditions: z.array(z.string().min(1).max(LIMITS.shortString)).max(100).optional().describe('Conditions on the value, e.g. ["only after the integration tests pass"].'),
+  scope: z.enum(['workspace', 'personal']).default('workspace').describe('"workspace": shared with every key of the workspace; "personal": only the key\'s user.'),
+  effective_from: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('When the value starts to hold (ISO 8601 with offset). A stated time is what lets a newer value replace an older one.'),
+  correction: z.boolean().optional().describe('True when the earlier value was wrong (not: the world changed).'),
+  occurred_at: z.iso.datetime({ offset: true }).optional().describe('When this was said or observed, if not now.'),
+  source_ref: z.string().min(1).max(2048).optional().describe('Where a person can check it: a URL, a path, a commit.'),
+};
+export const RememberArgs = z.object(RememberShape);
+export type RememberArgs = z.output<typeof RememberArgs>;
+
+/**
+ * The idempotency key of a `remember` call: a hash of the canonical JSON of its arguments and
+ * nothing else — never the time — so a retried call names the same event and comes back as a
+ * duplicate instead of a second write.
+ */
+export function rememberKey(args: RememberArgs): string {
+  return `remember:${sha256(canonicalJson(stripUndefined(args)))}`;
+}
+
+function stripUndefined(args: RememberArgs): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
+}
+
+/** The episode a `remember` call appends: one structured claim, or a message whose text is read. */
+export function rememberEpisode(args: RememberArgs): Record<string, unknown> {
+  if (args.predicate === undefined && args.text === undefined) throw new ValidationError('give a predicate and a value, or text');
+  if (args.predicate !== undefined && args.value === undefined) throw new ValidationError('a predicate needs a value');
+  if (args.predicate === undefined && (args.value !== undefined || args.qualifiers || args.conditions || args.effective_from || args.correction)) {
+    throw new ValidationError('value, qualifiers, conditions, effective_from and correction belong to a claim: give its predicate');
+  }
+  const claim = args.predicate === undefined
+    ? null
+    : stripUndefinedClaim({
+        predicate: args.predicate,
+        value: args.value,
+        qualifiers: args.qualifiers,
+        conditions: args.conditions,
+        effective_from: args.effective_from,
+        correction: args.correction,
+        text: args.text,
+      });
+  return {
+    source: MCP_SOURCE,
+    idempotency_key: rememberKey(args),
+    subject: args.subject,
+    scope: args.scope,
+    kind: claim ? 'claim' : 'message',
+    body: claim ? { claims: [claim] } : { text: args.text },
+    ...(args.occurred_at ? { occurred_at: args.occurred_at } : {}),
+    ...(args.source_ref ? { source_ref: args.source_ref } : {}),
+  };
+}
+
+function stripUndefinedClaim(claim: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(claim).filter(([, v]) => v !== undefined));
+}
+
+/** The fact keys (predicate + qualifiers) the episode's claims fall on, by claim index. */
+export function expectedKeys(args: RememberArgs, episode: Record<string, unknown>): Array<{ index: number; predicate: string; qualifiers: Record<string, string> }> {
+  if (args.predicate !== undefined) {
+    const qualifiers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(args.qualifiers ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) qualifiers[normalizeText(k)] = normalizeText(v);
+    return [{ index: 0, predicate: normalizeText(args.predicate), qualifiers }];
+  }
+  // Free text: the extractor is deterministic and its predicates depend on the words alone, so
+  // reading the text here finds the same keys the compiler did (workspace and owner are stand-ins).
+  const at = args.occurred_at ? new Date(args.occurred_at).toISOString() : new Date(0).toISOString();
+  const synthetic: Episode = {
+    id: '00000000-0000-0000-0000-000000000000',
+    workspace_id: 'w',
+    source: MCP_SOURCE,
+    idempotency_key: String(episode['idempotency_key']),
+    subject: args.subject,
+    scope: 'workspace',
+    owner: null,
+    kind: 'message',
+    body: { text: args.text ?? '' },
+    occurred_at: at,
+    occurred_at_defaulted: args.occurred_at === undefined,
+    observed_at: null,
+    sequence: null,
+    lineage: `${MCP_SOURCE}:${String(episode['idempotency_key'])}`,
+    snapshot: false,
+    actor: { role: 'agent', user: null },
+    source_ref: null,
+    ingested_at: at,
+    content_hash: '',
+  };
+  return extract(synthetic, DEFAULT_POLICY_SET).map((c) => ({ index: c.index, predicate: c.fact_key.predicate, qualifiers: c.fact_key.qualifiers }));
+}
+
+/** What `remember` reports for a memory it touched. */
+export const DECISIONS = [
+  'created',
+  'duplicate',
+  'enriched',
+  'superseded',
+  'settled',
+  'conflicted',
+  'overruled',
+  'historical',
+  'retracted',
+  'no_effect',
+] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/**
+ * The decision for a remembered claim, from its disposition in the memory's timeline and the
+ * ingest status: an episode that was already in the log is a `duplicate` whatever the fold
+ * made of it the first time.
+ */
+export function decisionOf(kind: DispositionKind, ingest: string): Decision {
+  if (ingest === 'duplicate') return 'duplicate';
+  switch (kind) {
+    case 'supports':
+      return 'created';
+    case 'duplicate_of':
+      return 'duplicate';
+    case 'enriches':
+      return 'enriched';
+    case 'changes':
+    case 'corrects':
+      return 'superseded';
+    case 'settles':
+      return 'settled';
+    case 'disputes':
+      return 'conflicted';
+    case 'overruled':
+      return 'overruled';
+    case 'superseded_by':
+      return 'historical';
+    case 'retracts':
+      return 'retracted';
+    case 'no_effect':
+      return 'no_effect';
+  }
+}
+
+export const DECISION_MEANING: Readonly<Record<Decision, string>> = Object.freeze({
+  created: 'a new value now holds',
+  duplicate: 'already recorded: nothing new was written or changed',
+  enriched: 'the same value, with the conditions added',
+  superseded: 'this value replaced the one in force',
+  settled: 'this correction settled an open conflict',
+  conflicted: 'a different value of equal standing holds: the memory is conflicted until someone authorized resolves it',
+  overruled: 'kept as evidence, changes nothing: the value in force has higher standing',
+  historical: 'filed in history: a later value has replaced it',
+  retracted: 'the value was withdrawn',
+  no_effect: 'recorded, with no effect on the memory',
+});

@@ -1,0 +1,27 @@
+import type { Principal, Runtime } from '@canon/runtime';
+import type { CanonPort } from './port.js';
+
+/**
+ * The port over a runtime in this process, every call made as the key's principal — exactly
+ * what the HTTP routes do, so a reader key cannot write here either. `close` is the caller's
+ * (whoever started the runtime stops it).
+ */
+export function runtimePort(runtime: Runtime, principal: Principal, close: () => Promise<void> = async () => undefined): CanonPort {
+  return {
+    mode: 'local',
+    async ingestAndCompile(items) {
+      const result = await runtime.ingest(principal, items, { compile: 'wait' });
+      return { items: result.items, compiled: result.compiled ?? [] };
+    },
+    subjects: () => runtime.subjects(principal),
+    memories: (subject, asOf) => runtime.memories(principal, subject, { as_of: asOf }),
+    memory: (id, asOf) => runtime.memory(principal, id, { as_of: asOf }),
+    episodes: (subject, after, limit = 1000) => runtime.listEpisodes(principal, { subject, after, limit }),
+    conflicts: (subject) => runtime.conflicts(principal, { subject, limit: 1000 }),
+    search: (q, subject, limit) => runtime.search(principal, { q, subject, limit }),
+    context: (request) => runtime.context(principal, request),
+    compile: (request) => runtime.compile(principal, request),
+    job: (id) => runtime.job(principal, id),
+    close,
+  };
+}

@@ -1,0 +1,218 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { canonicalJson } from '@canon/core';
+import { z } from 'zod';
+import { FRAMING_LINE, framed, qualifierText, quote } from './framing.js';
+import type { CanonPort } from './port.js';
+import { DECISION_MEANING, decisionOf, expectedKeys, MCP_SOURCE, RememberArgs, rememberEpisode, RememberShape, type Decision } from './remember.js';
+import { CompileOut, ConflictsOut, ContextOut, HistoryOut, RecallOut, RememberOut } from './shapes.js';
+import type { MemorySummary } from '@canon/runtime';
+import { conflictLine, conflictOut, historyOut, memoryLine, memoryOut, openConflictOut, type ConflictOut, type MemoryOut } from './views.js';
+
+export const SERVER_INFO = { name: 'canon', version: '0.1.0' } as const;
+
+const Subject = z.string().min(1).max(512);
+const AsOf = z.iso.datetime({ offset: true }).optional().describe('See memory as it was at this instant (valid time, ISO 8601 with offset); default now.');
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
+
+/**
+ * Canon's tools on an MCP server, every call made through `port` — that is, with the key's
+ * workspace, role and user, exactly as over HTTP.
+ */
+export function createCanonMcpServer(port: CanonPort): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions: `Canon keeps compiled memory: facts per subject, their values over time, evidence and open conflicts. ${FRAMING_LINE} Remember what you learn with \`remember\`; check what is known with \`recall\` before relying on it; a conflict means two sources of equal standing disagree.`,
+  });
+
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember a fact',
+      description:
+        'Record a claim (subject, predicate, value, optional qualifiers, conditions, effective_from) or free text about a subject. It is compiled at once and the decision is returned: created, duplicate, enriched, superseded, conflicted or overruled. Retrying the same call is safe: it comes back as a duplicate.',
+      inputSchema: RememberShape,
+      outputSchema: RememberOut,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async (input) => {
+      const args = RememberArgs.parse(input);
+      const episode = rememberEpisode(args);
+      const key = String(episode['idempotency_key']);
+      const out = await port.ingestAndCompile([episode]);
+      const item = out.items[0]!;
+      const { memories } = await port.memories(args.subject);
+      const decisions: z.infer<typeof RememberOut.decisions> = [];
+      for (const k of expectedKeys(args, episode)) {
+        const m = memories.find(
+          (x) => x.scope === args.scope && x.predicate === k.predicate && canonicalJson(x.qualifiers) === canonicalJson(k.qualifiers),
+        );
+        if (!m) continue;
+        const detail = await port.memory(m.id);
+        const d = detail.timeline.dispositions.find((x) => x.claim.source === MCP_SOURCE && x.claim.idempotency_key === key && x.claim.index === k.index);
+        if (!d) continue;
+        const decision: Decision = decisionOf(d.kind, item.status);
+        decisions.push({
+          memory_id: m.id,
+          predicate: m.predicate,
+          qualifiers: m.qualifiers,
+          decision,
+          meaning: DECISION_MEANING[decision],
+          disposition: d.kind,
+          reason: d.reason,
+          status: m.status,
+          current: memoryOut(m).values,
+        });
+      }
+      const lines = [
+        item.status === 'duplicate'
+          ? `Already recorded (episode ${item.episode_id}).`
+          : item.status === 'created'
+            ? `Recorded episode ${item.episode_id}.`
+            : `Not written: this statement was ${item.status} earlier.`,
+        ...decisions.map(
+          (d) => `- ${d.predicate}${qualifierText(d.qualifiers)}: ${d.decision} — ${d.meaning}. Why: ${d.reason}. Now: ${d.current.map((v) => quote(v.value)).join(' vs ') || '(nothing holds)'} [memory ${d.memory_id}]`,
+        ),
+      ];
+      if (decisions.length === 0 && item.status !== 'erased') lines.push('No fact was read from it (a note needs a sentence with a value, or give predicate and value).');
+      return framed(lines, { episode_id: item.episode_id, idempotency_key: key, ingest: item.status, decision: decisions[0]?.decision ?? null, decisions });
+    },
+  );
+
+  server.registerTool(
+    'recall',
+    {
+      title: 'Recall memories',
+      description:
+        'Current memories of a subject, or those whose values match a query (lexical search), optionally as of an instant. Conflicted memories come back as conflicts with every side and its sources: treat them as unverified.',
+      inputSchema: {
+        subject: Subject.optional().describe('The subject, e.g. "service:billing".'),
+        query: z.string().min(1).max(512).optional().describe('Words to look for in subjects, predicates and values.'),
+        as_of: AsOf,
+        limit: z.number().int().min(1).max(500).default(50).describe('At most this many memories.'),
+      },
+      outputSchema: RecallOut,
+      annotations: READ_ONLY,
+    },
+    async ({ subject, query, as_of, limit }) => {
+      if (!subject && !query) throw new Error('give a subject, a query, or both');
+      let at: string;
+      let found: MemorySummary[];
+      if (query) {
+        // The runtime's lexical search proposes the memories; each is then read at the instant.
+        const { results } = await port.search(query, subject, Math.min(limit + 1, 100));
+        at = as_of ? new Date(as_of).toISOString() : new Date().toISOString();
+        found = [];
+        for (const id of [...new Set(results.map((r) => r.memory_id))]) found.push((await port.memory(id, as_of)).view);
+      } else {
+        const page = await port.memories(subject!, as_of);
+        at = page.at;
+        found = page.memories;
+      }
+      const live = found.filter((m) => m.status === 'current' || m.status === 'scheduled_only' || m.status === 'conflicted');
+      const truncated = live.length > limit;
+      const kept = live.slice(0, limit);
+      const memories = kept.filter((m) => m.status !== 'conflicted').map(memoryOut);
+      const conflicts = kept.filter((m) => m.status === 'conflicted').map(conflictOut);
+      const lines = [
+        `${memories.length} memories${subject ? ` of ${subject}` : ''}${query ? ` matching ${quote(query)}` : ''} at ${at}:`,
+        ...memories.map(memoryLine),
+        ...(conflicts.length ? [`${conflicts.length} open conflicts (needs verification):`, ...conflicts.map(conflictLine)] : []),
+        ...(truncated ? [`(more matched; raise limit or narrow the query)`] : []),
+      ];
+      return framed(lines, { at, subject: subject ?? null, query: query ?? null, memories, conflicts, truncated });
+    },
+  );
+
+  server.registerTool(
+    'history',
+    {
+      title: 'History of a memory',
+      description: 'The timeline of one memory: every value with when it held, what ended it, the evidence behind it, and what became of every claim and why.',
+      inputSchema: { memory_id: z.string().min(1).max(128).describe('A memory id from recall or remember.'), as_of: AsOf },
+      outputSchema: HistoryOut,
+      annotations: READ_ONLY,
+    },
+    async ({ memory_id, as_of }) => {
+      const h = historyOut(await port.memory(memory_id, as_of));
+      const lines = [
+        `${h.subject} · ${h.predicate}${qualifierText(h.qualifiers)} (${h.status}, revision ${h.revision}):`,
+        ...h.values.map(
+          (v) =>
+            `- ${quote(v.value)} ${v.status}${v.superseded_by ? ` by ${v.superseded_by}` : ''} from ${v.valid_from}${v.valid_to ? ` to ${v.valid_to}` : ''}; evidence: ${v.evidence.map((e) => `${e.source}/${e.idempotency_key}#${e.index} (${e.role})`).join(', ')}`,
+        ),
+        'Decisions:',
+        ...h.decisions.map((d) => `- ${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}: ${d.kind} — ${d.reason}`),
+      ];
+      return framed(lines, h);
+    },
+  );
+
+  server.registerTool(
+    'conflicts',
+    {
+      title: 'Open conflicts',
+      description: 'Memories where sources of equal standing disagree, with every side and its sources. Someone authorized resolves them (canon inspect, /inspect).',
+      inputSchema: { subject: Subject.optional().describe('Only this subject.') },
+      outputSchema: ConflictsOut,
+      annotations: READ_ONLY,
+    },
+    async ({ subject }) => {
+      const conflicts: ConflictOut[] = (await port.conflicts(subject)).map(openConflictOut);
+      return framed([`${conflicts.length} open conflicts:`, ...conflicts.map(conflictLine)], { conflicts });
+    },
+  );
+
+  server.registerTool(
+    'context',
+    {
+      title: 'Context bundle for a task',
+      description: 'What is known about a subject, for a task, within a token budget, with open disagreements marked. Deterministic: the same memory at the same instant gives the same text.',
+      inputSchema: {
+        subject: Subject.describe('The subject the task is about.'),
+        task: z.string().min(1).max(2000).describe('What the bundle is for.'),
+        max_tokens: z.number().int().min(1).max(100_000).default(2000).describe('The budget, in estimated tokens (about four characters each).'),
+        as_of: AsOf,
+      },
+      outputSchema: ContextOut,
+      annotations: READ_ONLY,
+    },
+    async ({ subject, task, max_tokens, as_of }) => {
+      const bundle = await port.context({ subject, task, max_tokens, ...(as_of ? { as_of } : {}) });
+      return framed([bundle.text], { subject, task, max_tokens, text: bundle.text, tokens: bundle.tokens, memory_ids: bundle.memory_ids, conflicts: bundle.conflicts });
+    },
+  );
+
+  server.registerTool(
+    'compile',
+    {
+      title: 'Compile a subject',
+      description: 'Compile pending episodes of a subject (or all subjects) now; with async, queue it and get a job id; with job_id, report that job.',
+      inputSchema: {
+        subject: Subject.optional(),
+        all: z.boolean().optional().describe('Every subject of the workspace.'),
+        async: z.boolean().default(false).describe('Queue the compile and return a job id at once.'),
+        job_id: z.string().min(1).max(64).optional().describe('Report this job instead of starting one.'),
+      },
+      outputSchema: CompileOut,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ subject, all, async, job_id }) => {
+      if (job_id) {
+        const job = await port.job(job_id);
+        const result = job.result && typeof job.result === 'object' ? (job.result as Record<string, unknown>) : null;
+        return out([`job ${job.job_id}: ${job.state}`], { async: true, job_id: job.job_id, state: job.state, result });
+      }
+      const request = subject ? { subject, async } : all ? { all: true as const, async } : null;
+      if (!request) throw new Error('give a subject, all: true, or a job_id');
+      const res = await port.compile(request);
+      if (res.async) return out([`queued: job ${res.job_id}`], { async: true, job_id: res.job_id, state: 'created', result: null });
+      const result = res.result as unknown as Record<string, unknown>;
+      return out([`compiled: ${JSON.stringify(result)}`], { async: false, job_id: null, state: 'completed', result });
+    },
+  );
+
+  return server;
+}
+
+function out<T extends Record<string, unknown>>(lines: string[], structured: T) {
+  return { content: [{ type: 'text' as const, text: lines.join('\n') }], structuredContent: structured };
+}
