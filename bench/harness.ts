@@ -81,3 +81,62 @@ export async function pool<T>(items: T[], concurrency: number, fn: (item: T, i: 
     }),
   );
 }
+
+/** Serves an existing runtime on a loopback port. */
+export async function serveRuntime(runtime: Runtime): Promise<{ url: string; close(): Promise<void> }> {
+  const server = serve({ fetch: createApp(runtime).fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+export interface Distribution {
+  runs: number;
+  median_ms: number;
+  p95_ms: number;
+  min_ms: number;
+  max_ms: number;
+}
+
+/** Milliseconds of each run, summarised (two decimals). */
+export function distribution(samples: readonly number[]): Distribution {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return { runs: sorted.length, median_ms: r(percentile(sorted, 50)), p95_ms: r(percentile(sorted, 95)), min_ms: r(sorted[0] ?? NaN), max_ms: r(sorted[sorted.length - 1] ?? NaN) };
+}
+
+/** Runs fn `runs` times after `warmup` unmeasured runs; the wall time of each measured run. */
+export async function timeRuns(runs: number, fn: (i: number) => Promise<unknown>, warmup = 3): Promise<number[]> {
+  for (let i = 0; i < warmup; i += 1) await fn(-1 - i);
+  const out: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const t0 = performance.now();
+    await fn(i);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+/** `BENCH_SCALE=small` runs every benchmark at a size that finishes in a minute or two. */
+export const SMALL = process.env['BENCH_SCALE'] === 'small';
+
+/** A target as reported: the goal, the measured value, whether it was met and by how much it was missed. */
+export interface Target {
+  metric: string;
+  goal: string;
+  limit: number;
+  direction: 'max' | 'min';
+  measured: number | null;
+  met: boolean | null;
+  /** Missed by: measured / limit (max) or limit / measured (min), when not met. */
+  missed_by: string | null;
+}
+
+export function target(metric: string, measured: number | null, limit: number, direction: 'max' | 'min', unit: string): Target {
+  const goal = `${direction === 'max' ? '<' : '≥'} ${limit} ${unit}`.trim();
+  if (measured === null || Number.isNaN(measured)) return { metric, goal, limit, direction, measured: null, met: null, missed_by: null };
+  const met = direction === 'max' ? measured < limit : measured >= limit;
+  const factor = direction === 'max' ? measured / limit : limit / measured;
+  return { metric, goal, limit, direction, measured, met, missed_by: met ? null : `${factor.toFixed(1)}× (${measured} vs ${limit} ${unit})`.trim() };
+}

@@ -1,0 +1,165 @@
+import { compileSubject, type Principal, type Runtime } from '@canon/runtime';
+import { benchRuntime, startBenchCluster, type BenchCluster } from './cluster.js';
+import { distribution, machine, postgresVersion, serveRuntime, SMALL, target, timeRuns, writeResult, type Distribution, type Target } from './harness.js';
+
+/**
+ * Compile cost against history size (issue 4): subjects of 1k, 10k and 100k episodes and one
+ * hot key restated 10,000 times. For each: the first compile's throughput, the no-op recompile
+ * (function call and HTTP), and a one-episode incremental compile.
+ *
+ * Every key gets the same number of claims whatever the subject's size (50), so a flat
+ * incremental cost means the compiler's work follows the change, not the history.
+ */
+const SIZES = SMALL ? [1000, 3000, 10_000] : [1000, 10_000, 100_000];
+const HOT = SMALL ? 2000 : 10_000;
+const CLAIMS_PER_KEY = 50;
+const NOOP_RUNS = 50;
+const INCREMENTAL_RUNS = 20;
+const BATCH = 1000;
+const BASE = Date.UTC(2024, 0, 1);
+
+export interface CompileCase {
+  name: string;
+  subject: string;
+  episodes: number;
+  keys: number;
+  memories: number;
+  first_compile_s: number;
+  episodes_per_s: number;
+  noop_function: Distribution;
+  noop_http: Distribution;
+  incremental: Distribution;
+}
+
+/** Episode i of a subject: key i mod keys; each key's value changes at every fifth restatement, at an explicit time. */
+function episode(subject: string, i: number, keys: number) {
+  const at = new Date(BASE + i * 60_000).toISOString();
+  const restatement = Math.floor(i / keys);
+  return {
+    idempotency_key: `${subject}#${i}`,
+    subject,
+    kind: 'claim',
+    occurred_at: at,
+    body: { claims: [{ predicate: `setting ${i % keys}`, value: `value ${Math.floor(restatement / 5)}`, effective_from: at }] },
+  };
+}
+
+async function ingestHistory(runtime: Runtime, principal: Principal, subject: string, episodes: number, keys: number) {
+  for (let start = 0; start < episodes; start += BATCH) {
+    const batch = Array.from({ length: Math.min(BATCH, episodes - start) }, (_, j) => episode(subject, start + j, keys));
+    await runtime.ingest(principal, batch);
+  }
+}
+
+export async function benchCompile(log: (msg: string) => void = console.error, cluster?: BenchCluster): Promise<Record<string, unknown>> {
+  const own = !cluster;
+  const c = cluster ?? (await startBenchCluster());
+  const dbName = 'canon_bench_compile';
+  const url = await c.createDatabase(dbName);
+  // A long debounce and a huge compile-after: no background compile runs while we measure.
+  const runtime = await benchRuntime(url, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' });
+  const http = await serveRuntime(runtime);
+  try {
+    const { key } = await runtime.createKey({ workspace: 'bench-compile', role: 'owner' });
+    const principal = await runtime.authenticate(key);
+    const cases = [
+      ...SIZES.map((n) => ({ name: `${n / 1000}k`, subject: `bench:history-${n}`, episodes: n, keys: n / CLAIMS_PER_KEY })),
+      { name: `hot key ×${HOT / 1000}k`, subject: 'bench:hot-key', episodes: HOT, keys: 1 },
+    ];
+    const results: CompileCase[] = [];
+    for (const k of cases) {
+      log(`compile: ingesting ${k.episodes} episodes of ${k.subject} (${k.keys} keys)`);
+      await ingestHistory(runtime, principal, k.subject, k.episodes, k.keys);
+    }
+    for (const k of cases) {
+      log(`compile: first compile of ${k.subject}`);
+      const t0 = performance.now();
+      const first = await compileSubject(runtime.pool, principal.workspace_id, k.subject);
+      const seconds = (performance.now() - t0) / 1000;
+      if (first.episodes_processed !== k.episodes) throw new Error(`compiled ${first.episodes_processed} of ${k.episodes} episodes`);
+
+      log(`compile: no-op recompiles of ${k.subject}`);
+      const noopFn = await timeRuns(NOOP_RUNS, async () => {
+        const r = await compileSubject(runtime.pool, principal.workspace_id, k.subject);
+        if (r.episodes_processed !== 0 || r.state_hash !== first.state_hash) throw new Error('a no-op compile changed something');
+      });
+      const body = JSON.stringify({ subject: k.subject });
+      const noopHttp = await timeRuns(NOOP_RUNS, async () => {
+        const res = await fetch(`${http.url}/v1/compile`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+        if (res.status !== 200) throw new Error(`compile answered ${res.status}`);
+        await res.arrayBuffer();
+      });
+
+      log(`compile: one-episode incremental compiles of ${k.subject}`);
+      let next = k.episodes;
+      const incremental: number[] = [];
+      for (let i = -2; i < INCREMENTAL_RUNS; i += 1) {
+        await runtime.ingest(principal, [episode(k.subject, next, k.keys)]);
+        next += 1;
+        const t0 = performance.now();
+        const r = await compileSubject(runtime.pool, principal.workspace_id, k.subject);
+        const ms = performance.now() - t0;
+        if (r.episodes_processed !== 1) throw new Error(`an incremental compile processed ${r.episodes_processed} episodes`);
+        if (i >= 0) incremental.push(ms);
+      }
+      results.push({
+        name: k.name,
+        subject: k.subject,
+        episodes: k.episodes,
+        keys: k.keys,
+        memories: first.memories_created,
+        first_compile_s: Math.round(seconds * 100) / 100,
+        episodes_per_s: Math.round(k.episodes / seconds),
+        noop_function: distribution(noopFn),
+        noop_http: distribution(noopHttp),
+        incremental: distribution(incremental),
+      });
+    }
+
+    const sized = results.filter((r) => r.keys > 1);
+    const largest = sized[sized.length - 1]!;
+    const smallest = sized[0]!;
+    const growth = (f: (r: CompileCase) => number) => Math.round((f(largest) / f(smallest)) * 100) / 100;
+    const targets: Target[] = [
+      target(`no-op recompile median at ${largest.name} (function)`, largest.noop_function.median_ms, 5, 'max', 'ms'),
+      target(`no-op recompile median at ${largest.name} (HTTP)`, largest.noop_http.median_ms, 5, 'max', 'ms'),
+      target(`no-op growth ${smallest.name} → ${largest.name} (flat: median ratio)`, growth((r) => r.noop_function.median_ms), 2, 'max', '×'),
+      target(`one-episode incremental compile median at ${largest.name}`, largest.incremental.median_ms, 20, 'max', 'ms'),
+    ];
+    return {
+      benchmark: 'compile',
+      scale: SMALL ? 'small' : 'full',
+      cases: results,
+      growth: {
+        from: smallest.name,
+        to: largest.name,
+        history_ratio: largest.episodes / smallest.episodes,
+        noop_function_median: growth((r) => r.noop_function.median_ms),
+        noop_http_median: growth((r) => r.noop_http.median_ms),
+        incremental_median: growth((r) => r.incremental.median_ms),
+      },
+      targets,
+      met: Object.fromEntries(targets.map((t) => [t.metric, t.met])),
+      notes: [
+        `Histories ingested with the runtime's ingest in ${BATCH}-episode batches, CANON_COMPILE_DEBOUNCE_SECONDS=3600 and CANON_COMPILE_AFTER=1e9, so no background compile ran during the measurements.`,
+        `${CLAIMS_PER_KEY} claims per key in every sized subject (keys = episodes / ${CLAIMS_PER_KEY}); each key's value changes at every fifth restatement with an explicit effective time, the others are duplicates.`,
+        'Throughput: the first compile of the whole history (chunks of 2,000 episodes per transaction). No-op: compileSubject on a subject with nothing pending, and POST /v1/compile over a loopback HTTP server. Incremental: one more episode ingested (untimed), then compileSubject timed.',
+      ],
+      machine: { ...machine(), postgres: await postgresVersion(runtime) },
+      measured_at: new Date().toISOString(),
+    };
+  } finally {
+    await http.close();
+    await runtime.close();
+    await c.dropDatabase(dbName);
+    if (own) await c.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await benchCompile();
+  const file = writeResult('compile', result);
+  console.log(JSON.stringify(result, null, 2));
+  console.error(`written to ${file}`);
+  process.exit(0);
+}
