@@ -2,9 +2,10 @@
 --
 -- Why a function: row-level security compares workspace_id with the transaction setting
 -- canon.workspace_id, and PostgreSQL never evaluates a caller's non-leakproof qual (@@, <%)
--- before a security qual, so under RLS neither GIN index below could serve the search. The
--- function runs as its owner (who must bypass RLS: the migrating role), filters by workspace
--- explicitly as the first column of both indexes, and refuses — returns nothing — when asked
+-- before a security qual, so under RLS neither GIN index could serve the search. The function
+-- runs as its owner — the migrating role, which must see every workspace's rows (a superuser,
+-- or a member of canon_system, whose policy is `true` and keeps the indexes usable) — filters
+-- by workspace explicitly as the first column of both indexes, and returns nothing when asked
 -- for a workspace other than the one the transaction is confined to, so it opens no way
 -- around RLS.
 --

@@ -163,11 +163,12 @@ describe('the search plan', () => {
     await canon.runtime.pool.query('ANALYZE memory_values');
   });
 
-  async function plan(q: string, mode: 'auto' | 'force_generic_plan'): Promise<PlanNode[]> {
+  async function plan(q: string, mode: 'auto' | 'force_generic_plan', role?: string): Promise<PlanNode[]> {
     const client = await canon.runtime.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query(`SET LOCAL plan_cache_mode = ${mode}`);
+      if (role) await client.query(`SET LOCAL ROLE ${role}`);
       await client.query(`SELECT set_config('canon.workspace_id', 'w1', true)`);
       // The function's own body, prepared as the function runs it: no copy to drift from.
       const { rows } = await client.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = 'canon_search'`);
@@ -185,17 +186,27 @@ describe('the search plan', () => {
     }
   }
 
-  for (const mode of ['auto', 'force_generic_plan'] as const) {
-    it(`uses both GIN indexes, led by workspace_id (${mode})`, async () => {
-      const word = (await canon.runtime.pool.query<{ w: string }>(`SELECT substr(md5('4001'), 1, 10) AS w`)).rows[0]!.w;
-      for (const q of [word, `${word.slice(0, 9)}x`]) {
-        const all = await plan(q, mode);
-        const indexScans = all.filter((n) => n['Node Type'] === 'Bitmap Index Scan').map((n) => n['Index Name']);
-        expect(indexScans, q).toEqual(expect.arrayContaining(['memory_values_fts_idx', 'memory_values_trgm_idx']));
+  const word = () => canon.runtime.pool.query<{ w: string }>(`SELECT substr(md5('4001'), 1, 10) AS w`).then((r) => r.rows[0]!.w);
+  const indexScans = (all: PlanNode[]) => all.filter((n) => n['Node Type'] === 'Bitmap Index Scan').map((n) => n['Index Name']);
+
+  // As the function runs it: as its owner (the migrating role), with a custom or a generic
+  // plan, or as canon_system should the function be handed to that role.
+  for (const [mode, role] of [['auto'], ['force_generic_plan'], ['auto', 'canon_system']] as const) {
+    it(`uses both GIN indexes, led by workspace_id (${mode}${role ? ` as ${role}` : ''})`, async () => {
+      const w = await word();
+      for (const q of [w, `${w.slice(0, 9)}x`]) {
+        const all = await plan(q, mode, role);
+        expect(indexScans(all), q).toEqual(expect.arrayContaining(['memory_values_fts_idx', 'memory_values_trgm_idx']));
         expect(all.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'memory_values'), q).toBe(false);
       }
     });
   }
+
+  it('could not use them as a plain query of canon_app under row-level security: why the function exists', async () => {
+    const all = await plan(await word(), 'auto', 'canon_app');
+    expect(indexScans(all)).not.toContain('memory_values_fts_idx');
+    expect(indexScans(all)).not.toContain('memory_values_trgm_idx');
+  });
 });
 
 describe('POST /v1/context', () => {
