@@ -1,0 +1,1914 @@
+export interface paths {
+    "/v1/compile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compile one subject, several, or all: synchronously, or as a job (`async: true` → 202 {job_id}) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        all?: true;
+                        /** @default false */
+                        async?: boolean;
+                        subject?: string;
+                        subjects?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The compile result (one subject) or the summed results */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CompileResult"] | components["schemas"]["CompileManyResult"];
+                    };
+                };
+                /** @description Queued; poll GET /v1/jobs/{job_id} */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            job_id: string;
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key’s role cannot compile */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conflicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open disagreements (memories holding two or more values now), with every side and its sources */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    subject?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Open conflicts */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            conflicts: components["schemas"]["Conflict"][];
+                        };
+                    };
+                };
+                /** @description Invalid query */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conflicts/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a conflict: a correction episode naming the claims of every side it settles, compiled at once
+         * @description Needs standing at least the policy’s minimum role and every side’s (403 otherwise). `id` is the memory id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Resolution"];
+                };
+            };
+            responses: {
+                /** @description The memory after */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MemoryWriteResult"];
+                    };
+                };
+                /** @description Invalid resolution */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key’s role lacks the standing to settle it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such memory visible to this key */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The memory has no open conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The subject is busy; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A context bundle of a subject for a task, within a token budget: same inputs at the same instant, same bytes
+         * @description The memories holding at `as_of` (default: now, never printed), ranked by words shared with the task, then trigram similarity, then recency, then memory id; one line each until the next would pass `max_tokens`. Tokens are estimated as ceil(code points / 4) per line, newline included. Open disagreements are stated as `DISPUTED:` lines and listed in `conflicts`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        as_of?: string;
+                        max_tokens: number;
+                        subject: string;
+                        task: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The bundle */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContextBundle"];
+                    };
+                };
+                /** @description Invalid request: missing task, max_tokens outside 1..100000, an invalid as_of, malformed JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/episodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page the log in commit order
+         * @description Never skips rows of transactions still in flight: `next` can be passed as `after` forever.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    after?: string;
+                    limit?: number;
+                    subject?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of episodes */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EpisodePage"];
+                    };
+                };
+                /** @description Invalid query */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Append one episode or a batch of up to 1,000 to the log
+         * @description Per item: `created` or `duplicate` (same key, same envelope) with the episode id. Any invalid item or key conflict rejects the whole batch and stores nothing.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    compile?: "wait";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @default {} */
+                        body?: {
+                            claims?: {
+                                conditions?: string[];
+                                correction?: boolean;
+                                /** Format: date-time */
+                                effective_from?: string;
+                                /** @enum {string} */
+                                op?: "assert" | "retract" | "replace";
+                                predicate: string;
+                                qualifiers?: {
+                                    [key: string]: string;
+                                };
+                                settles?: {
+                                    idempotency_key: string;
+                                    index: number;
+                                    source: string;
+                                }[];
+                                text?: string;
+                                value?: unknown;
+                            }[];
+                            text?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        idempotency_key: string;
+                        /** @default message */
+                        kind?: string;
+                        lineage?: string;
+                        /** Format: date-time */
+                        observed_at?: string;
+                        /** Format: date-time */
+                        occurred_at?: string;
+                        /**
+                         * @default workspace
+                         * @enum {string}
+                         */
+                        scope?: "workspace" | "personal";
+                        sequence?: number;
+                        /** @default false */
+                        snapshot?: boolean;
+                        /** @default api */
+                        source?: string;
+                        source_ref?: string;
+                        subject: string;
+                    } | components["schemas"]["EpisodeBatch"];
+                };
+            };
+            responses: {
+                /** @description Every item stored or recognised */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IngestResponse"];
+                    };
+                };
+                /** @description Invalid items (`issues` names each item and why); nothing stored */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key’s role cannot write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description An idempotency key already names a different episode; nothing stored */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than 5 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erase a subject, or every episode a user wrote or owns (the subjects they touched are rebuilt from what remains) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ErasureTarget"];
+                };
+            };
+            responses: {
+                /** @description Erased; the audit row’s id */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Erasure"];
+                    };
+                };
+                /** @description Invalid target */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner or a maintainer may erase */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Nothing to erase */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A compile job of this workspace */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    job_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The job */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Job"];
+                    };
+                };
+                /** @description Not a job id */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such job in this workspace */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/dead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compile jobs of this workspace that exhausted their retries */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Dead letters */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            jobs: {
+                                error?: unknown;
+                                failed_at: string;
+                                job_id: string;
+                                subject: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/dead/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put this workspace’s dead letters back on the compile queue */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description How many moved */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            redriven: number;
+                        };
+                    };
+                };
+                /** @description The key’s role cannot redrive */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One memory: its timeline, evidence with source refs, dispositions, revision and ETag */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description valid time: the view of the timeline at this instant (default now, or known_at) */
+                    as_of?: string;
+                    /** @description transaction time: refold the claims ingested by this instant */
+                    known_at?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The memory (refolded from what was ingested by known_at, if given) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Memory"];
+                    };
+                };
+                /** @description Invalid instant */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such memory visible to this key (or none known at known_at) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** The same conditional change with `If-Match: "<etag>"` (required) instead of expected_revision */
+        patch: {
+            parameters: {
+                query?: never;
+                header: {
+                    "if-match": string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            responses: {
+                /** @description Applied (or, for a retried key, the committed result); the memory after, with its ETag */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MemoryWriteResult"];
+                    };
+                };
+                /** @description Invalid proposal */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key’s role cannot write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such memory visible to this key */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The idempotency key names a different proposal */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Stale revision or ETag: `current` holds the memory as it is now */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The subject is busy; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/memories/{id}/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A conditional change of a memory: stored as an episode and compiled at once, if the memory is still at expected_revision
+         * @description A `value` equal to the current one with `conditions` enriches it; a different value is a change effective now (or at `effective_from`), or a correction with `correction: true`; `retract: true` ends the value. The fold still applies standing: the answer’s `decision` says what it made of the claim.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "if-match"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            responses: {
+                /** @description Applied (or, for a retried key, the committed result); the memory after, with its ETag */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MemoryWriteResult"];
+                    };
+                };
+                /** @description Invalid proposal */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key’s role cannot write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such memory visible to this key */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The idempotency key names a different proposal */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Stale revision or ETag: `current` holds the memory as it is now */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The subject is busy; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace’s predicate policies: its own statement, what compiles use, and their fingerprint */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Policies */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Policies"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace the workspace’s own policies (owner, maintainer); affected subjects are rebuilt
+         * @description Affected: subjects holding memories of a predicate whose effective policy changed, or every subject when the defaults or the time zone changed. With a job queue they are queued for a compile (which rebuilds a subject compiled under another fingerprint); without one they are rebuilt before the answer.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WorkspacePolicies"];
+                };
+            };
+            responses: {
+                /** @description Saved, with the rebuilds it set off */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PolicyChange"];
+                    };
+                };
+                /** @description Invalid policies */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner or a maintainer may change policies */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rebuild": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Recompute a subject from its whole log; the same state_hash as incremental compiles */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        subject: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The rebuild result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CompileResult"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key’s role cannot rebuild */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The nightly compile schedule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The schedule */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NightlySchedule"];
+                    };
+                };
+            };
+        };
+        /** Change the nightly compile schedule (owner) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["NightlySchedule"];
+                };
+            };
+            responses: {
+                /** @description The schedule now */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NightlySchedule"];
+                    };
+                };
+                /** @description Not a valid cron expression or time zone */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner may change it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lexical search over current memories: full-text (ranked), then near matches by trigram similarity
+         * @description Ranking: full-text matches (`websearch_to_tsquery`, no stemming) by `ts_rank`, then near matches (typos) by pg_trgm word similarity, ties by memory id. Every candidate is re-checked against its memory’s timeline: a superseded or overruled value comes back only with `include_history=true`, marked `current: false`.
+         */
+        get: {
+            parameters: {
+                query: {
+                    include_history?: "true" | "false";
+                    limit?: number;
+                    q: string;
+                    subject?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Matching values, best first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            results: components["schemas"]["SearchResult"][];
+                        };
+                    };
+                };
+                /** @description Invalid query */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subjects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Subjects with episode, memory, pending and open-conflict counts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Subjects */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subjects: {
+                                episodes: number;
+                                memories: number;
+                                open_conflicts: number;
+                                pending: number;
+                                subject: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subjects/{subject}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Erase a subject: its episodes and everything derived, in one audited transaction; re-ingesting its keys answers `erased` */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subject: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Erased; the audit row’s id */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Erasure"];
+                    };
+                };
+                /** @description Invalid target */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner or a maintainer may erase */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Nothing to erase */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subjects/{subject}/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Memories of a subject at an instant (now, or as_of), as known now or at known_at: status, current value(s), scheduled changes, conflicts */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description valid time: the view of the timeline at this instant (default now, or known_at) */
+                    as_of?: string;
+                    /** @description transaction time: refold the claims ingested by this instant */
+                    known_at?: string;
+                };
+                header?: never;
+                path: {
+                    subject: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The view at that instant */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            at: string;
+                            known_at: string | null;
+                            memories: components["schemas"]["MemorySummary"][];
+                            subject: string;
+                        };
+                    };
+                };
+                /** @description Invalid instant */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** For CI: compile, compile again expecting zeros, recompute from the log expecting the same state_hash */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        subject: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The report; `ok: false` lists what differed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The key’s role cannot compile */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        CompileManyResult: {
+            results: components["schemas"]["CompileResult"][];
+            subjects: number;
+            totals: {
+                [key: string]: number;
+            };
+        };
+        CompileResult: {
+            compiler_version: string;
+            conflicts_opened: number;
+            episodes_processed: number;
+            memories_created: number;
+            memories_superseded: number;
+            memories_updated: number;
+            state_hash: string;
+            subject: string;
+            tombstoned: number;
+        };
+        Conflict: {
+            etag: string;
+            id: string;
+            key: string;
+            /** @enum {boolean} */
+            needs_verification: true;
+            predicate: string;
+            qualifiers: {
+                [key: string]: string;
+            };
+            required_standing: number;
+            revision: number;
+            /** @enum {string} */
+            scope: "workspace" | "personal";
+            sides: {
+                sources: {
+                    idempotency_key: string;
+                    index: number;
+                    occurred_at: string;
+                    /** @enum {string} */
+                    role: "owner" | "maintainer" | "member" | "connector" | "agent" | "reader";
+                    source: string;
+                    source_ref: string | null;
+                    text: string;
+                }[];
+                standing: number;
+                valid_from: string;
+                value?: unknown;
+            }[];
+            subject: string;
+        };
+        ContextBundle: {
+            conflicts: {
+                memory_id: string;
+                predicate: string;
+                qualifiers: {
+                    [key: string]: string;
+                };
+                sides: {
+                    sources: {
+                        idempotency_key: string;
+                        source: string;
+                        source_ref: string | null;
+                    }[];
+                    value?: unknown;
+                }[];
+            }[];
+            memory_ids: string[];
+            text: string;
+            tokens: number;
+        };
+        Episode: {
+            actor: {
+                /** @enum {string} */
+                role: "owner" | "maintainer" | "member" | "connector" | "agent" | "reader";
+                user: string | null;
+            };
+            body: {
+                [key: string]: unknown;
+            };
+            content_hash: string;
+            /** Format: uuid */
+            id: string;
+            idempotency_key: string;
+            ingested_at: string;
+            kind: string;
+            lineage: string;
+            log_position: string;
+            observed_at: string | null;
+            occurred_at: string;
+            occurred_at_defaulted: boolean;
+            owner: string | null;
+            /** @enum {string} */
+            scope: "workspace" | "personal";
+            sequence: number | null;
+            snapshot: boolean;
+            source: string;
+            source_ref: string | null;
+            subject: string;
+            workspace_id: string;
+        };
+        EpisodeBatch: {
+            episodes: {
+                /** @default {} */
+                body: {
+                    claims?: {
+                        conditions?: string[];
+                        correction?: boolean;
+                        /** Format: date-time */
+                        effective_from?: string;
+                        /** @enum {string} */
+                        op?: "assert" | "retract" | "replace";
+                        predicate: string;
+                        qualifiers?: {
+                            [key: string]: string;
+                        };
+                        settles?: {
+                            idempotency_key: string;
+                            index: number;
+                            source: string;
+                        }[];
+                        text?: string;
+                        value?: unknown;
+                    }[];
+                    text?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                idempotency_key: string;
+                /** @default message */
+                kind: string;
+                lineage?: string;
+                /** Format: date-time */
+                observed_at?: string;
+                /** Format: date-time */
+                occurred_at?: string;
+                /**
+                 * @default workspace
+                 * @enum {string}
+                 */
+                scope: "workspace" | "personal";
+                sequence?: number;
+                /** @default false */
+                snapshot: boolean;
+                /** @default api */
+                source: string;
+                source_ref?: string;
+                subject: string;
+            }[];
+        };
+        EpisodePage: {
+            episodes: components["schemas"]["Episode"][];
+            next: string | null;
+        };
+        Erasure: {
+            episodes: number;
+            erased_at: string;
+            erasure_id: string;
+            memories: number;
+            rebuilt: {
+                [key: string]: unknown;
+            }[];
+            subjects: string[];
+            /** @enum {string} */
+            target_kind: "subject" | "user";
+        };
+        ErasureTarget: {
+            subject: string;
+        } | {
+            user: string;
+        };
+        IngestResponse: {
+            created: number;
+            duplicates: number;
+            erased: number;
+            items: {
+                /** Format: uuid */
+                episode_id: string | null;
+                index: number;
+                /** @enum {string} */
+                status: "created" | "duplicate" | "erased";
+            }[];
+        };
+        Job: {
+            completed_at?: string;
+            created_at: string;
+            error?: unknown;
+            job_id: string;
+            queue: string;
+            result?: unknown;
+            started_at?: string;
+            /** @enum {string} */
+            state: "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
+        };
+        Memory: {
+            etag: string;
+            id: string;
+            known_at?: string | null;
+            revision: number;
+            status: string;
+            subject: string;
+            timeline: components["schemas"]["Timeline"];
+            view: components["schemas"]["MemoryView"];
+        };
+        MemorySummary: {
+            conflict: {
+                sources: {
+                    [key: string]: unknown;
+                }[];
+                standing: number;
+                value?: unknown;
+            }[];
+            current: {
+                conditions: string[];
+                evidence_count: number;
+                valid_from: string;
+                valid_to: string | null;
+                value?: unknown;
+            }[];
+            etag: string;
+            id: string;
+            key: string;
+            needs_verification: boolean;
+            predicate: string;
+            qualifiers: {
+                [key: string]: string;
+            };
+            revision: number;
+            scheduled: {
+                conditions: string[];
+                effective_from: string;
+                value?: unknown;
+            }[];
+            /** @enum {string} */
+            scope: "workspace" | "personal";
+            /** @enum {string} */
+            status: "current" | "conflicted" | "tombstoned" | "scheduled_only" | "empty";
+            subject: string;
+        };
+        MemoryView: {
+            conflict: {
+                sources: {
+                    idempotency_key: string;
+                    source: string;
+                    source_ref: string | null;
+                    text: string;
+                }[];
+                standing: number;
+                value?: unknown;
+            }[];
+            current: {
+                conditions: string[];
+                evidence_count: number;
+                valid_from: string;
+                valid_to: string | null;
+                value?: unknown;
+            }[];
+            etag: string;
+            id: string;
+            key: string;
+            needs_verification: boolean;
+            predicate: string;
+            qualifiers: {
+                [key: string]: string;
+            };
+            revision: number;
+            scheduled: {
+                conditions: string[];
+                effective_from: string;
+                value?: unknown;
+            }[];
+            /** @enum {string} */
+            scope: "workspace" | "personal";
+            /** @enum {string} */
+            status: "current" | "conflicted" | "tombstoned" | "scheduled_only" | "empty";
+            subject: string;
+        };
+        MemoryWriteResult: {
+            compiled: {
+                [key: string]: unknown;
+            } | null;
+            decision: {
+                kind: string;
+                reason: string;
+                target: {
+                    idempotency_key: string;
+                    index: number;
+                    source: string;
+                } | null;
+            } | null;
+            episode_id: string;
+            memory: components["schemas"]["Memory"];
+            /** @enum {string} */
+            outcome: "applied" | "duplicate";
+        };
+        NightlySchedule: {
+            cron: string;
+            time_zone: string;
+        } | null;
+        Policies: {
+            effective: {
+                defaults: components["schemas"]["Policy"];
+                predicates: {
+                    [key: string]: components["schemas"]["Policy"];
+                };
+                time_zone: string;
+            };
+            fingerprint: string;
+            own: components["schemas"]["WorkspacePolicies"];
+        };
+        Policy: {
+            /** @enum {string} */
+            cardinality: "one" | "many";
+            /** @enum {string} */
+            min_role: "owner" | "maintainer" | "member" | "connector" | "agent" | "reader";
+            /** @enum {string} */
+            mode: "supersede" | "flag";
+        };
+        PolicyChange: components["schemas"]["Policies"] & {
+            changed: boolean;
+            rebuild: {
+                /** @enum {string} */
+                mode: "queued" | "compiled" | "none";
+                results?: {
+                    [key: string]: unknown;
+                }[];
+                subjects: string[];
+            };
+        };
+        Problem: {
+            detail: string;
+            instance?: string;
+            status: number;
+            title: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Proposal: {
+            conditions?: string[];
+            correction?: boolean;
+            effective_from?: string;
+            /** @description the revision read; or send If-Match with the ETag */
+            expected_revision?: number;
+            idempotency_key: string;
+            reason: string;
+            retract?: boolean;
+            value?: unknown;
+        };
+        Resolution: {
+            idempotency_key?: string;
+            reason: string;
+            value?: unknown;
+        };
+        SearchResult: {
+            conditions: string[];
+            current: boolean;
+            key: string;
+            /** @enum {string} */
+            match: "text" | "near";
+            memory_id: string;
+            /** @enum {string} */
+            memory_status: "current" | "conflicted" | "tombstoned" | "scheduled_only" | "empty";
+            needs_verification: boolean;
+            predicate: string;
+            qualifiers: {
+                [key: string]: string;
+            };
+            rank: number;
+            /** @enum {string} */
+            scope: "workspace" | "personal";
+            similarity: number;
+            subject: string;
+            valid_from: string;
+            valid_to: string | null;
+            value?: unknown;
+            /** @enum {string} */
+            value_status: "in_force" | "superseded" | "overruled" | "disputed" | "retracted";
+        };
+        Timeline: {
+            dispositions: {
+                claim: {
+                    idempotency_key: string;
+                    index: number;
+                    source: string;
+                };
+                kind: string;
+                reason: string;
+                target: {
+                    idempotency_key: string;
+                    index: number;
+                    source: string;
+                } | null;
+            }[];
+            fact_key: {
+                owner: string | null;
+                predicate: string;
+                qualifiers: {
+                    [key: string]: string;
+                };
+                /** @enum {string} */
+                scope: "workspace" | "personal";
+                subject: string;
+                workspace_id: string;
+            };
+            key: string;
+            lineage_events: {
+                [key: string]: unknown;
+            }[];
+            memory_id: string;
+            policy: {
+                /** @enum {string} */
+                cardinality: "one" | "many";
+                /** @enum {string} */
+                min_role: "owner" | "maintainer" | "member" | "connector" | "agent" | "reader";
+                /** @enum {string} */
+                mode: "supersede" | "flag";
+            };
+            revision: number;
+            /** @enum {string} */
+            status_hint: "in_force" | "conflicted" | "tombstoned" | "empty";
+            values: {
+                conditions: string[];
+                ended_by: {
+                    idempotency_key: string;
+                    index: number | null;
+                    kind: string;
+                    source: string;
+                } | null;
+                evidence: {
+                    correction: boolean;
+                    effective_from: string;
+                    idempotency_key: string;
+                    index: number;
+                    lineage: string;
+                    occurred_at: string;
+                    /** @enum {string} */
+                    role: "owner" | "maintainer" | "member" | "connector" | "agent" | "reader";
+                    source: string;
+                    source_ref: string | null;
+                    standing: number;
+                    text: string;
+                }[];
+                standing: number;
+                /** @enum {string} */
+                status: "in_force" | "superseded" | "overruled" | "disputed" | "retracted";
+                /** @enum {string|null} */
+                superseded_by: "change" | "correction" | null;
+                support: number;
+                valid_from: string;
+                valid_to: string | null;
+                value?: unknown;
+            }[];
+        };
+        WorkspacePolicies: {
+            defaults?: components["schemas"]["Policy"];
+            predicates?: {
+                [key: string]: components["schemas"]["Policy"];
+            };
+            time_zone?: string;
+        } | null;
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;

@@ -1,0 +1,94 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CanonApiError, createCanonClient, type CanonHttpClient } from '@canon/client';
+import { startTestCanon, type TestCanon } from '@canon/testing';
+
+let canon: TestCanon;
+let server: ServerType;
+let baseUrl: string;
+let maintainer: CanonHttpClient;
+let agent: CanonHttpClient;
+
+beforeAll(async () => {
+  // With the queue and its workers: compileAndWait polls a real pg-boss job.
+  canon = await startTestCanon({}, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600' });
+  server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: canon.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  maintainer = createCanonClient({ baseUrl, apiKey: (await canon.key('maintainer')).key });
+  agent = createCanonClient({ baseUrl, apiKey: (await canon.key('agent')).key });
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  await canon.close();
+});
+
+const ep = (key: string, value: string, at: string) => ({
+  idempotency_key: key,
+  subject: 'service:e2e',
+  occurred_at: at,
+  kind: 'claim',
+  body: { claims: [{ predicate: 'release freeze day', value }] },
+});
+
+describe('the typed client over a real HTTP server', () => {
+  it('ingests, compiles through a job, reads with an ETag, proposes conditionally, lists and resolves a conflict', async () => {
+    const ingested = await maintainer.ingest([ep('e2e-1', 'Wednesday', '2024-05-01T09:00:00Z'), ep('e2e-2', 'Friday', '2024-05-02T09:00:00Z')]);
+    expect(ingested).toMatchObject({ created: 2, duplicates: 0, erased: 0 });
+
+    const job = await maintainer.compileAndWait({ subject: 'service:e2e' }, { pollMs: 100, timeoutMs: 30_000 });
+    expect(job.state).toBe('completed');
+
+    const { memories } = await agent.memories('service:e2e');
+    expect(memories).toHaveLength(1);
+    const m = memories[0]!;
+    expect(m.status).toBe('conflicted');
+
+    const conflicts = await agent.conflicts({ subject: 'service:e2e' });
+    expect(conflicts.map((c) => c.sides.map((s) => s.value))).toEqual([['Wednesday', 'Friday']]);
+
+    const forbidden = await agent.resolve(m.id, { value: 'Friday', reason: 'agent says so' }).catch((e: unknown) => e);
+    expect(forbidden).toBeInstanceOf(CanonApiError);
+    expect((forbidden as CanonApiError).status).toBe(403);
+
+    const resolved = await maintainer.resolve(m.id, { value: 'Friday', reason: 'release calendar' });
+    expect(resolved.decision?.kind).toBe('settles');
+
+    const { memory, etag } = await agent.memory(m.id);
+    expect(etag).toBe(`"${memory.etag}"`);
+    const stale = await maintainer.patch(m.id, `"${m.etag}"`, { idempotency_key: 'e2e-p1', conditions: ['not on holidays'], reason: 'holidays' }).catch((e: unknown) => e);
+    expect(stale).toBeInstanceOf(CanonApiError);
+    expect((stale as CanonApiError).slug).toBe('precondition_failed');
+    expect(((stale as CanonApiError).problem['current'] as { etag: string }).etag).toBe(memory.etag);
+
+    const applied = await maintainer.patch(m.id, etag!, { idempotency_key: 'e2e-p1', conditions: ['not on holidays'], reason: 'holidays' });
+    expect(applied.decision?.kind).toBe('enriches');
+    expect(applied.etag).toBe(`"${applied.memory.etag}"`);
+    expect(applied.memory.view.current[0]!.conditions).toEqual(['not on holidays']);
+
+    const policies = await maintainer.policies();
+    expect(policies.own).toBeNull();
+  });
+
+  it('serves the OpenAPI document with every new route and a rendered reference at /docs', async () => {
+    const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, method] of [
+      ['/v1/subjects/{subject}/memories', 'get'],
+      ['/v1/memories/{id}', 'patch'],
+      ['/v1/memories/{id}/proposals', 'post'],
+      ['/v1/conflicts', 'get'],
+      ['/v1/conflicts/{id}/resolve', 'post'],
+      ['/v1/policies', 'put'],
+      ['/v1/subjects/{subject}', 'delete'],
+      ['/v1/erasures', 'post'],
+    ] as const) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    const docs = await fetch(`${baseUrl}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toContain('text/html');
+    expect(await docs.text()).toContain('/openapi.json');
+  });
+});
