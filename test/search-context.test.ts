@@ -294,3 +294,13 @@ describe('POST /v1/context', () => {
     expect(malformed.headers.get('content-type')).toContain('application/problem+json');
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('describes both routes', async () => {
+    const doc = await (await canon.request('/openapi.json')).json();
+    expect(Object.keys(doc.paths['/v1/search'])).toEqual(['get']);
+    expect(doc.paths['/v1/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['include_history', 'limit', 'q', 'subject']);
+    expect(Object.keys(doc.paths['/v1/context'])).toEqual(['post']);
+    expect(doc.paths['/v1/context'].post.requestBody.content['application/json'].schema).toBeDefined();
+  });
+});
