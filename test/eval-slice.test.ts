@@ -16,7 +16,7 @@ beforeAll(async () => {
     request: async (path, init) => canon.app.request(path, init),
     createKey: async (workspace, role) => (await canon.runtime.createKey({ workspace, role })).key,
   });
-  [report] = await evaluate([system], workload, 2);
+  report = (await evaluate([system], workload, 2))[0]!;
 }, 240_000);
 afterAll(() => canon.close());
 

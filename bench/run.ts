@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import cliProgress from 'cli-progress';
+import { startBenchCluster } from './cluster.js';
+import { benchCompile, type CompileCase } from './compile.js';
+import { machine, RESULTS, SMALL, target, writeResult, type Distribution, type Target } from './harness.js';
+import { benchIngest } from './ingest.js';
+import { benchJobs, type JobsResult } from './jobs.js';
+import { benchRecall } from './recall.js';
+import { fmtDist, lineChart, targetTable } from './report.js';
+
+/**
+ * `npm run bench`: ingest, compile, recall, async jobs and server memory in one run, merged
+ * into bench/results/latest.json and latest.md (with SVG charts of the compile cost curves).
+ * `BENCH_SCALE=small` for a quick try.
+ */
+const stages = ['ingest', 'compile', 'recall', 'jobs', 'report'] as const;
+const bar = new cliProgress.SingleBar(
+  { format: 'bench [{bar}] {value}/{total} {stage} | {message}', hideCursor: true, clearOnComplete: false },
+  cliProgress.Presets.shades_classic,
+);
+const lines: string[] = [];
+const log = (message: string) => {
+  lines.push(`${new Date().toISOString()} ${message}`);
+  bar.update({ message: message.slice(0, 90) });
+};
+const errors: Record<string, string> = {};
+
+async function stage<T>(name: (typeof stages)[number], fn: () => Promise<T>): Promise<T | null> {
+  bar.update({ stage: name, message: '' });
+  try {
+    return await fn();
+  } catch (err) {
+    errors[name] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    log(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    return null;
+  } finally {
+    bar.increment();
+  }
+}
+
+const started = performance.now();
+const loadBefore = os.loadavg();
+bar.start(stages.length, 0, { stage: '', message: SMALL ? 'small scale' : 'full scale' });
+const cluster = await startBenchCluster();
+let ingest: Awaited<ReturnType<typeof benchIngest>> | null = null;
+let compile: Record<string, unknown> | null = null;
+let recall: Record<string, unknown> | null = null;
+let jobs: JobsResult | null = null;
+try {
+  ingest = await stage('ingest', () => benchIngest(log));
+  if (ingest) writeResult('ingest', ingest);
+  compile = await stage('compile', () => benchCompile(log, cluster));
+  if (compile) writeResult('compile', compile);
+  recall = await stage('recall', () => benchRecall(log, cluster));
+  if (recall) writeResult('recall', recall);
+  jobs = await stage('jobs', () => benchJobs(cluster, log));
+} finally {
+  await cluster.stop();
+}
+
+await stage('report', async () => {
+  const loadAfter = os.loadavg();
+  const m = { ...machine(), postgres: (compile?.['machine'] as { postgres?: string } | undefined)?.postgres ?? 'unknown' };
+  const targets: Target[] = [
+    ...(ingest ? [target('ingest over HTTP', ingest.http_episodes_per_s, 10_000, 'min', 'episodes/s'), target('ingest HTTP / direct SQL', ingest.ratio_http_to_direct, 0.5, 'min', '')] : []),
+    ...((compile?.['targets'] as Target[] | undefined) ?? []),
+    ...((recall?.['targets'] as Target[] | undefined) ?? []),
+  ];
+  const cases = (compile?.['cases'] as CompileCase[] | undefined) ?? [];
+  const sized = cases.filter((c) => c.keys > 1);
+  const charts: string[] = [];
+  if (sized.length > 0) {
+    fs.writeFileSync(
+      path.join(RESULTS, 'compile-noop.svg'),
+      lineChart('No-op recompile vs history size', 'episodes in the subject (log scale)', 'median ms', [
+        { name: 'function call', color: '#2563eb', points: sized.map((c) => ({ x: c.episodes, y: c.noop_function.median_ms })) },
+        { name: 'HTTP POST /v1/compile', color: '#16a34a', points: sized.map((c) => ({ x: c.episodes, y: c.noop_http.median_ms })) },
+      ], { y: 5, label: 'target 5 ms' }),
+    );
+    fs.writeFileSync(
+      path.join(RESULTS, 'compile-incremental.svg'),
+      lineChart('One-episode incremental compile vs history size', 'episodes in the subject (log scale)', 'ms', [
+        { name: 'median', color: '#2563eb', points: sized.map((c) => ({ x: c.episodes, y: c.incremental.median_ms })) },
+        { name: 'p95', color: '#9333ea', points: sized.map((c) => ({ x: c.episodes, y: c.incremental.p95_ms })) },
+      ], { y: 20, label: 'target 20 ms' }),
+    );
+    fs.writeFileSync(
+      path.join(RESULTS, 'compile-throughput.svg'),
+      lineChart('First compile throughput vs history size', 'episodes in the subject (log scale)', 'episodes/s', [
+        { name: 'episodes/s', color: '#ea580c', points: sized.map((c) => ({ x: c.episodes, y: c.episodes_per_s })) },
+      ]),
+    );
+    charts.push('compile-noop.svg', 'compile-incremental.svg', 'compile-throughput.svg');
+  }
+  const seconds = Math.round((performance.now() - started) / 1000);
+  const shared = Math.max(loadBefore[0]!, loadAfter[0]!) > m.cores * 0.5;
+  const latest = {
+    benchmark: 'all',
+    scale: SMALL ? 'small' : 'full',
+    machine: m,
+    load_average: { before: loadBefore.map((x) => Math.round(x * 100) / 100), after: loadAfter.map((x) => Math.round(x * 100) / 100) },
+    shared_machine: shared,
+    duration_s: seconds,
+    targets,
+    ingest,
+    compile,
+    recall,
+    jobs,
+    errors,
+    charts,
+    measured_at: new Date().toISOString(),
+  };
+  writeResult('latest', latest);
+  fs.writeFileSync(path.join(RESULTS, 'latest.md'), markdown(latest, targets, cases));
+});
+bar.stop();
+fs.writeFileSync(path.join(RESULTS, 'latest.log'), `${lines.join('\n')}\n`);
+console.log(`bench: done in ${Math.round((performance.now() - started) / 1000)} s → bench/results/latest.md`);
+if (Object.keys(errors).length > 0) {
+  for (const [k, v] of Object.entries(errors)) console.error(`${k}: ${v}`);
+  process.exit(1);
+}
+process.exit(0);
+
+function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof machine> & { postgres: string } }, targets: Target[], cases: CompileCase[]): string {
+  const m = latest.machine;
+  const load = latest['load_average'] as { before: number[]; after: number[] };
+  const out: string[] = [
+    '# Canon benchmarks',
+    '',
+    `\`npm run bench\`${SMALL ? ' with `BENCH_SCALE=small`' : ''}, ${String(latest['measured_at']).slice(0, 16).replace('T', ' ')} UTC, ${String(latest['duration_s'])} s.`,
+    '',
+    `Machine: ${m.cores} cores (${m.cpu}), ${m.memory_gib} GiB, PostgreSQL ${m.postgres} (embedded, same machine), Node ${m.node}, ${m.platform}.`,
+    latest['shared_machine']
+      ? `The machine was shared with other work during the run (1-minute load average ${load.before[0]} at the start, ${load.after[0]} at the end, on ${m.cores} cores): latencies are noisier and higher than on an idle machine.`
+      : `Load average ${load.before[0]} at the start, ${load.after[0]} at the end.`,
+    '',
+    '## Targets',
+    '',
+    ...targetTable(targets),
+    '',
+  ];
+  const ingest = latest['ingest'] as Record<string, number> | null;
+  if (ingest) {
+    out.push('## Ingest', '', `${ingest['episodes']} episodes in batches of ${ingest['batch_size']} over HTTP (${ingest['concurrency']} clients): **${ingest['http_episodes_per_s']} episodes/s**; the same rows by direct SQL into a copy of the episodes table with the same indexes: ${ingest['direct_sql_episodes_per_s']} episodes/s; ratio ${ingest['ratio_http_to_direct']}.`, '');
+  }
+  if (cases.length > 0) {
+    const growth = (latest['compile'] as { growth: Record<string, number | string> }).growth;
+    out.push(
+      '## Compile',
+      '',
+      '| history | keys | memories | first compile | episodes/s | no-op, function (median / p95 ms) | no-op, HTTP (median / p95 ms) | one-episode incremental (median / p95 ms) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ...cases.map((c) => `| ${c.name} | ${c.keys} | ${c.memories} | ${c.first_compile_s} s | ${c.episodes_per_s} | ${fmtDist(c.noop_function)} | ${fmtDist(c.noop_http)} | ${fmtDist(c.incremental)} |`),
+      '',
+      `Growth from ${growth['from']} to ${growth['to']} (${growth['history_ratio']}× the history): no-op ×${growth['noop_function_median']} (function), ×${growth['noop_http_median']} (HTTP); incremental ×${growth['incremental_median']}.`,
+      '',
+      '![no-op recompile](compile-noop.svg)',
+      '',
+      '![incremental compile](compile-incremental.svg)',
+      '',
+      '![compile throughput](compile-throughput.svg)',
+      '',
+      ...((latest['compile'] as { notes: string[] }).notes.map((n) => `- ${n}`)),
+      '',
+    );
+  }
+  const recall = latest['recall'] as { workspace: Record<string, number>; seed: Record<string, unknown>; security: Record<string, unknown>; measured: Record<string, Distribution | string>; runs_per_measure: number } | null;
+  if (recall) {
+    const sec = recall.security;
+    out.push(
+      '## Recall',
+      '',
+      `One workspace of ${recall.workspace['memories']} memories over ${recall.workspace['subjects']} subjects (${recall.workspace['episodes']} episodes), ${recall.runs_per_measure} requests per measure, random subjects and queries.`,
+      `Requests ran as role \`${String(sec['request_role'])}\` (row-level security on memories: ${sec['memories_rls_enabled'] ? 'enabled' : 'off'}, ${sec['memories_rls_forced'] ? 'forced' : 'not forced'}).`,
+      '',
+      '| measure | median / p95 ms |',
+      '|---|---:|',
+      ...Object.entries(recall.measured).map(([k, d]) => `| ${k.replace(/_/g, ' ')} | ${fmtDist(d)} |`),
+      '',
+      `Seed: ${String(recall.seed['how'])}; ${String(recall.seed['ingest_s'])} s ingest + ${String(recall.seed['compile_s'])} s compile, once (${recall.seed['reused'] ? 'reused from' : 'stored as'} template \`${String(recall.seed['template'])}\`, cloned in ${String(recall.seed['clone_s'])} s).`,
+      '',
+    );
+  }
+  const jobs = latest['jobs'] as JobsResult | null;
+  if (jobs) {
+    out.push(
+      '## Jobs and server memory',
+      '',
+      `Server: ${jobs.server}. ${jobs.episodes_ingested} episodes ingested over HTTP; one \`{all}\` compile job over them took ${jobs.all_compile_job_s} s.`,
+      '',
+      `- async compile job, POST /v1/compile {async: true} → completed (polled every 5 ms), ${jobs.async_job_latency.runs} jobs: **median ${jobs.async_job_latency.median_ms} ms, p95 ${jobs.async_job_latency.p95_ms} ms**`,
+      `- peak RSS of the server process: **${jobs.peak_rss_mib.server} MiB** (per process of the tree: ${jobs.peak_rss_mib.tree.map((t) => `${t.peak_rss_mib} MiB`).join(', ')})`,
+      '',
+    );
+  }
+  const errs = latest['errors'] as Record<string, string>;
+  if (Object.keys(errs).length > 0) out.push('## Failures', '', ...Object.entries(errs).map(([k, v]) => `- ${k}: ${v.split('\n')[0]}`), '');
+  return `${out.join('\n')}\n`;
+}
