@@ -248,3 +248,13 @@ describe('the log', () => {
     }
   });
 });
+
+describe('malformed bodies on every JSON route', () => {
+  it('answers 400 malformed_json, never 500', async () => {
+    for (const path of ['/v1/compile', '/v1/rebuild', '/v1/verify']) {
+      const res = await canon.request(path, { key: owner, method: 'POST', body: '{"subject": ', headers: { 'content-type': 'application/json' } });
+      expect(res.status, path).toBe(400);
+      expect((await res.json()).type, path).toBe('urn:canon:problem:malformed_json');
+    }
+  });
+});
