@@ -18,9 +18,10 @@ import {
   type VerifyReport,
 } from '@canon/runtime';
 import { readDevKey, runningServer } from './home.js';
+import { httpRecallClient, localRecallClient, type RecallClient } from './recall-client.js';
 
 /** What a CLI command needs from Canon, whether over HTTP or in this process. */
-export interface CanonClient {
+export interface CanonClient extends RecallClient {
   readonly mode: 'http' | 'local';
   ingest(items: unknown[]): Promise<Pick<IngestResult, 'items' | 'created' | 'duplicates'>>;
   compile(request: CompileRequest): Promise<CompileResponse>;
@@ -82,6 +83,7 @@ function localClient(runtime: Runtime, principal: Principal): CanonClient {
     redrive: () => runtime.redrive(principal),
     search: (params) => runtime.search(principal, params),
     context: (request) => runtime.context(principal, request),
+    ...localRecallClient(runtime, principal),
     close: () => runtime.close(),
   };
 }
@@ -128,6 +130,7 @@ function httpClient(base: string, key: string): CanonClient {
     redrive: async () => (await call<{ redriven: number }>('POST', '/v1/jobs/dead/redrive')).redriven,
     search: (params) => call('GET', `/v1/search?${searchQuery(params)}`),
     context: (request) => call('POST', '/v1/context', request),
+    ...httpRecallClient(base, key),
     close: async () => undefined,
   };
 }

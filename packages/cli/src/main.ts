@@ -7,6 +7,7 @@ import { keysCreate, keysList, keysRevoke } from './commands/keys.js';
 import { ingestFile } from './commands/ingest.js';
 import { registerCompileCommands } from './commands/compile.js';
 import { registerOperationCommands } from './commands/operations.js';
+import { registerRecallCommands } from './commands/recall.js';
 import { registerSearchCommand } from './commands/search.js';
 import { registerContextCommand } from './commands/context.js';
 import { registerMcpCommand } from './commands/mcp.js';
@@ -148,6 +149,7 @@ connectors
 
 registerCompileCommands(program, run, config);
 registerOperationCommands(program, run, config);
+registerRecallCommands(program, run, config);
 registerSearchCommand(program, run, config);
 registerContextCommand(program, run, config);
 registerMcpCommand(program, run, config);

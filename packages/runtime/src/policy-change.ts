@@ -5,7 +5,7 @@ import { compileSubject, type CompileResult } from './compile.js';
 import { QUEUES, type CompileJobData } from './jobs.js';
 import { loadPolicySet, savePolicySet, type WorkspacePolicies } from './policies.js';
 import type { Principal } from './principal.js';
-import { withWorkspace } from './scope.js';
+import { enterWorkspace, withWorkspace } from './scope.js';
 
 export interface PoliciesView {
   /** What the workspace stated itself (null: nothing, the defaults apply). */
@@ -70,7 +70,21 @@ export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Pr
   return { ...view, rebuild: { subjects, mode: 'compiled', results } };
 }
 
-const inTx = (tx: PoolClient) => ({ executeSql: (text: string, values?: unknown[]) => tx.query(text, values) });
+/**
+ * pg-boss in the caller's transaction. The workspace transaction runs as canon_app, which has
+ * no rights on pg-boss's schema: each job statement runs as the session's own role and the
+ * transaction is confined to the workspace again right after (both settings are local to it).
+ */
+const inWorkspaceTx = (tx: PoolClient, workspaceId: string) => ({
+  async executeSql(text: string, values?: unknown[]) {
+    await tx.query(`SELECT set_config('role', 'none', true)`);
+    try {
+      return await tx.query(text, values);
+    } finally {
+      await enterWorkspace(tx, workspaceId);
+    }
+  },
+});
 
 /**
  * One compile job per subject, at once (no debounce), keyed like ingest's so a compile already
@@ -79,6 +93,6 @@ const inTx = (tx: PoolClient) => ({ executeSql: (text: string, values?: unknown[
 async function enqueueRebuilds(boss: PgBoss, tx: PoolClient, workspaceId: string, subjects: readonly string[]): Promise<void> {
   for (const subject of subjects) {
     const data: CompileJobData = { workspace_id: workspaceId, subject };
-    await boss.send(QUEUES.compile, data, { singletonKey: JSON.stringify([workspaceId, subject]), db: inTx(tx) });
+    await boss.send(QUEUES.compile, data, { singletonKey: JSON.stringify([workspaceId, subject]), db: inWorkspaceTx(tx, workspaceId) });
   }
 }

@@ -1,0 +1,199 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { ValidationError } from '@canon/core';
+import type { Config } from '@canon/runtime';
+import { connect, type CanonClient } from '../client.js';
+
+type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
+
+async function withClient(config: Config, fn: (client: CanonClient) => Promise<void>): Promise<void> {
+  const client = await connect(config);
+  try {
+    await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** A value as a person reads it in a table cell: strings bare, everything else as JSON, cut short. */
+const cell = (v: unknown, max = 60): string => {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+};
+const qualifiers = (q: Record<string, string>) => {
+  const entries = Object.entries(q);
+  return entries.length === 0 ? '' : ` {${entries.map(([k, v]) => `${k}: ${v}`).join(', ')}}`;
+};
+
+/** A --value given on the command line: JSON when it parses as JSON, else the text itself. */
+function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function registerRecallCommands(program: Command, run: Run, config: () => Config): void {
+  program
+    .command('memories <subject>')
+    .description('the memories of a subject: now, at --as-of (valid time), as known at --known-at (transaction time)')
+    .option('--as-of <instant>', 'ISO 8601 date-time with offset: view the timeline at this instant')
+    .option('--known-at <instant>', 'ISO 8601 date-time with offset: refold what was ingested by then')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (subject: string, opts: { asOf?: string; knownAt?: string; json?: boolean }) =>
+        withClient(config(), async (client) => {
+          const out = await client.memories(subject, { as_of: opts.asOf, known_at: opts.knownAt });
+          if (opts.json) return console.log(JSON.stringify(out));
+          if (out.memories.length === 0) return console.log(`no memories of ${subject}`);
+          console.log(`${subject} at ${out.at}${out.known_at ? `, as known at ${out.known_at}` : ''}`);
+          console.table(
+            out.memories.map((m) => ({
+              fact: `${m.predicate}${qualifiers(m.qualifiers)}${m.scope === 'personal' ? ' (personal)' : ''}`,
+              status: m.status,
+              value:
+                m.status === 'conflicted'
+                  ? m.conflict.map((s) => cell(s.value, 25)).join(' vs ')
+                  : m.current.map((v) => cell(v.value) + (v.conditions.length ? ` [${v.conditions.join('; ')}]` : '')).join(', '),
+              scheduled: m.scheduled.map((s) => `${cell(s.value, 25)} from ${s.effective_from}`).join(', '),
+              revision: m.revision,
+              id: m.id,
+            })),
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('history <memory-id>')
+    .description("a memory's timeline: every value with its interval and status, and what became of each claim")
+    .option('--known-at <instant>', 'as it was known at this instant')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (id: string, opts: { knownAt?: string; json?: boolean }) =>
+        withClient(config(), async (client) => {
+          const m = await client.memory(id, { known_at: opts.knownAt });
+          if (opts.json) return console.log(JSON.stringify(m));
+          const t = m.timeline;
+          console.log(`${t.fact_key.subject} · ${t.fact_key.predicate}${qualifiers(t.fact_key.qualifiers)}  revision ${m.revision}  ETag "${m.etag}"`);
+          console.log(`policy: ${t.policy.cardinality}, ${t.policy.mode}, min role ${t.policy.min_role}`);
+          console.table(
+            t.values.map((v) => ({
+              value: cell(v.value),
+              from: v.valid_from,
+              to: v.valid_to ?? '',
+              status: v.superseded_by ? `${v.status} (${v.superseded_by})` : v.status,
+              conditions: v.conditions.join('; '),
+              standing: v.standing,
+              evidence: v.evidence.map((e) => `${e.source}/${e.idempotency_key}#${e.index}`).join(', '),
+            })),
+          );
+          console.table(t.dispositions.map((d) => ({ claim: `${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}`, decision: d.kind, reason: d.reason })));
+        }),
+      ),
+    );
+
+  program
+    .command('conflicts')
+    .description('open disagreements, with every side and its sources')
+    .option('--subject <subject>', 'only this subject')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (opts: { subject?: string; json?: boolean }) =>
+        withClient(config(), async (client) => {
+          const conflicts = await client.conflicts(opts.subject);
+          if (opts.json) return console.log(JSON.stringify(conflicts));
+          if (conflicts.length === 0) return console.log('no open conflicts');
+          console.table(
+            conflicts.flatMap((c) =>
+              c.sides.map((s, i) => ({
+                memory: i === 0 ? c.id : '',
+                fact: i === 0 ? `${c.subject} · ${c.predicate}${qualifiers(c.qualifiers)}` : '',
+                value: cell(s.value),
+                standing: s.standing,
+                sources: s.sources.map((x) => `${x.source}/${x.idempotency_key}${x.source_ref ? ` (${x.source_ref})` : ''}`).join(', '),
+              })),
+            ),
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('resolve <memory-id>')
+    .description('settle a conflict with a correction naming the claims of every side')
+    .requiredOption('--value <value>', 'the value that holds (JSON, or plain text)')
+    .requiredOption('--reason <reason>', 'why: kept with the correction episode')
+    .option('--key <idempotency-key>', 'names this resolution, so a retry is recognised')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (id: string, opts: { value: string; reason: string; key?: string; json?: boolean }) =>
+        withClient(config(), async (client) => {
+          const out = await client.resolve(id, { value: parseValue(opts.value), reason: opts.reason, ...(opts.key ? { idempotency_key: opts.key } : {}) });
+          if (opts.json) return console.log(JSON.stringify(out));
+          console.log(`${out.outcome}: ${out.decision ? `${out.decision.kind} — ${out.decision.reason}` : 'no decision recorded'}`);
+          console.log(`now ${out.memory.view.status}: ${out.memory.view.current.map((v) => cell(v.value)).join(', ')} (revision ${out.memory.revision})`);
+        }),
+      ),
+    );
+
+  const policies = program.command('policies').description("the workspace's predicate policies (a change rebuilds the affected subjects)");
+  policies
+    .command('show', { isDefault: true })
+    .option('--json', 'print JSON')
+    .action(
+      run(async (opts: { json?: boolean }) =>
+        withClient(config(), async (client) => {
+          const p = await client.policies();
+          if (opts.json) return console.log(JSON.stringify(p));
+          const d = p.effective.defaults;
+          console.log(`time zone ${p.effective.time_zone}; defaults: ${d.cardinality}, ${d.mode}, min role ${d.min_role}; fingerprint ${p.fingerprint}`);
+          const own = new Set(Object.keys(p.own?.predicates ?? {}));
+          console.table(
+            Object.entries(p.effective.predicates)
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([predicate, x]) => ({ predicate, cardinality: x.cardinality, mode: x.mode, min_role: x.min_role, from: own.has(predicate) ? 'workspace' : 'connector' })),
+          );
+        }),
+      ),
+    );
+  policies
+    .command('set <file>')
+    .description('replace the workspace’s own policies with a JSON file {defaults?, predicates?, time_zone?}')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (file: string, opts: { json?: boolean }) =>
+        withClient(config(), async (client) => {
+          let input: unknown;
+          try {
+            input = JSON.parse(fs.readFileSync(file, 'utf8'));
+          } catch (err) {
+            throw new ValidationError(`${file}: ${(err as Error).message}`);
+          }
+          const change = await client.setPolicies(input);
+          if (opts.json) return console.log(JSON.stringify(change));
+          if (!change.changed) return console.log('policies unchanged');
+          console.log(`policies saved (fingerprint ${change.fingerprint}); ${change.rebuild.subjects.length} subjects ${change.rebuild.mode === 'queued' ? 'queued for a rebuild' : 'rebuilt'}`);
+        }),
+      ),
+    );
+
+  program
+    .command('erase')
+    .description('erase a subject, or every episode a user wrote or owns, and everything derived (audited; re-syncs answer erased)')
+    .option('--subject <subject>', 'the subject to erase')
+    .option('--user <user>', 'the user whose episodes to erase')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (opts: { subject?: string; user?: string; json?: boolean }) => {
+        if ((opts.subject === undefined) === (opts.user === undefined)) throw new ValidationError('give --subject S or --user U');
+        await withClient(config(), async (client) => {
+          const out = await client.erase(opts.subject !== undefined ? { subject: opts.subject } : { user: opts.user! });
+          if (opts.json) return console.log(JSON.stringify(out));
+          console.log(`erased ${out.episodes} episodes and ${out.memories} memories of ${out.subjects.length} subjects (erasure ${out.erasure_id})`);
+          if (out.rebuilt.length > 0) console.log(`rebuilt ${out.rebuilt.length} subjects from what remains`);
+        });
+      }),
+    );
+}

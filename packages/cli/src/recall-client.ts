@@ -1,0 +1,66 @@
+import { CanonError, type ProblemType } from '@canon/core';
+import { CanonApiError, createCanonClient } from '@canon/client';
+import type {
+  ErasureResult,
+  ErasureTarget,
+  MemoryDetail,
+  MemorySummary,
+  OpenConflict,
+  PoliciesView,
+  PolicyChange,
+  Principal,
+  ProposalResult,
+  RecallParams,
+  Runtime,
+} from '@canon/runtime';
+
+/** Recall, conflicts, policies and erasure: what `canon memories|history|conflicts|resolve|policies|erase` need. */
+export interface RecallClient {
+  memories(subject: string, at?: RecallParams): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }>;
+  memory(id: string, at?: RecallParams): Promise<MemoryDetail & { known_at?: string | null }>;
+  conflicts(subject?: string): Promise<OpenConflict[]>;
+  resolve(id: string, resolution: { value: unknown; reason: string; idempotency_key?: string }): Promise<Omit<ProposalResult, 'outcome'> & { outcome: 'applied' | 'duplicate' }>;
+  policies(): Promise<PoliciesView>;
+  setPolicies(policies: unknown): Promise<PolicyChange>;
+  erase(target: ErasureTarget): Promise<ErasureResult>;
+}
+
+export function localRecallClient(runtime: Runtime, principal: Principal): RecallClient {
+  return {
+    memories: (subject, at = {}) => runtime.memories(principal, subject, at),
+    memory: (id, at = {}) => runtime.memory(principal, id, at),
+    conflicts: (subject) => runtime.conflicts(principal, { subject }),
+    resolve: (id, resolution) => runtime.resolve(principal, id, resolution),
+    policies: () => runtime.policies(principal),
+    setPolicies: (policies) => runtime.setPolicies(principal, policies),
+    erase: (target) => runtime.erase(principal, target),
+  };
+}
+
+/** A problem+json answer from a Canon server, rethrown as the domain error it names (exit codes follow). */
+class RemoteProblem extends CanonError {}
+
+async function remote<T>(call: Promise<unknown>): Promise<T> {
+  try {
+    return (await call) as T;
+  } catch (err) {
+    if (!(err instanceof CanonApiError)) throw err;
+    const { type: _t, title: _ti, status: _s, detail: _d, instance: _i, ...details } = err.problem;
+    throw new RemoteProblem((err.slug || 'validation') as ProblemType, err.message, details);
+  }
+}
+
+/** Over HTTP, through the typed client generated from the server's OpenAPI document. */
+export function httpRecallClient(baseUrl: string, apiKey: string): RecallClient {
+  const api = createCanonClient({ baseUrl, apiKey });
+  // The JSON is the runtime's own answer; the generated types describe the same shapes.
+  return {
+    memories: (subject, at = {}) => remote(api.memories(subject, at as { as_of?: string; known_at?: string })),
+    memory: async (id, at = {}) => (await remote<{ memory: MemoryDetail }>(api.memory(id, at as { as_of?: string; known_at?: string }))).memory,
+    conflicts: (subject) => remote(api.conflicts(subject === undefined ? {} : { subject })),
+    resolve: (id, resolution) => remote(api.resolve(id, resolution)),
+    policies: () => remote(api.policies()),
+    setPolicies: (policies) => remote(api.setPolicies(policies as never)),
+    erase: (target) => remote(api.erase(target)),
+  };
+}

@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { serve, type ServerType } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '@canon/api';
+import { createRuntime, loadConfig, type Principal, type Runtime } from '@canon/runtime';
+import { createTestDatabase, type TestDatabase } from '@canon/testing';
+
+const exec = promisify(execFile);
+const BIN = path.resolve('packages/cli/bin/canon.js');
+
+let db: TestDatabase;
+let home: string;
+let env: NodeJS.ProcessEnv;
+let runtime: Runtime;
+let owner: Principal;
+let server: ServerType;
+let url: string;
+
+async function canon(extraEnv: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv }, timeout: 120_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+const ep = (key: string, at: string, value: string, source = 'api') => ({
+  source,
+  idempotency_key: key,
+  subject: 'service:cli-recall',
+  occurred_at: at,
+  kind: 'claim',
+  body: { claims: [{ predicate: 'release freeze day', value }] },
+});
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cli-recall-'));
+  runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false });
+  const created = await runtime.createKey({ workspace: 'default', role: 'owner' });
+  owner = await runtime.authenticate(created.key);
+  await runtime.ingest(owner, [ep('c-1', '2024-05-01T09:00:00Z', 'Wednesday'), ep('c-2', '2024-05-02T09:00:00Z', 'Friday', 'mcp')], { compile: 'wait' });
+  env = { ...process.env, DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: created.key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
+  server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: createApp(runtime).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  await runtime.close();
+  await db.drop();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+describe('canon memories, conflicts, resolve, history, policies, erase', () => {
+  let id: string;
+
+  it('lists memories and conflicts (locally and over HTTP through the typed client)', async () => {
+    const memories = await canon({}, 'memories', 'service:cli-recall', '--json');
+    expect(memories.code, memories.stderr).toBe(0);
+    const body = JSON.parse(memories.stdout);
+    expect(body.memories.map((m: { status: string }) => m.status)).toEqual(['conflicted']);
+    id = body.memories[0].id;
+
+    const table = await canon({}, 'memories', 'service:cli-recall', '--known-at', new Date().toISOString());
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain('Wednesday vs Friday');
+
+    const remote = await canon({ CANON_URL: url }, 'conflicts', '--json');
+    expect(remote.code, remote.stderr).toBe(0);
+    expect(JSON.parse(remote.stdout).map((c: { id: string; sides: Array<{ value: string }> }) => [c.id, c.sides.map((s) => s.value)])).toEqual([[id, ['Wednesday', 'Friday']]]);
+
+    const bad = await canon({ CANON_URL: url }, 'memories', 'service:cli-recall', '--as-of', 'tuesday');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/as_of/);
+  });
+
+  it('resolves the conflict and shows the history', async () => {
+    const resolved = await canon({ CANON_URL: url }, 'resolve', id, '--value', 'Friday', '--reason', 'release calendar', '--json');
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect(JSON.parse(resolved.stdout).decision.kind).toBe('settles');
+    const history = await canon({}, 'history', id);
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.stdout).toContain('superseded (correction)');
+    expect(history.stdout).toContain('settles');
+    const none = await canon({}, 'conflicts');
+    expect(none.stdout).toContain('no open conflicts');
+  });
+
+  it('shows and sets policies, then erases the subject', async () => {
+    const file = path.join(home, 'policies.json');
+    fs.writeFileSync(file, JSON.stringify({ predicates: { 'release freeze day': { cardinality: 'one', mode: 'supersede', min_role: 'member' } } }));
+    const set = await canon({}, 'policies', 'set', file, '--json');
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ changed: true, rebuild: { subjects: ['service:cli-recall'] } });
+    const shown = await canon({}, 'policies', '--json');
+    expect(JSON.parse(shown.stdout).effective.predicates['release freeze day'].mode).toBe('supersede');
+    fs.writeFileSync(file, '{"predicates": ');
+    expect((await canon({}, 'policies', 'set', file)).code).toBe(2);
+
+    expect((await canon({}, 'erase')).code).toBe(2);
+    const erased = await canon({}, 'erase', '--subject', 'service:cli-recall', '--json');
+    expect(erased.code, erased.stderr).toBe(0);
+    expect(JSON.parse(erased.stdout)).toMatchObject({ episodes: 3, subjects: ['service:cli-recall'] });
+    const after = await canon({}, 'memories', 'service:cli-recall');
+    expect(after.stdout).toContain('no memories');
+  });
+});
