@@ -8,6 +8,7 @@ import { episodeRoutes } from './routes/episodes.js';
 import { healthRoutes } from './routes/health.js';
 import { compileRoutes } from './routes/compile.js';
 import { memoryRoutes } from './routes/memories.js';
+import { inspectorRoutes } from './inspector/routes.js';
 import { operationRoutes } from './routes/operations.js';
 import { swaggerUI } from '@hono/swagger-ui';
 import { proposalRoutes } from './routes/proposals.js';
@@ -59,6 +60,8 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   erasureRoutes(app, runtime);
   searchRoutes(app, runtime);
   contextRoutes(app, runtime);
+  // People's view (HTML): Bearer key or the login form's HttpOnly cookie; see inspector/auth.ts.
+  app.route('/inspect', inspectorRoutes(runtime));
 
   // The rendered reference: a page that loads its script from a CDN and reads /openapi.json.
   app.get('/docs', swaggerUI({ url: '/openapi.json', title: 'Canon API' }));
