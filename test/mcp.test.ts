@@ -4,7 +4,10 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, loadConfig } from '@canon/runtime';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp } from '@canon/api';
+import { createRuntime, loadConfig, type Runtime } from '@canon/runtime';
 import { createTestDatabase, type TestDatabase } from '@canon/testing';
 
 const BIN = path.resolve('packages/cli/bin/canon.js');
@@ -15,11 +18,11 @@ let home: string;
 const clients = new Map<string, { client: Client; errors: Error[]; stderr: string[] }>();
 
 /** A real MCP client over stdio, spawning `canon mcp` with the given key (in-process runtime). */
-async function spawnMcp(name: string, key: string): Promise<void> {
+async function spawnMcp(name: string, key: string, env: Record<string, string> = { DATABASE_URL: db.url }): Promise<void> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp'],
-    env: { DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' },
+    env: { ...env, CANON_HOME: home, CANON_API_KEY: key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' },
     stderr: 'pipe',
   });
   const stderr: string[] = [];
@@ -210,5 +213,45 @@ describe('canon mcp over stdio with the SDK client', () => {
 
   it('wrote nothing but protocol messages on stdout', () => {
     for (const [name, { errors }] of clients) expect({ name, errors: errors.map((e) => e.message) }).toEqual({ name, errors: [] });
+  });
+});
+
+describe('canon mcp against a Canon server (CANON_URL)', () => {
+  let runtime: Runtime;
+  let server: ServerType;
+  beforeAll(async () => {
+    runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
+    server = serve({ fetch: createApp(runtime).fetch, hostname: '127.0.0.1', port: 0 });
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const agent = (await runtime.createKey({ workspace: 'default', role: 'agent', user: 'cy' })).key;
+    const reader = (await runtime.createKey({ workspace: 'default', role: 'reader' })).key;
+    // No DATABASE_URL: everything goes through the server's HTTP API with the key.
+    await Promise.all([spawnMcp('http-agent', agent, { CANON_URL: url }), spawnMcp('http-reader', reader, { CANON_URL: url })]);
+  }, 180_000);
+  afterAll(async () => {
+    for (const name of ['http-agent', 'http-reader']) await clients.get(name)?.client.close();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await runtime?.close();
+  });
+
+  it('remembers, recalls, lists conflicts and shows history over HTTP with the same decisions', async () => {
+    const args = { subject: 'service:search', predicate: 'index engine', value: 'tantivy', occurred_at: '2024-06-01T00:00:00Z' };
+    expect((await call('http-agent', 'remember', args)).data).toMatchObject({ ingest: 'created', decision: 'created' });
+    expect((await call('http-agent', 'remember', args)).data).toMatchObject({ ingest: 'duplicate', decision: 'duplicate' });
+    const other = await call('http-agent', 'remember', { ...args, value: 'lucene', occurred_at: '2024-06-02T00:00:00Z' });
+    expect(other.data).toMatchObject({ decision: 'conflicted' });
+
+    const recalled = await call('http-reader', 'recall', { subject: 'service:search' });
+    expect(recalled.text.split('\n')[0]).toMatch(FRAMING_FIRST_LINE);
+    expect(recalled.data['conflicts'][0].sides.map((s: Structured) => s.value)).toEqual(['tantivy', 'lucene']);
+    const conflicts = await call('http-reader', 'conflicts', { subject: 'service:search' });
+    expect(conflicts.data['conflicts']).toHaveLength(1);
+    const history = await call('http-reader', 'history', { memory_id: conflicts.data['conflicts'][0].memory_id });
+    expect(history.data['decisions'].map((d: Structured) => d.kind)).toEqual(['supports', 'disputes']);
+
+    const denied = await call('http-reader', 'remember', args);
+    expect(denied.isError).toBe(true);
+    expect(denied.text).toMatch(/reader role cannot write/);
   });
 });

@@ -21,6 +21,7 @@ export async function start(config: Config): Promise<void> {
   writeServerRecord(config, { url, pid: process.pid });
 
   console.log(`Canon is serving ${url}`);
+  console.log(`  inspector: ${url}/inspect (sign in with an API key)`);
   console.log(`  data folder: ${config.home}${runtime.embedded ? ` (embedded PostgreSQL${runtime.embedded.attached ? ', attached' : ''})` : ' (DATABASE_URL)'}`);
   if (created) {
     console.log(`  owner key of workspace "default" (shown once, also in ${config.home}/dev-key):`);
