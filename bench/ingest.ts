@@ -7,7 +7,7 @@ import { machine, pool, postgresVersion, startBenchServer, writeResult } from '.
  * rows inserted by one direct SQL statement per batch into a copy of the episodes table with
  * the same indexes, in the same run.
  */
-const TOTAL = Number(process.env['BENCH_INGEST_TOTAL'] ?? 100_000);
+const TOTAL = Number(process.env['BENCH_INGEST_TOTAL'] ?? (process.env['BENCH_SCALE'] === 'small' ? 20_000 : 100_000));
 const BATCH = 1000;
 const CONCURRENCY = 2;
 
