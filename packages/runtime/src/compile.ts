@@ -25,7 +25,8 @@ import {
   insertMarkers,
   insertMemory,
   insertPending,
-  isRetryable,
+  inTransaction,
+  StaleWriteError,
   memoriesByIds,
   memoryIdsOfLineages,
   replaceProjections,
@@ -39,6 +40,7 @@ import {
   type PoolClient,
 } from '@canon/store';
 import { loadPolicySet } from './policies.js';
+import { enterWorkspace } from './scope.js';
 
 export interface CompileResult {
   subject: string;
@@ -59,8 +61,6 @@ export interface CompileOptions {
   chunkSize?: number;
 }
 
-/** A conditional write found the row changed since it was read: reread and recompute. */
-class StaleWriteError extends Error {}
 
 const emptyResult = (subject: string, stateHash: string): CompileResult => ({
   subject,
@@ -105,6 +105,7 @@ export async function compileSubject(pool: Pool, workspaceId: string, subject: s
   let total: CompileResult | null = null;
   for (;;) {
     const step = await inTransaction(pool, async (tx) => {
+      await enterWorkspace(tx, workspaceId);
       await lockSubject(tx, workspaceId, subject);
       return compileChunkInTransaction(tx, workspaceId, subject, await loadPolicySet(tx, workspaceId), { ...options, chunkSize: chunk });
     });
@@ -157,6 +158,7 @@ export async function compilePendingInTransaction(
 /** Recomputes a subject from its whole log: the same state_hash as incremental compiles. */
 export async function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
   return inTransaction(pool, async (tx) => {
+    await enterWorkspace(tx, workspaceId);
     await lockSubject(tx, workspaceId, subject);
     const policies = await loadPolicySet(tx, workspaceId);
     return rebuildInTransaction(tx, workspaceId, subject, policies, options);
@@ -281,26 +283,4 @@ function countChanges(result: CompileResult, before: MemoryRow | undefined, afte
   result.memories_superseded += Math.max(0, superseded(after) - superseded(before?.timeline));
   if (after.status_hint === 'conflicted' && before?.status !== 'conflicted') result.conflicts_opened += 1;
   if (after.status_hint === 'tombstoned' && before?.status !== 'tombstoned') result.tombstoned += 1;
-}
-
-/**
- * One transaction, retried whole only when PostgreSQL rolled it back for us (serialization
- * failure, deadlock) or a conditional write found its row changed — then everything is reread.
- */
-export async function inTransaction<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    const tx = await pool.connect();
-    try {
-      await tx.query('BEGIN');
-      const out = await fn(tx);
-      await tx.query('COMMIT');
-      return out;
-    } catch (err) {
-      await tx.query('ROLLBACK').catch(() => undefined);
-      if (attempt >= attempts || !(err instanceof StaleWriteError || isRetryable(err))) throw err;
-      await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
-    } finally {
-      tx.release();
-    }
-  }
 }

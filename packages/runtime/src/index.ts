@@ -20,7 +20,7 @@ export { CONNECTOR_RUN_QUEUE, connectorScheduleKey, type ConnectorRunJobData } f
 export { createPostgresSink, connectorPrincipal, CursorMovedError } from './connectors/postgres-sink.js';
 export { CONNECTOR_IDS, registeredConnector, type ConnectorId } from './connectors/registry.js';
 export { CompileRequest, type CompileResponse, type VerifyReport } from './runtime.js';
-export { compileSubject, rebuildSubject, foldMemory, lockSubject, inTransaction, type CompileResult, type CompileOptions } from './compile.js';
+export { compileSubject, rebuildSubject, foldMemory, lockSubject, type CompileResult, type CompileOptions } from './compile.js';
 export { QUEUES, setupQueues, startWorkers, compileMany, nightly, sumResults, type JobSettings, type ManyResult } from './jobs.js';
 export { findJob, type JobView } from './job-status.js';
 export { loadPolicySet, savePolicySet, effectivePolicySet, WorkspacePolicies, DECLARED_PREDICATES } from './policies.js';

@@ -14,7 +14,8 @@ import {
   type Envelope,
   type ItemIssue,
 } from '@canon/core';
-import { appendEpisodes, erasedKeysAmong, keyOf, withTransaction, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
+import { appendEpisodes, erasedKeysAmong, keyOf, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
+import { withWorkspace } from './scope.js';
 import { erasedKeyHash } from './erased-key.js';
 import type { Principal } from './principal.js';
 
@@ -54,7 +55,7 @@ export async function ingestEpisodes(
   afterAppend?: AfterAppend,
 ): Promise<IngestResult> {
   const batch = prepareBatch(principal, items);
-  return withTransaction(pool, (tx) => appendBatch(tx, principal, batch, afterAppend));
+  return withWorkspace(pool, principal.workspace_id, (tx) => appendBatch(tx, principal, batch, afterAppend));
 }
 
 /** A validated batch, de-duplicated within itself: what `appendBatch` writes. */

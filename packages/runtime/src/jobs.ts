@@ -3,6 +3,7 @@ import { COMPILER_VERSION } from '@canon/core';
 import { countPending, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from './policies.js';
+import { withSystem, withWorkspace } from './scope.js';
 
 export const QUEUES = Object.freeze({
   compile: 'compile',
@@ -114,7 +115,7 @@ export async function startWorkers(boss: PgBoss, pool: Pool): Promise<void> {
 
   await boss.work<CompileManyData>(QUEUES.compileMany, { pollingIntervalSeconds: 0.5 }, async ([job]) => {
     const { workspace_id, subjects, all } = job!.data;
-    const targets = all ? await subjectsOfWorkspace(pool, workspace_id) : [...new Set(subjects ?? [])].sort();
+    const targets = all ? await withWorkspace(pool, workspace_id, (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
     return compileMany(pool, workspace_id, targets, job!.id);
   });
 
@@ -158,11 +159,16 @@ export function sumResults(results: readonly CompileResult[]): ManyResult['total
  * compiled under another compiler version or other policies than the ones in force.
  */
 export async function nightly(pool: Pool, jobId: string | null = null): Promise<{ compiled: number; rebuilt: number; totals: ManyResult['totals'] }> {
-  const pending = await subjectsWithPending(pool);
-  const fingerprints = new Map<string, string>();
-  const { rows: workspaces } = await pool.query<{ id: string }>('SELECT id FROM workspaces');
-  for (const w of workspaces) fingerprints.set(w.id, (await loadPolicySet(pool, w.id)).fingerprint);
-  const stale = await staleSubjects(pool, COMPILER_VERSION, (ws) => fingerprints.get(ws) ?? '');
+  // Finding the work spans workspaces (the system role); each compile then runs in its own.
+  const { pending, stale } = await withSystem(pool, async (tx) => {
+    const fingerprints = new Map<string, string>();
+    const { rows: workspaces } = await tx.query<{ id: string }>('SELECT id FROM workspaces');
+    for (const w of workspaces) fingerprints.set(w.id, (await loadPolicySet(tx, w.id)).fingerprint);
+    return {
+      pending: await subjectsWithPending(tx),
+      stale: await staleSubjects(tx, COMPILER_VERSION, (ws) => fingerprints.get(ws) ?? ''),
+    };
+  });
   const results: CompileResult[] = [];
   const staleKeys = new Set(stale.map((s) => JSON.stringify([s.workspace_id, s.subject])));
   for (const s of stale) results.push(await rebuildSubject(pool, s.workspace_id, s.subject, { jobId }));

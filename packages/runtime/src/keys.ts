@@ -7,12 +7,13 @@ import {
   listApiKeys,
   revokeApiKey,
   countApiKeys,
-  withTransaction,
   type ApiKeyRecord,
   type Pool,
+  type PoolClient,
 } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from './principal.js';
+import { withSystem } from './scope.js';
 
 const KEY_PREFIX = 'canon_';
 
@@ -34,7 +35,11 @@ export interface CreatedKey {
   record: ApiKeyRecord;
 }
 
-export async function createApiKey(pool: Pool, input: CreateKeyInput): Promise<CreatedKey> {
+export function createApiKey(pool: Pool, input: CreateKeyInput): Promise<CreatedKey> {
+  return withSystem(pool, (tx) => createApiKeyIn(tx, input));
+}
+
+async function createApiKeyIn(tx: PoolClient, input: CreateKeyInput): Promise<CreatedKey> {
   const parsed = CreateKeyInput.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -43,35 +48,34 @@ export async function createApiKey(pool: Pool, input: CreateKeyInput): Promise<C
   const { workspace, role, user, label } = parsed.data;
   const secret = randomBytes(24).toString('base64url');
   const key = `${KEY_PREFIX}${secret}`;
-  const record = await withTransaction(pool, async (tx) => {
-    await ensureWorkspace(tx, workspace);
-    return insertApiKey(tx, {
-      id: randomUUID(),
-      workspace_id: workspace,
-      role,
-      user_id: user ?? null,
-      key_hash: sha256(key),
-      prefix: key.slice(0, KEY_PREFIX.length + 6),
-      label: label ?? null,
-    });
+  await ensureWorkspace(tx, workspace);
+  const record = await insertApiKey(tx, {
+    id: randomUUID(),
+    workspace_id: workspace,
+    role,
+    user_id: user ?? null,
+    key_hash: sha256(key),
+    prefix: key.slice(0, KEY_PREFIX.length + 6),
+    label: label ?? null,
   });
   return { key, record };
 }
 
 export async function authenticate(pool: Pool, bearer: string | undefined): Promise<Principal> {
   if (!bearer) throw new UnauthorizedError();
-  const record = await findActiveApiKey(pool, sha256(bearer));
+  // Before the key is found its workspace is unknown: the one lookup that spans workspaces.
+  const record = await withSystem(pool, (tx) => findActiveApiKey(tx, sha256(bearer)));
   if (!record) throw new UnauthorizedError('unknown or revoked API key');
   return Object.freeze({ workspace_id: record.workspace_id, role: record.role, user: record.user_id, key_id: record.id });
 }
 
 export function listKeys(pool: Pool, workspace?: string): Promise<ApiKeyRecord[]> {
-  return listApiKeys(pool, workspace);
+  return withSystem(pool, (tx) => listApiKeys(tx, workspace));
 }
 
 export async function revokeKey(pool: Pool, id: string): Promise<ApiKeyRecord> {
   if (!z.uuid().safeParse(id).success) throw new ValidationError(`not a key id: ${id}`);
-  const result = await revokeApiKey(pool, id);
+  const result = await withSystem(pool, (tx) => revokeApiKey(tx, id));
   if (!result.ok) throw new NotFoundError(`no API key ${id}`);
   return result.key;
 }
@@ -80,20 +84,13 @@ export async function revokeKey(pool: Pool, id: string): Promise<ApiKeyRecord> {
  * On a database with no key at all, creates the `default` workspace and one owner key so a
  * fresh install works; returns it (shown once), or null when keys already exist.
  */
-export async function bootstrapOwnerKey(pool: Pool): Promise<CreatedKey | null> {
-  const client = await pool.connect();
-  try {
+export function bootstrapOwnerKey(pool: Pool): Promise<CreatedKey | null> {
+  return withSystem(pool, async (tx) => {
     // Two processes starting on a fresh database must not both mint a key.
-    await client.query('SELECT pg_advisory_lock(7236002)');
-    try {
-      if ((await countApiKeys(client)) > 0) return null;
-      return await createApiKey(pool, { workspace: 'default', role: 'owner', label: 'bootstrap' });
-    } finally {
-      await client.query('SELECT pg_advisory_unlock(7236002)');
-    }
-  } finally {
-    client.release();
-  }
+    await tx.query('SELECT pg_advisory_xact_lock(7236002)');
+    if ((await countApiKeys(tx)) > 0) return null;
+    return createApiKeyIn(tx, { workspace: 'default', role: 'owner', label: 'bootstrap' });
+  });
 }
 
 export type { Role };

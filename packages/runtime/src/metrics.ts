@@ -1,9 +1,14 @@
 import type { PgBoss } from 'pg-boss';
-import { compileDurationStats, totalPending, type Pool } from '@canon/store';
+import { compileDurationStats, totalPending, type Pool, type PoolClient } from '@canon/store';
+import { withSystem } from './scope.js';
 import { QUEUES } from './jobs.js';
 
 /** Prometheus text exposition: pending episodes, queue depth per state, dead letters, compile durations. */
-export async function collectMetrics(pool: Pool, boss: PgBoss | null): Promise<string> {
+export function collectMetrics(pool: Pool, boss: PgBoss | null): Promise<string> {
+  return withSystem(pool, (tx) => metricsText(tx, boss));
+}
+
+async function metricsText(pool: PoolClient, boss: PgBoss | null): Promise<string> {
   const lines: string[] = [];
   const metric = (name: string, help: string, type: 'gauge' | 'counter', samples: Array<[Record<string, string>, number]>) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);

@@ -6,6 +6,7 @@ import {
   listEpisodes,
   listSubjects,
   migrateDatabase,
+  grantQueueAccess,
   subjectsOfWorkspace,
   type LoggedEpisode,
   type Pool,
@@ -23,6 +24,7 @@ import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, typ
 import { collectMetrics } from './metrics.js';
 import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule, type DeadLetter, type NightlySchedule } from './operations.js';
 import type { Principal } from './principal.js';
+import { withWorkspace } from './scope.js';
 import type { MemoryDetail, MemorySummary } from './recall.js';
 import { searchMemories, type SearchParams, type SearchResponse } from './search.js';
 import { contextBundle, type ContextBundle, type ContextRequest } from './context.js';
@@ -129,6 +131,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, superviseIntervalSeconds: 10 });
       boss.on('error', (err) => console.error('[canon] queue error:', err instanceof Error ? err.message : err));
       await boss.start();
+      await grantQueueAccess(pool, 'pgboss');
       await setupQueues(boss, config.jobs);
       if (options.workers !== false) await startWorkers(boss, pool);
     }
@@ -172,7 +175,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async listEpisodes(principal, params) {
       const parsed = ListEpisodesParams.safeParse(params);
       if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-      const result = await listEpisodes(pool, { workspaceId: principal.workspace_id, ...parsed.data });
+      const result = await withWorkspace(pool, principal.workspace_id, (tx) => listEpisodes(tx, { workspaceId: principal.workspace_id, ...parsed.data }));
       if (!result.ok) throw new ValidationError('after: not a cursor returned by this API');
       return { episodes: result.episodes, next: result.next };
     },
@@ -191,7 +194,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         return { async: true, job_id: id };
       }
       if (r.subject) return { async: false, result: await compileOne(principal, r.subject) };
-      const subjects = r.all ? await subjectsOfWorkspace(pool, principal.workspace_id) : [...new Set(r.subjects)].sort();
+      const subjects = r.all ? await withWorkspace(pool, principal.workspace_id, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)) : [...new Set(r.subjects)].sort();
       return { async: false, result: await compileMany(pool, principal.workspace_id, subjects) };
     },
 
@@ -220,8 +223,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       return { ...report, ok: report.differences.length === 0, first, second };
     },
 
-    subjectNames: (principal) => subjectsOfWorkspace(pool, principal.workspace_id),
-    subjects: (principal) => listSubjects(pool, principal.workspace_id),
+    subjectNames: (principal) => withWorkspace(pool, principal.workspace_id, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)),
+    subjects: (principal) => withWorkspace(pool, principal.workspace_id, (tx) => listSubjects(tx, principal.workspace_id)),
 
     async job(principal, jobId) {
       if (!boss) throw new NotFoundError(`no job ${jobId}`);

@@ -1,5 +1,4 @@
-import type { Pool, PoolClient } from '@canon/store';
-import { inTransaction } from './compile.js';
+import { inTransaction, type Pool, type PoolClient } from '@canon/store';
 
 /**
  * Runs fn in one transaction confined to a workspace: the transaction-local setting

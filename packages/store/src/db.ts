@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isRetryable } from './errors.js';
 
 /**
  * The one-method database port every SQL operation takes: a pool, a pooled client, or a
@@ -35,19 +36,32 @@ export function createPool(connectionString: string, options: pg.PoolConfig = {}
   return pool;
 }
 
-/** Runs fn in a transaction on one client of the pool; rolls back on any error. */
-export async function withTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
+/**
+ * A write that found its row changed since it was read (a conditional write that matched
+ * nothing): the whole transaction is rerun, which rereads and recomputes — never a blind retry.
+ */
+export class StaleWriteError extends Error {}
+
+/**
+ * Runs fn in one transaction on one client of the pool; rolls back on any error. Rerun whole
+ * only when PostgreSQL rolled it back for us (serialization failure, deadlock) or a conditional
+ * write went stale.
+ */
+export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const tx = await pool.connect();
+    try {
+      await tx.query('BEGIN');
+      const out = await fn(tx);
+      await tx.query('COMMIT');
+      return out;
+    } catch (err) {
+      await tx.query('ROLLBACK').catch(() => undefined);
+      if (attempt >= attempts || !(err instanceof StaleWriteError || isRetryable(err))) throw err;
+      await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+    } finally {
+      tx.release();
+    }
   }
 }
 

@@ -1,5 +1,5 @@
-export { createPool, withTransaction, type Sql, type Pool, type PoolClient } from './db.js';
-export { migrateDatabase, MIGRATIONS_FOLDER } from './migrate.js';
+export { createPool, inTransaction, StaleWriteError, type Sql, type Pool, type PoolClient } from './db.js';
+export { migrateDatabase, grantQueueAccess, MIGRATIONS_FOLDER } from './migrate.js';
 export { SQLSTATE, sqlState, isRetryable } from './errors.js';
 export * as schema from './schema.js';
 export { type LoggedEpisode } from './sql/episode-row.js';

@@ -34,3 +34,29 @@ async function countApplied(client: pg.PoolClient): Promise<number> {
   const count = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
   return count.rows[0]?.n ?? 0;
 }
+
+/**
+ * Lets the request and system roles enqueue jobs inside their own transactions (a compile
+ * enqueued with the rows that cause it). pg-boss installs its schema after our migrations, so
+ * this runs after it starts — under the migration lock, since concurrent GRANTs on the same
+ * objects fail with "tuple concurrently updated".
+ */
+export async function grantQueueAccess(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      const s = client.escapeIdentifier(schema);
+      const roles = 'canon_app, canon_system';
+      await client.query(`GRANT USAGE ON SCHEMA ${s} TO ${roles}`);
+      await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO ${roles}`);
+      await client.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${s} TO ${roles}`);
+      await client.query(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${s} TO ${roles}`);
+      await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA ${s} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${roles}`);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}

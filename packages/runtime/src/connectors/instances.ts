@@ -6,10 +6,10 @@ import {
   findConnectorInstance,
   insertConnectorInstance,
   listConnectorInstances as listInstanceRows,
-  withTransaction,
   type ConnectorInstanceRow,
 } from '@canon/store';
 import type { Runtime } from '../runtime.js';
+import { withSystem } from '../scope.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
 import { bossDb, connectorScheduleKey, CONNECTOR_RUN_QUEUE, ensureConnectorQueue, type ConnectorRunJobData } from './schedules.js';
 import { checkWorkspaceId, syncConnector, type ConnectorRuntime, type SyncConnectorOptions, type SyncConnectorResult } from './sync.js';
@@ -52,7 +52,7 @@ export async function addConnectorInstance(runtime: InstanceRuntime, options: Ad
   const boss = schedule === null ? null : needBoss(runtime, 'a scheduled instance');
   if (boss) await ensureConnectorQueue(boss);
 
-  return withTransaction(runtime.pool, async (tx) => {
+  return withSystem(runtime.pool, async (tx) => {
     await ensureWorkspace(tx, workspace);
     const inserted = await insertConnectorInstance(tx, { workspace_id: workspace, id: instanceId, connector: entry.definition.id, config, schedule });
     if (!inserted.ok) {
@@ -85,7 +85,7 @@ export async function removeConnectorInstance(
   runtime: InstanceRuntime,
   options: { workspace: string; instanceId: string },
 ): Promise<ConnectorInstance> {
-  return withTransaction(runtime.pool, async (tx) => {
+  return withSystem(runtime.pool, async (tx) => {
     const deleted = await deleteConnectorInstance(tx, options.workspace, options.instanceId);
     if (!deleted.ok) throw new NotFoundError(`no connector instance ${options.instanceId} in workspace ${options.workspace}`);
     if (deleted.instance.schedule !== null) {
