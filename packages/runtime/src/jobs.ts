@@ -36,8 +36,13 @@ export interface CompileManyData {
   all?: boolean;
 }
 
-/** pg-boss runs inside the caller's transaction through this one-method port. */
-const inTx = (tx: PoolClient) => ({ executeSql: (text: string, values?: unknown[]) => tx.query(text, values) });
+/**
+ * pg-boss runs inside the caller's transaction through this one-method port, so a job is
+ * enqueued with the rows that cause it (both or neither).
+ */
+export function bossDb(tx: PoolClient): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } {
+  return { executeSql: (text, values) => tx.query(text, values) };
+}
 
 const singletonKey = (workspaceId: string, subject: string) => JSON.stringify([workspaceId, subject]);
 
@@ -95,9 +100,9 @@ export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId:
   for (const subject of subjects) {
     const key = singletonKey(workspaceId, subject);
     const data: CompileJobData = { workspace_id: workspaceId, subject };
-    const id = await boss.send(QUEUES.compile, data, { singletonKey: key, startAfter: settings.debounceSeconds, db: inTx(tx) });
+    const id = await boss.send(QUEUES.compile, data, { singletonKey: key, startAfter: settings.debounceSeconds, db: bossDb(tx) });
     if (id === null && (await countPending(tx, workspaceId, subject)) >= settings.compileAfter) {
-      await boss.update(QUEUES.compile, data, { singletonKey: key, startAfter: new Date(), db: inTx(tx) });
+      await boss.update(QUEUES.compile, data, { singletonKey: key, startAfter: new Date(), db: bossDb(tx) });
     }
   }
 }

@@ -2,10 +2,10 @@ import type { PgBoss } from 'pg-boss';
 import { atLeast, canonicalJson, ForbiddenError, policyFor, type PolicySet } from '@canon/core';
 import { subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, type CompileResult } from './compile.js';
-import { QUEUES, type CompileJobData } from './jobs.js';
+import { bossDb, QUEUES, type CompileJobData } from './jobs.js';
 import { loadPolicySet, savePolicySet, type WorkspacePolicies } from './policies.js';
 import type { Principal } from './principal.js';
-import { enterWorkspace, withWorkspace } from './scope.js';
+import { withWorkspace } from './scope.js';
 
 export interface PoliciesView {
   /** What the workspace stated itself (null: nothing, the defaults apply). */
@@ -70,21 +70,6 @@ export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Pr
   return { ...view, rebuild: { subjects, mode: 'compiled', results } };
 }
 
-/**
- * pg-boss in the caller's transaction. The workspace transaction runs as canon_app, which has
- * no rights on pg-boss's schema: each job statement runs as the session's own role and the
- * transaction is confined to the workspace again right after (both settings are local to it).
- */
-const inWorkspaceTx = (tx: PoolClient, workspaceId: string) => ({
-  async executeSql(text: string, values?: unknown[]) {
-    await tx.query(`SELECT set_config('role', 'none', true)`);
-    try {
-      return await tx.query(text, values);
-    } finally {
-      await enterWorkspace(tx, workspaceId);
-    }
-  },
-});
 
 /**
  * One compile job per subject, at once (no debounce), keyed like ingest's so a compile already
@@ -93,6 +78,6 @@ const inWorkspaceTx = (tx: PoolClient, workspaceId: string) => ({
 async function enqueueRebuilds(boss: PgBoss, tx: PoolClient, workspaceId: string, subjects: readonly string[]): Promise<void> {
   for (const subject of subjects) {
     const data: CompileJobData = { workspace_id: workspaceId, subject };
-    await boss.send(QUEUES.compile, data, { singletonKey: JSON.stringify([workspaceId, subject]), db: inWorkspaceTx(tx, workspaceId) });
+    await boss.send(QUEUES.compile, data, { singletonKey: JSON.stringify([workspaceId, subject]), db: bossDb(tx) });
   }
 }

@@ -11,7 +11,8 @@ import {
 import type { Runtime } from '../runtime.js';
 import { withSystem } from '../scope.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
-import { bossDb, connectorScheduleKey, CONNECTOR_RUN_QUEUE, ensureConnectorQueue, type ConnectorRunJobData } from './schedules.js';
+import { bossDb } from '../jobs.js';
+import { connectorScheduleKey, CONNECTOR_RUN_QUEUE, ensureConnectorQueue, type ConnectorRunJobData } from './schedules.js';
 import { checkWorkspaceId, syncConnector, type ConnectorRuntime, type SyncConnectorOptions, type SyncConnectorResult } from './sync.js';
 
 export type ConnectorInstance = ConnectorInstanceRow;

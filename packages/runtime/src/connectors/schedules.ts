@@ -1,5 +1,4 @@
 import type { PgBoss } from 'pg-boss';
-import type { PoolClient } from '@canon/store';
 
 /** The pg-boss queue of scheduled (and on-demand) connector instance runs. */
 export const CONNECTOR_RUN_QUEUE = 'connector-run';
@@ -50,9 +49,4 @@ export async function ensureConnectorQueue(boss: PgBoss): Promise<void> {
     // Two processes starting together: the other one created it first.
     if (!(await boss.getQueue(CONNECTOR_RUN_QUEUE))) throw err;
   }
-}
-
-/** pg-boss's one-method database port over a client in our transaction (cf. `fromDrizzle`). */
-export function bossDb(tx: PoolClient): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } {
-  return { executeSql: (text, values) => tx.query(text, values) };
 }
