@@ -1,17 +1,13 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
 import { createRuntime, loadConfig, type Principal, type Runtime } from '@canon/runtime';
-import { createTestDatabase, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, runCanon, type TestDatabase } from '@canon/testing';
 
-const exec = promisify(execFile);
-const BIN = path.resolve('packages/cli/bin/canon.js');
 
 let db: TestDatabase;
 let home: string;
@@ -21,15 +17,7 @@ let owner: Principal;
 let server: ServerType;
 let url: string;
 
-async function canon(extraEnv: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv }, timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const canon = (extraEnv: NodeJS.ProcessEnv, ...args: string[]) => runCanon({ ...env, ...extraEnv }, ...args);
 
 const ep = (key: string, at: string, value: string, source = 'api') => ({
   source,

@@ -1,28 +1,16 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, type TestDatabase, runCanon } from '@canon/testing';
 import { createRuntime, loadConfig } from '@canon/runtime';
 
-const exec = promisify(execFile);
-const BIN = path.resolve('packages/cli/bin/canon.js');
 
 let db: TestDatabase;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
-async function canon(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env, timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const canon = (...args: string[]) => runCanon(env, ...args);
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -134,3 +134,16 @@ function httpClient(base: string, key: string): CanonClient {
     close: async () => undefined,
   };
 }
+
+/** Runs fn with a client for this configuration and closes it, whatever happens. */
+export async function withClient(config: Config, fn: (client: CanonClient) => Promise<void>): Promise<void> {
+  const client = await connect(config);
+  try {
+    await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** How a command's action is wrapped (one-line errors, exit codes): see main.ts. */
+export type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;

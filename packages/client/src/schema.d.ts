@@ -1363,7 +1363,7 @@ export interface paths {
                         "application/json": {
                             at: string;
                             known_at: string | null;
-                            memories: components["schemas"]["MemorySummary"][];
+                            memories: components["schemas"]["MemoryView"][];
                             subject: string;
                         };
                     };
@@ -1645,41 +1645,6 @@ export interface components {
             subject: string;
             timeline: components["schemas"]["Timeline"];
             view: components["schemas"]["MemoryView"];
-        };
-        MemorySummary: {
-            conflict: {
-                sources: {
-                    [key: string]: unknown;
-                }[];
-                standing: number;
-                value?: unknown;
-            }[];
-            current: {
-                conditions: string[];
-                evidence_count: number;
-                valid_from: string;
-                valid_to: string | null;
-                value?: unknown;
-            }[];
-            etag: string;
-            id: string;
-            key: string;
-            needs_verification: boolean;
-            predicate: string;
-            qualifiers: {
-                [key: string]: string;
-            };
-            revision: number;
-            scheduled: {
-                conditions: string[];
-                effective_from: string;
-                value?: unknown;
-            }[];
-            /** @enum {string} */
-            scope: "workspace" | "personal";
-            /** @enum {string} */
-            status: "current" | "conflicted" | "tombstoned" | "scheduled_only" | "empty";
-            subject: string;
         };
         MemoryView: {
             conflict: {

@@ -2,3 +2,4 @@ export { createTestDatabase, createEmptyDatabase, type TestDatabase } from './da
 export { startTestCanon, type TestCanon } from './runtime.js';
 export { withDatabase } from './global-setup.js';
 export { deploymentStory, freezeResolution, shuffled, type StoryStep } from './stories.js';
+export { runCanon, type CliOutcome } from './cli.js';

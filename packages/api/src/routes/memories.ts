@@ -2,25 +2,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { problemResponse } from '../schemas.js';
-import { MemoryDetailSchema, RecallQuery } from '../memory-schemas.js';
+import { MemoryDetailSchema, MemorySummarySchema as MemorySummary, RecallQuery } from '../memory-schemas.js';
 
-const MemorySummary = z
-  .object({
-    id: z.string(),
-    key: z.string(),
-    subject: z.string(),
-    predicate: z.string(),
-    qualifiers: z.record(z.string(), z.string()),
-    scope: z.enum(['workspace', 'personal']),
-    status: z.enum(['current', 'conflicted', 'tombstoned', 'scheduled_only', 'empty']),
-    current: z.array(z.object({ value: z.unknown(), conditions: z.array(z.string()), valid_from: z.string(), valid_to: z.string().nullable(), evidence_count: z.number().int() })),
-    scheduled: z.array(z.object({ value: z.unknown(), effective_from: z.string(), conditions: z.array(z.string()) })),
-    conflict: z.array(z.object({ value: z.unknown(), standing: z.number(), sources: z.array(z.record(z.string(), z.unknown())) })),
-    needs_verification: z.boolean(),
-    revision: z.number().int(),
-    etag: z.string(),
-  })
-  .openapi('MemorySummary');
 
 const Subject = z.object({
   subject: z.string(),

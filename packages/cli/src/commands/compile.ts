@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { ValidationError } from '@canon/core';
 import type { CompileResult, Config, JobView, VerifyReport } from '@canon/runtime';
-import { connect } from '../client.js';
+import { connect, withClient, type CanonClient, type Run } from '../client.js';
 
-type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
 interface TargetOptions {
   subject?: string;
@@ -18,6 +17,12 @@ function target(opts: TargetOptions): { subject: string } | { all: true } {
   if (opts.subject) return { subject: opts.subject };
   if (opts.all) return { all: true };
   throw new ValidationError('give --subject S or --all');
+}
+
+/** The subjects a `--subject S | --all` option names. */
+async function subjectsOf(client: CanonClient, opts: TargetOptions): Promise<string[]> {
+  const t = target(opts);
+  return 'subject' in t ? [t.subject] : (await client.subjects()).map((s) => s.subject);
 }
 
 function printResult(r: CompileResult): void {
@@ -79,17 +84,12 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON')
     .action(
       run(async (opts: TargetOptions) => {
-        const client = await connect(config());
-        try {
-          const t = target(opts);
-          const subjects = 'subject' in t ? [t.subject] : (await client.subjects()).map((s) => s.subject);
+        await withClient(config(), async (client) => {
           const results: CompileResult[] = [];
-          for (const s of subjects) results.push(await client.rebuild(s));
+          for (const s of await subjectsOf(client, opts)) results.push(await client.rebuild(s));
           if (opts.json) console.log(JSON.stringify(results));
           else results.forEach(printResult);
-        } finally {
-          await client.close();
-        }
+        });
       }),
     );
 
@@ -101,12 +101,9 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON')
     .action(
       run(async (opts: TargetOptions) => {
-        const client = await connect(config());
-        try {
-          const t = target(opts);
-          const subjects = 'subject' in t ? [t.subject] : (await client.subjects()).map((s) => s.subject);
+        await withClient(config(), async (client) => {
           const reports: VerifyReport[] = [];
-          for (const s of subjects) reports.push(await client.verify(s));
+          for (const s of await subjectsOf(client, opts)) reports.push(await client.verify(s));
           const failed = reports.filter((r) => !r.ok);
           if (opts.json) console.log(JSON.stringify({ ok: failed.length === 0, reports }));
           else {
@@ -119,9 +116,7 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
             console.log(failed.length === 0 ? `verified ${reports.length} subjects` : `${failed.length} of ${reports.length} subjects differ`);
           }
           if (failed.length > 0) process.exitCode = 1;
-        } finally {
-          await client.close();
-        }
+        });
       }),
     );
 }

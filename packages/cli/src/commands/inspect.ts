@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
+import { type Run } from '../client.js';
 import type { CanonPort } from '@canon/mcp';
 import { inspectMemories, type Config, type InspectedMemory, type MemorySections } from '@canon/runtime';
 import type { LoggedEpisode } from '@canon/store';
 import { openPort } from '../port.js';
 
-type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
 interface EpisodeLine {
   id: string;

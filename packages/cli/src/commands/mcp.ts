@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
+import { type Run } from '../client.js';
 import { serveStdio } from '@canon/mcp';
 import type { Config } from '@canon/runtime';
 import { openPort } from '../port.js';
 
-type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
 export function registerMcpCommand(program: Command, run: Run, config: () => Config): void {
   program

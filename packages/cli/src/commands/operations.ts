@@ -1,17 +1,8 @@
 import type { Command } from 'commander';
 import type { Config } from '@canon/runtime';
-import { connect, type CanonClient } from '../client.js';
+import { withClient, type Run } from '../client.js';
 
-type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
-async function withClient(config: Config, fn: (client: CanonClient) => Promise<void>): Promise<void> {
-  const client = await connect(config);
-  try {
-    await fn(client);
-  } finally {
-    await client.close();
-  }
-}
 
 export function registerOperationCommands(program: Command, run: Run, config: () => Config): void {
   const schedule = program.command('schedule').description('the nightly compile (pending subjects, and rebuilds after a compiler or policy change)');

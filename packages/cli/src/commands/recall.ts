@@ -2,18 +2,9 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { ValidationError } from '@canon/core';
 import type { Config } from '@canon/runtime';
-import { connect, type CanonClient } from '../client.js';
+import { withClient, type Run } from '../client.js';
 
-type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
-async function withClient(config: Config, fn: (client: CanonClient) => Promise<void>): Promise<void> {
-  const client = await connect(config);
-  try {
-    await fn(client);
-  } finally {
-    await client.close();
-  }
-}
 
 /** A value as a person reads it in a table cell: strings bare, everything else as JSON, cut short. */
 const cell = (v: unknown, max = 60): string => {

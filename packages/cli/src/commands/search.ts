@@ -1,8 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config, SearchResult } from '@canon/runtime';
-import { connect } from '../client.js';
+import { connect, type Run } from '../client.js';
 
-type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
 interface SearchOptions {
   subject?: string;
