@@ -18,10 +18,10 @@ export interface BenchServer {
  * A real server on a loopback port over a database of its own: DATABASE_URL when set, else an
  * embedded PostgreSQL in a fresh temporary CANON_HOME (removed at the end).
  */
-export async function startBenchServer(): Promise<BenchServer> {
+export async function startBenchServer(env: NodeJS.ProcessEnv = {}): Promise<BenchServer> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-bench-'));
   fs.chmodSync(home, 0o755);
-  const config = loadConfig({ ...process.env, CANON_HOME: home, CANON_PORT: '0' });
+  const config = loadConfig({ ...process.env, ...env, CANON_HOME: home, CANON_PORT: '0' });
   const runtime = await createRuntime(config);
   const { key } = await runtime.createKey({ workspace: `bench-${Date.now()}`, role: 'owner' });
   const app = createApp(runtime);

@@ -19,7 +19,10 @@ const episodeFor = (i: number) => ({
 });
 
 export async function benchIngest(log: (msg: string) => void = console.error) {
-  const server = await startBenchServer();
+  // Compiles deferred (a long debounce, a huge compile-after): this measures the ingest path —
+  // validation, the append, pending rows and the debounced job enqueue in the same transaction —
+  // not the background compiles it schedules (bench/compile.ts measures those).
+  const server = await startBenchServer({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' });
   try {
     const batches = Array.from({ length: Math.ceil(TOTAL / BATCH) }, (_, b) =>
       Array.from({ length: Math.min(BATCH, TOTAL - b * BATCH) }, (_, j) => episodeFor(b * BATCH + j)),
@@ -87,6 +90,7 @@ export async function benchIngest(log: (msg: string) => void = console.error) {
       http_episodes_per_s: Math.round(http),
       direct_sql_episodes_per_s: Math.round(direct),
       ratio_http_to_direct: Number((http / direct).toFixed(3)),
+      compiles: 'deferred during the run (CANON_COMPILE_DEBOUNCE_SECONDS=3600, CANON_COMPILE_AFTER=1e9); each batch still enqueues its debounced compile jobs',
       targets: { http_episodes_per_s: 10_000, ratio_http_to_direct: 0.5 },
       met: { http_episodes_per_s: http >= 10_000, ratio_http_to_direct: http / direct >= 0.5 },
       machine: { ...machine(), postgres: await postgresVersion(server.runtime) },

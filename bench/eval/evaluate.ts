@@ -15,7 +15,8 @@ export interface SystemReport {
   distinct_states: number;
   state_equal_across_orders: boolean;
   correct_by_scenario: Record<Scenario, { correct: number; facts: number }>;
-  /** Facts answered wrongly in the natural order, for reading. */
+  /** Facts answered wrongly in the natural order: how many, and the first few for reading. */
+  wrong_count: number;
   wrong: FactScore[];
   seconds: number;
 }
@@ -68,7 +69,8 @@ export async function evaluate(
       distinct_states: digests.size,
       state_equal_across_orders: digests.size === 1,
       correct_by_scenario: correctByScenario(natural),
-      wrong: natural.filter((s) => !s.correct),
+      wrong_count: natural.filter((s) => !s.correct).length,
+      wrong: natural.filter((s) => !s.correct).slice(0, 20),
       seconds: Math.round((performance.now() - t0) / 100) / 10,
     });
   }
