@@ -138,5 +138,6 @@ export function target(metric: string, measured: number | null, limit: number, d
   if (measured === null || Number.isNaN(measured)) return { metric, goal, limit, direction, measured: null, met: null, missed_by: null };
   const met = direction === 'max' ? measured < limit : measured >= limit;
   const factor = direction === 'max' ? measured / limit : limit / measured;
-  return { metric, goal, limit, direction, measured, met, missed_by: met ? null : `${factor.toFixed(1)}× (${measured} vs ${limit} ${unit})`.trim() };
+  const times = factor < 1.1 ? factor.toFixed(2) : factor.toFixed(1);
+  return { metric, goal, limit, direction, measured, met, missed_by: met ? null : `${times}× (${measured} vs ${`${limit} ${unit}`.trim()})` };
 }
