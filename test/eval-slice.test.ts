@@ -4,9 +4,9 @@ import { canonSystem } from '../bench/eval/canon-system.js';
 import { evaluate, type SystemReport } from '../bench/eval/evaluate.js';
 import { generateWorkload, SCENARIOS } from '../bench/eval/workload.js';
 
-// A slice of `npm run eval` (bench/eval): every scenario four times, a few hundred deliveries,
+// A slice of `npm run eval` (bench/eval): every scenario eight times (264 deliveries),
 // through the HTTP app in two arrival orders. The ground truth comes from the generator.
-const workload = generateWorkload(7, 4);
+const workload = generateWorkload(7, 8);
 
 let canon: TestCanon;
 let report: SystemReport;
@@ -23,7 +23,7 @@ afterAll(() => canon.close());
 describe('the evaluation slice through the HTTP API', () => {
   it('covers every scenario with a few hundred deliveries', () => {
     expect(new Set(workload.facts.map((f) => f.scenario))).toEqual(new Set(SCENARIOS));
-    expect(workload.episodes.length).toBeGreaterThanOrEqual(100);
+    expect(workload.episodes.length).toBeGreaterThanOrEqual(200);
     expect(report.metrics.facts).toBe(workload.facts.length);
   });
 
