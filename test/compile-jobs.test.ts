@@ -142,13 +142,14 @@ describe('compile jobs', () => {
 
   it('leaves no partial state when a worker is killed with SIGKILL mid-compile, and the retried job finishes the same', async () => {
     const db = await createTestDatabase();
-    const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_COMPILE_AFTER: '1' }, { databaseUrl: db.url });
+    // Small chunks, so the kill lands between two committed chunks of one job.
+    const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_COMPILE_AFTER: '1', CANON_COMPILE_CHUNK: '2000' }, { databaseUrl: db.url });
     // The producer has no workers: only the child process compiles.
     const producer = await createRuntime(config, { migrate: false, workers: false });
     const children: ChildProcess[] = [];
     const startWorker = async () => {
       const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'test/fixtures/compile-worker.ts'], {
-        env: { ...process.env, DATABASE_URL: db.url, CANON_COMPILE_DEBOUNCE_SECONDS: '0' },
+        env: { ...process.env, DATABASE_URL: db.url, CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_COMPILE_CHUNK: '2000' },
         // Its stderr would only show the noise of being killed.
         stdio: ['ignore', 'pipe', 'ignore'],
       });

@@ -54,6 +54,14 @@ export interface CompileResult {
   compiler_version: string;
 }
 
+/**
+ * Episodes per compile transaction. Each chunk refolds every key it touches from all of that
+ * key's claims, so a backlog compiled in small chunks pays for the same keys again and again;
+ * large chunks keep a first compile of a long history near linear, at the cost of a longer
+ * transaction (memory stays modest: claims are small).
+ */
+const DEFAULT_CHUNK = 20_000;
+
 export interface CompileOptions {
   /** The pg-boss job that runs this compile, for the audit log. */
   jobId?: string | null;
@@ -101,7 +109,7 @@ export async function lockSubject(tx: PoolClient, workspaceId: string, subject: 
  * version or other policies is rebuilt instead, so its state never mixes the two.
  */
 export async function compileSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
-  const chunk = options.chunkSize ?? 2000;
+  const chunk = options.chunkSize ?? DEFAULT_CHUNK;
   let total: CompileResult | null = null;
   for (;;) {
     const step = await inTransaction(pool, async (tx) => {
@@ -149,7 +157,7 @@ export async function compilePendingInTransaction(
 ): Promise<CompileResult> {
   let total: CompileResult | null = null;
   for (;;) {
-    const step = await compileChunkInTransaction(tx, workspaceId, subject, policies, { ...options, chunkSize: options.chunkSize ?? 2000 });
+    const step = await compileChunkInTransaction(tx, workspaceId, subject, policies, { ...options, chunkSize: options.chunkSize ?? DEFAULT_CHUNK });
     total = total ? add(total, step.result) : step.result;
     if (!step.more) return total;
   }

@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
-import { countPending, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
+import { subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from './policies.js';
 import { withSystem, withWorkspace } from './scope.js';
@@ -19,6 +19,7 @@ export interface JobSettings {
   debounceSeconds: number;
   /** Pending episodes of one subject that trigger a compile at once, debounce or not. */
   compileAfter: number;
+  compileChunk: number;
   retentionDays: number;
   nightlyCron: string | undefined;
   nightlyTimeZone: string | undefined;
@@ -78,8 +79,10 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
     expireInSeconds: 900,
     deadLetter: QUEUES.compileDead,
     deleteAfterSeconds,
+    // Wake a worker at once rather than at its next poll.
+    notify: true,
   });
-  await ensureQueue(boss, QUEUES.compileMany, { policy: 'standard', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
+  await ensureQueue(boss, QUEUES.compileMany, { policy: 'standard', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds, notify: true });
   await ensureQueue(boss, QUEUES.nightly, { policy: 'stately', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
   // The environment, when it names a schedule, wins; otherwise one set with `canon schedule set`
   // survives restarts, and a fresh database gets 03:00 UTC.
@@ -97,31 +100,37 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
  * ride on it, unless the subject has piled up `compileAfter` episodes, which pulls it forward.
  */
 export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
-  for (const subject of subjects) {
-    const key = singletonKey(workspaceId, subject);
+  if (subjects.length === 0) return;
+  // One statement for the whole batch: the stately queue keeps the first job per subject and
+  // quietly drops the others (a compile already queued will see these episodes too).
+  const startAfter = new Date(Date.now() + settings.debounceSeconds * 1000);
+  await boss.insert(
+    QUEUES.compile,
+    subjects.map((subject) => ({ data: { workspace_id: workspaceId, subject } satisfies CompileJobData, singletonKey: singletonKey(workspaceId, subject), startAfter })),
+    { db: bossDb(tx) },
+  );
+  for (const subject of await subjectsWithPendingAtLeast(tx, workspaceId, subjects, settings.compileAfter)) {
     const data: CompileJobData = { workspace_id: workspaceId, subject };
-    const id = await boss.send(QUEUES.compile, data, { singletonKey: key, startAfter: settings.debounceSeconds, db: bossDb(tx) });
-    if (id === null && (await countPending(tx, workspaceId, subject)) >= settings.compileAfter) {
-      await boss.update(QUEUES.compile, data, { singletonKey: key, startAfter: new Date(), db: bossDb(tx) });
-    }
+    await boss.update(QUEUES.compile, data, { singletonKey: singletonKey(workspaceId, subject), startAfter: new Date(), db: bossDb(tx) });
   }
 }
 
 export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
 
 /** Registers the workers of this process. */
-export async function startWorkers(boss: PgBoss, pool: Pool): Promise<void> {
+export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobSettings, 'compileChunk'>): Promise<void> {
+  const chunkSize = settings.compileChunk;
   await boss.work<CompileJobData, CompileResult>(QUEUES.compile, { localConcurrency: 2, pollingIntervalSeconds: 0.5 }, async ([job]) => {
     const { workspace_id, subject, rebuild } = job!.data;
     return rebuild
       ? rebuildSubject(pool, workspace_id, subject, { jobId: job!.id })
-      : compileSubject(pool, workspace_id, subject, { jobId: job!.id });
+      : compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
   });
 
   await boss.work<CompileManyData>(QUEUES.compileMany, { pollingIntervalSeconds: 0.5 }, async ([job]) => {
     const { workspace_id, subjects, all } = job!.data;
     const targets = all ? await withWorkspace(pool, workspace_id, (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
-    return compileMany(pool, workspace_id, targets, job!.id);
+    return compileMany(pool, workspace_id, targets, job!.id, chunkSize);
   });
 
   await boss.work(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => nightly(pool, job!.id));
@@ -137,14 +146,14 @@ export interface ManyResult {
  * Compiles several subjects, two at a time (each under its own lock, like a child job), and
  * sums the counters. Used by `{all}` / `{subjects}` jobs and by the synchronous API.
  */
-export async function compileMany(pool: Pool, workspaceId: string, subjects: readonly string[], jobId: string | null = null): Promise<ManyResult> {
+export async function compileMany(pool: Pool, workspaceId: string, subjects: readonly string[], jobId: string | null = null, chunkSize?: number): Promise<ManyResult> {
   const results: CompileResult[] = new Array(subjects.length);
   let next = 0;
   await Promise.all(
     [0, 1].map(async () => {
       while (next < subjects.length) {
         const i = next++;
-        results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId });
+        results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}) });
       }
     }),
   );

@@ -128,12 +128,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (options.queue !== false) {
       // Supervision every 10 s: a worker killed mid-job stops heart-beating and its job is
       // retried within seconds rather than at the default minute.
-      boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, superviseIntervalSeconds: 10 });
+      boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, superviseIntervalSeconds: 10, useListenNotify: true });
       boss.on('error', (err) => console.error('[canon] queue error:', err instanceof Error ? err.message : err));
       await boss.start();
       await grantQueueAccess(pool, 'pgboss');
       await setupQueues(boss, config.jobs);
-      if (options.workers !== false) await startWorkers(boss, pool);
+      if (options.workers !== false) await startWorkers(boss, pool, config.jobs);
     }
   } catch (err) {
     await boss?.stop({ graceful: false }).catch(() => undefined);
@@ -142,7 +142,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     throw err;
   }
 
-  const compileOne = (principal: Principal, subject: string) => compileSubject(pool, principal.workspace_id, subject);
+  const compileOne = (principal: Principal, subject: string) =>
+    compileSubject(pool, principal.workspace_id, subject, { chunkSize: config.jobs.compileChunk });
   const needQueue = (): PgBoss => {
     if (!boss) throw new ValidationError('this needs the job queue (start Canon with its queue)');
     return boss;
@@ -195,7 +196,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       }
       if (r.subject) return { async: false, result: await compileOne(principal, r.subject) };
       const subjects = r.all ? await withWorkspace(pool, principal.workspace_id, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)) : [...new Set(r.subjects)].sort();
-      return { async: false, result: await compileMany(pool, principal.workspace_id, subjects) };
+      return { async: false, result: await compileMany(pool, principal.workspace_id, subjects, null, config.jobs.compileChunk) };
     },
 
     async rebuild(principal, subject) {

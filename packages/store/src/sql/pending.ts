@@ -29,6 +29,16 @@ export async function deletePending(sql: Sql, workspaceId: string, subject: stri
   ]);
 }
 
+/** Of these subjects, those with at least `n` episodes waiting (one query for a whole batch). */
+export async function subjectsWithPendingAtLeast(sql: Sql, workspaceId: string, subjects: readonly string[], n: number): Promise<string[]> {
+  const { rows } = await sql.query<{ subject: string }>(
+    `SELECT subject FROM pending WHERE workspace_id = $1 AND subject = ANY($2::text[])
+     GROUP BY subject HAVING count(*) >= $3 ORDER BY subject`,
+    [workspaceId, subjects, n],
+  );
+  return rows.map((r) => r.subject);
+}
+
 export async function countPending(sql: Sql, workspaceId: string, subject: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM pending WHERE workspace_id = $1 AND subject = $2',
