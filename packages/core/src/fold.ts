@@ -47,12 +47,23 @@ function lineageDrops(
     }
   }
   const stated = new Map<string, Claim[]>();
-  for (const c of claims) stated.set(versionId(c), [...(stated.get(versionId(c)) ?? []), c]);
+  for (const c of claims) {
+    const list = stated.get(versionId(c));
+    if (list) list.push(c);
+    else stated.set(versionId(c), [c]);
+  }
+  // Grouped once: a key restated by thousands of episodes has thousands of lineages.
+  const byLineage = new Map<string, LineageVersion[]>();
+  for (const v of all) {
+    const list = byLineage.get(v.lineage);
+    if (list) list.push(v);
+    else byLineage.set(v.lineage, [v]);
+  }
   const drops: Drop[] = [];
   for (const lineage of [...lineages].sort(compareStrings)) {
     let current = new Set<string>();
     let standing = Number.NEGATIVE_INFINITY;
-    for (const v of orderVersions(all.filter((x) => x.lineage === lineage))) {
+    for (const v of orderVersions(byLineage.get(lineage) ?? [])) {
       const own = stated.get(versionId(v)) ?? [];
       const values = new Set(own.filter((c) => c.op !== 'retract').map((c) => valueKey(c.value)));
       const states = own.length > 0 || v.keys.includes(key);
@@ -80,15 +91,14 @@ function lineageDrops(
  * A claim with an explicit future time whose lineage published a newer version (a snapshot, or one
  * restating the key) before that time never takes effect: the source changed its mind first.
  */
-function withdrawnBy(c: Claim, versions: readonly LineageVersion[], key: string, claims: readonly Claim[]) {
+function withdrawnBy(c: Claim, versionsOfLineage: ReadonlyMap<string, readonly LineageVersion[]>, key: string, claimVersions: ReadonlySet<string>) {
   if (!c.effective_explicit) return null;
   return (
-    versions.find(
+    (versionsOfLineage.get(c.lineage) ?? []).find(
       (v) =>
-        v.lineage === c.lineage &&
         compareVersions(c, v) < 0 &&
         compareInstants(v.occurred_at, c.effective_from) < 0 &&
-        (v.snapshot || v.keys.includes(key) || claims.some((x) => versionId(x) === versionId(v))),
+        (v.snapshot || v.keys.includes(key) || claimVersions.has(versionId(v))),
     ) ?? null
   );
 }
@@ -187,13 +197,20 @@ export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: 
   const steps: Step[] = [...ordered.map((claim) => ({ claim })), ...lineageDrops(ordered, key, versions, policy.cardinality).map((drop) => ({ drop }))];
   steps.sort(compareSteps);
 
+  const versionsOfLineage = new Map<string, LineageVersion[]>();
+  for (const v of versions) {
+    const list = versionsOfLineage.get(v.lineage);
+    if (list) list.push(v);
+    else versionsOfLineage.set(v.lineage, [v]);
+  }
+  const claimVersions = new Set(ordered.map(versionId));
   for (const step of steps) {
     if ('drop' in step) {
       applyDrop(s, step.drop, events);
       continue;
     }
     const c = step.claim;
-    const gone = withdrawnBy(c, versions, key, ordered);
+    const gone = withdrawnBy(c, versionsOfLineage, key, claimVersions);
     if (gone) {
       s.record(c, 'no_effect', null, `withdrawn: version ${gone.source}/${gone.idempotency_key} of its lineage came out before ${c.effective_from}`);
       continue;
