@@ -16,7 +16,9 @@ export function runtimePort(runtime: Runtime, principal: Principal, close: () =>
     subjects: () => runtime.subjects(principal),
     memories: (subject, asOf) => runtime.memories(principal, subject, { as_of: asOf }),
     memory: (id, asOf) => runtime.memory(principal, id, { as_of: asOf }),
-    episodes: (subject, after, limit = 1000) => runtime.listEpisodes(principal, { subject, after, limit }),
+    // In process, read the subject's committed episodes whole: inspection is a snapshot, not a
+    // cursor, and need not wait for unrelated transactions to end.
+    episodes: async (subject, after) => (after ? { episodes: [], next: null } : { episodes: await runtime.subjectEpisodes(principal, subject), next: null }),
     conflicts: (subject) => runtime.conflicts(principal, { subject, limit: 1000 }),
     search: (q, subject, limit) => runtime.search(principal, { q, subject, limit }),
     context: (request) => runtime.context(principal, request),

@@ -4,6 +4,7 @@ import {
   createPool,
   insertPending,
   listEpisodes,
+  episodesOfSubject,
   listSubjects,
   migrateDatabase,
   grantQueueAccess,
@@ -87,6 +88,12 @@ export interface Runtime extends RecallWrites {
    */
   ingest(principal: Principal, items: readonly unknown[], options?: IngestOptions): Promise<IngestResult & { compiled?: CompileResult[] }>;
   listEpisodes(principal: Principal, params: z.input<typeof ListEpisodesParams>): Promise<{ episodes: LoggedEpisode[]; next: string | null }>;
+  /**
+   * Every committed episode of a subject, in log order, as of now: a snapshot for people
+   * (inspection). Unlike `listEpisodes` it does not wait for older transactions, so it is no
+   * cursor to resume from.
+   */
+  subjectEpisodes(principal: Principal, subject: string): Promise<LoggedEpisode[]>;
   compile(principal: Principal, request: CompileRequest): Promise<CompileResponse>;
   rebuild(principal: Principal, subject: string): Promise<CompileResult>;
   verify(principal: Principal, subject: string): Promise<VerifyReport>;
@@ -172,6 +179,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       for (const subject of result.subjects) compiled.push(await compileOne(principal, subject));
       return { ...result, compiled };
     },
+
+    subjectEpisodes: (principal, subject) =>
+      withWorkspace(pool, principal.workspace_id, (tx) => episodesOfSubject(tx, principal.workspace_id, subject)),
 
     async listEpisodes(principal, params) {
       const parsed = ListEpisodesParams.safeParse(params);
