@@ -128,6 +128,22 @@ describe('canon verify', () => {
     expect((await canon.runtime.verify(owner, SUBJECT)).ok).toBe(true);
   });
 
+  it('keeps every projection row right through many small compiles of one hot key, and notices a missing evidence row', async () => {
+    const hot = 'service:hot';
+    for (let i = 0; i < 60; i += 1) {
+      const claim = { predicate: 'feature flag', value: i % 7 === 0 ? 'off' : 'on', ...(i % 5 === 0 ? { conditions: [`cohort ${i}`] } : {}) };
+      await canon.runtime.ingest(owner, [{ idempotency_key: `hot-${i}`, subject: hot, occurred_at: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(), body: { claims: [claim] } }]);
+      if (i % 3 === 0) await canon.runtime.compile(owner, { subject: hot });
+    }
+    const report = await canon.runtime.verify(owner, hot);
+    expect(report.differences).toEqual([]);
+    await canon.runtime.pool.query(`DELETE FROM evidence WHERE idempotency_key = 'hot-42'`);
+    const broken = await canon.runtime.verify(owner, hot);
+    expect(broken.differences.map((d) => d.what)).toEqual(['evidence rows']);
+    await canon.runtime.rebuild(owner, hot);
+    expect((await canon.runtime.verify(owner, hot)).ok).toBe(true);
+  });
+
   it('notices a value row that disagrees with its timeline', async () => {
     await canon.runtime.pool.query(`UPDATE memory_values SET status = 'retracted' WHERE ord = 0 AND search_text LIKE 'owning team%'`);
     const report = await canon.runtime.verify(owner, SUBJECT);

@@ -29,7 +29,8 @@ import {
   StaleWriteError,
   memoriesByIds,
   memoryIdsOfLineages,
-  replaceProjections,
+  writeProjections,
+  type ProjectionChange,
   snapshotVersions,
   takePending,
   updateMemoryIfRevision,
@@ -220,7 +221,7 @@ async function compileEpisodes(
 
   const result = emptyResult(subject, EMPTY_STATE_HASH);
   result.episodes_processed = episodes.length;
-  const writes: MemoryWrite[] = [];
+  const writes: ProjectionChange[] = [];
   const removedDigests: string[] = [];
   const addedDigests: string[] = [];
   let conflictDelta = 0;
@@ -242,11 +243,11 @@ async function compileEpisodes(
       continue;
     }
     addedDigests.push(write.digest);
-    writes.push(write);
+    writes.push({ write, before: before?.timeline ?? null });
     countChanges(result, before, timeline);
     conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
   }
-  await replaceProjections(tx, workspaceId, writes);
+  await writeProjections(tx, workspaceId, writes);
 
   const previous = await getSubject(tx, workspaceId, subject);
   result.state_hash = updateStateHash(previous?.state_hash ?? EMPTY_STATE_HASH, removedDigests, addedDigests);

@@ -1,5 +1,5 @@
 import { COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim } from '@canon/core';
-import { episodesOfSubject, getSubject, memoriesOfSubject, type Pool, type Sql } from '@canon/store';
+import { episodesOfSubject, getSubject, memoriesOfSubject, projectionRowsOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemory } from './compile.js';
 import { loadPolicySet } from './policies.js';
 import { enterWorkspace } from './scope.js';
@@ -70,12 +70,12 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   const expected = new Map([...byMemory].map(([id, cs]) => [id, foldMemory(cs, set, versions)]));
 
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
-  const valueRows = await sql.query<{ memory_id: string; ord: number; value: unknown; valid_from: string; valid_to: string | null; status: string }>(
-    `SELECT memory_id, ord, value, valid_from, valid_to, status FROM memory_values WHERE workspace_id = $1 AND subject = $2 ORDER BY memory_id, ord`,
-    [workspaceId, subject],
-  );
-  const valuesByMemory = new Map<string, typeof valueRows.rows>();
-  for (const v of valueRows.rows) valuesByMemory.set(v.memory_id, [...(valuesByMemory.get(v.memory_id) ?? []), v]);
+  const projections = await projectionRowsOfSubject(sql, workspaceId, subject);
+  const valuesByMemory = new Map<string, typeof projections.values>();
+  for (const v of projections.values) valuesByMemory.set(v.memory_id, [...(valuesByMemory.get(v.memory_id) ?? []), v]);
+
+  const evidenceByMemory = projections.evidence;
+  const dispositionsByMemory = projections.dispositions;
 
   const differences: VerifyDifference[] = [];
   const storedDigests: string[] = [];
@@ -102,6 +102,12 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     const projected = (valuesByMemory.get(row.id) ?? []).map((v) => ({ value: v.value, from: v.valid_from, to: v.valid_to, status: v.status }));
     const fromTimeline = actual.values.map((v) => ({ value: v.value, from: v.valid_from, to: v.valid_to, status: v.status }));
     if (JSON.stringify(projected) !== JSON.stringify(fromTimeline)) diff('memory_values rows', fromTimeline, projected);
+    const evidenceWanted = actual.values.flatMap((v, ord) => v.evidence.map((e) => `${ord}|${e.source}|${e.idempotency_key}|${e.index}`));
+    const evidenceHeld = evidenceByMemory.get(row.id) ?? [];
+    if (!sameSet(evidenceWanted, evidenceHeld)) diff('evidence rows', [...new Set(evidenceWanted)].sort(), [...evidenceHeld].sort());
+    const dispositionsWanted = actual.dispositions.map((d) => `${d.claim.source}|${d.claim.idempotency_key}|${d.claim.index}|${d.kind}`);
+    const dispositionsHeld = dispositionsByMemory.get(row.id) ?? [];
+    if (!sameSet(dispositionsWanted, dispositionsHeld)) diff('disposition rows', [...new Set(dispositionsWanted)].sort(), [...dispositionsHeld].sort());
   }
   for (const [id, t] of expected) {
     if (!seen.has(id)) differences.push({ subject, key: t.key, memory_id: id, what: 'memory missing', expected: t.values.map(brief), actual: null });
@@ -117,6 +123,12 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     incremental_state_hash: subjectRow?.state_hash ?? null,
     differences,
   };
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  return sa.size === sb.size && [...sa].every((x) => sb.has(x));
 }
 
 function brief(v: Timeline['values'][number]) {

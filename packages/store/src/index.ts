@@ -25,7 +25,8 @@ export {
   memoriesOfSubject,
   insertMemory,
   updateMemoryIfRevision,
-  replaceProjections,
+  writeProjections,
+  type ProjectionChange,
   deleteDerivedOfSubject,
   searchText,
   type MemoryRow,
@@ -59,3 +60,4 @@ export { subjectsOfPredicates } from './sql/subjects-of-predicates.js';
 export { searchMemoryValues, type SearchQuery, type SearchHit } from './sql/search.js';
 export { memoriesPage, type MemoriesPageQuery } from './sql/memories-page.js';
 export { episodeSources } from './sql/episode-sources.js';
+export { projectionRowsOfSubject, type ProjectionRows } from './sql/projection-rows.js';
