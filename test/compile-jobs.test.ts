@@ -78,6 +78,7 @@ describe('compile jobs', () => {
         return j.state === 'completed' ? j : null;
       });
       expect(job.result.subjects).toBe(3);
+      expect(job.progress).toEqual({ done: 3, total: 3 });
       expect(job.result.totals.episodes_processed).toBe(15);
       const sync = await (await canon.request('/v1/compile', { key, json: { all: true } })).json();
       expect(sync.totals.episodes_processed).toBe(0);

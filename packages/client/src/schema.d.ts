@@ -1630,6 +1630,10 @@ export interface components {
             created_at: string;
             error?: unknown;
             job_id: string;
+            progress?: {
+                done: number;
+                total: number;
+            };
             queue: string;
             result?: unknown;
             started_at?: string;

@@ -1,6 +1,8 @@
 import type { PgBoss } from 'pg-boss';
 import { NotFoundError, ValidationError } from '@canon/core';
+import { getJobProgress, type Pool } from '@canon/store';
 import { QUEUES, type JobState } from './jobs.js';
+import { withWorkspace } from './scope.js';
 
 export interface JobView {
   job_id: string;
@@ -8,6 +10,8 @@ export interface JobView {
   state: JobState;
   result?: unknown;
   error?: unknown;
+  /** For `{all}` / `{subjects}` jobs: subjects compiled so far, of how many. */
+  progress?: { done: number; total: number };
   created_at: string;
   started_at?: string;
   completed_at?: string;
@@ -16,7 +20,7 @@ export interface JobView {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A compile job of this workspace, from pg-boss's own tables (so it survives restarts). */
-export async function findJob(boss: PgBoss, workspaceId: string, jobId: string): Promise<JobView> {
+export async function findJob(boss: PgBoss, pool: Pool, workspaceId: string, jobId: string): Promise<JobView> {
   if (!UUID.test(jobId)) throw new ValidationError(`not a job id: ${jobId}`);
   for (const queue of [QUEUES.compileMany, QUEUES.compile, QUEUES.compileDead]) {
     const [job] = await boss.findJobs<{ workspace_id?: string }>(queue, { id: jobId });
@@ -31,6 +35,10 @@ export async function findJob(boss: PgBoss, workspaceId: string, jobId: string):
     };
     if (job.startedOn && job.state !== 'created') view.started_at = new Date(job.startedOn).toISOString();
     if (job.completedOn) view.completed_at = new Date(job.completedOn).toISOString();
+    if (queue === QUEUES.compileMany) {
+      const progress = await withWorkspace(pool, workspaceId, (tx) => getJobProgress(tx, workspaceId, jobId));
+      if (progress) view.progress = progress;
+    }
     if (job.state === 'completed') view.result = job.output;
     if (failed || job.state === 'retry') view.error = job.output;
     return view;

@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
-import { subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
+import { saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from './policies.js';
 import { withSystem, withWorkspace } from './scope.js';
@@ -148,12 +148,18 @@ export interface ManyResult {
  */
 export async function compileMany(pool: Pool, workspaceId: string, subjects: readonly string[], jobId: string | null = null, chunkSize?: number): Promise<ManyResult> {
   const results: CompileResult[] = new Array(subjects.length);
+  // A job reports how far it is, for whoever polls GET /v1/jobs/{id}.
+  const progress = (done: number) =>
+    jobId ? withWorkspace(pool, workspaceId, (tx) => saveJobProgress(tx, workspaceId, jobId, done, subjects.length)) : Promise.resolve();
+  await progress(0);
   let next = 0;
+  let done = 0;
   await Promise.all(
     [0, 1].map(async () => {
       while (next < subjects.length) {
         const i = next++;
         results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}) });
+        await progress(++done);
       }
     }),
   );

@@ -61,3 +61,4 @@ export { searchMemoryValues, type SearchQuery, type SearchHit } from './sql/sear
 export { memoriesPage, type MemoriesPageQuery } from './sql/memories-page.js';
 export { episodeSources } from './sql/episode-sources.js';
 export { projectionRowsOfSubject, type ProjectionRows } from './sql/projection-rows.js';
+export { saveJobProgress, getJobProgress } from './sql/job-progress.js';

@@ -342,3 +342,16 @@ export const erasures = pgTable(
   },
   (t) => [primaryKey({ columns: [t.workspace_id, t.id] })],
 );
+
+/** How far a running `{all}` / `{subjects}` compile job is: for people polling its status. */
+export const jobProgress = pgTable(
+  'job_progress',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    job_id: uuid('job_id').notNull(),
+    done: integer('done').notNull(),
+    total: integer('total').notNull(),
+    updated_at: ms('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.job_id] })],
+);

@@ -28,6 +28,7 @@ const Job = z
     state: z.enum(['created', 'retry', 'active', 'completed', 'cancelled', 'failed']),
     result: z.unknown().optional(),
     error: z.unknown().optional(),
+    progress: z.object({ done: z.number().int(), total: z.number().int() }).optional(),
     created_at: z.string(),
     started_at: z.string().optional(),
     completed_at: z.string().optional(),

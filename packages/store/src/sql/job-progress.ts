@@ -1,0 +1,17 @@
+import type { Sql } from '../db.js';
+
+export async function saveJobProgress(sql: Sql, workspaceId: string, jobId: string, done: number, total: number): Promise<void> {
+  await sql.query(
+    `INSERT INTO job_progress (workspace_id, job_id, done, total) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (workspace_id, job_id) DO UPDATE SET done = EXCLUDED.done, total = EXCLUDED.total, updated_at = now()`,
+    [workspaceId, jobId, done, total],
+  );
+}
+
+export async function getJobProgress(sql: Sql, workspaceId: string, jobId: string): Promise<{ done: number; total: number } | null> {
+  const { rows } = await sql.query<{ done: number; total: number }>(
+    'SELECT done, total FROM job_progress WHERE workspace_id = $1 AND job_id = $2',
+    [workspaceId, jobId],
+  );
+  return rows[0] ?? null;
+}
