@@ -87,3 +87,26 @@ describe('the canon command line', () => {
     expect(bad.code).toBe(2);
   });
 });
+
+describe('the command line on a fresh database with no key', () => {
+  it('mints the owner key as canon start would, keeps it in CANON_HOME/dev-key (0600), and uses it', async () => {
+    const fresh = await createTestDatabase();
+    const freshHome = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cli-fresh-'));
+    try {
+      const freshEnv = { ...process.env, DATABASE_URL: fresh.url, CANON_HOME: freshHome, CANON_API_KEY: '' };
+      const first = await runCanon(freshEnv, 'compile', '--all', '--json');
+      expect(first.code).toBe(0);
+      const keyFile = path.join(freshHome, 'dev-key');
+      expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+      expect(fs.readFileSync(keyFile, 'utf8')).toMatch(/^canon_\S+\n$/);
+      // The next command finds the same key; no second one is minted.
+      expect((await runCanon(freshEnv, 'compile', '--all', '--json')).code).toBe(0);
+      const runtime = await createRuntime(loadConfig({}, { databaseUrl: fresh.url }), { queue: false, migrate: false });
+      expect((await runtime.listKeys()).map((k) => [k.workspace_id, k.role])).toEqual([['default', 'owner']]);
+      await runtime.close();
+    } finally {
+      await fresh.drop();
+      fs.rmSync(freshHome, { recursive: true, force: true });
+    }
+  });
+});

@@ -17,7 +17,7 @@ import {
   type Runtime,
   type VerifyReport,
 } from '@canon/runtime';
-import { readDevKey, runningServer } from './home.js';
+import { readDevKey, runningServer, writeDevKey } from './home.js';
 import { httpRecallClient, localRecallClient, type RecallClient } from './recall-client.js';
 
 /** What a CLI command needs from Canon, whether over HTTP or in this process. */
@@ -56,11 +56,15 @@ export async function connect(config: Config, env: NodeJS.ProcessEnv = process.e
   // compile it starts (or one left queued) gets done.
   const runtime = await createRuntime(config, { queue: true });
   try {
-    if (!key) {
+    let bearer = key;
+    if (!bearer) {
+      // A fresh database: mint the owner key `canon start` would, and keep it where it would.
       const created = await runtime.bootstrap();
       if (!created) throw new UnauthorizedError('set CANON_API_KEY (no dev key in CANON_HOME)');
+      writeDevKey(config, created.key);
+      bearer = created.key;
     }
-    const principal = await runtime.authenticate(key ?? readDevKey(config) ?? undefined);
+    const principal = await runtime.authenticate(bearer);
     return localClient(runtime, principal);
   } catch (err) {
     await runtime.close();
