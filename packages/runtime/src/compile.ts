@@ -185,10 +185,7 @@ export async function rebuildInTransaction(
   await deleteDerivedOfSubject(tx, workspaceId, subject);
   const all = await episodeIdsOfSubject(tx, workspaceId, subject);
   await insertPending(tx, workspaceId, all.map((episode_id) => ({ subject, episode_id })));
-  if (all.length === 0) {
-    await deletePending(tx, workspaceId, subject, []);
-    return emptyResult(subject, EMPTY_STATE_HASH);
-  }
+  if (all.length === 0) return emptyResult(subject, EMPTY_STATE_HASH);
   return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options);
 }
 

@@ -97,7 +97,6 @@ export interface Runtime extends RecallWrites {
   compile(principal: Principal, request: CompileRequest): Promise<CompileResponse>;
   rebuild(principal: Principal, subject: string): Promise<CompileResult>;
   verify(principal: Principal, subject: string): Promise<VerifyReport>;
-  subjectNames(principal: Principal): Promise<string[]>;
   subjects(principal: Principal): ReturnType<typeof listSubjects>;
   job(principal: Principal, jobId: string): Promise<JobView>;
   /** At `as_of` (valid time, default now) as known at `known_at` (transaction time: a refold). */
@@ -234,7 +233,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       return { ...report, ok: report.differences.length === 0, first, second };
     },
 
-    subjectNames: (principal) => withWorkspace(pool, principal.workspace_id, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)),
     subjects: (principal) => withWorkspace(pool, principal.workspace_id, (tx) => listSubjects(tx, principal.workspace_id)),
 
     async job(principal, jobId) {

@@ -16,7 +16,7 @@ export {
   type RevokeResult,
 } from './sql/api-keys.js';
 export { episodesByIds, episodesOfSubject, episodeIdsOfSubject } from './sql/episode-row.js';
-export { insertPending, takePending, deletePending, countPending, subjectsWithPendingAtLeast, subjectsWithPending, totalPending } from './sql/pending.js';
+export { insertPending, takePending, deletePending, subjectsWithPendingAtLeast, subjectsWithPending, totalPending } from './sql/pending.js';
 export { insertClaims, memoryIdsOfLineages, claimsOfMemories, snapshotVersions } from './sql/claims.js';
 export { insertMarkers } from './sql/markers.js';
 export { insertCompileRun, compileDurationStats, type CompileRunRow } from './sql/compile-runs.js';

@@ -39,14 +39,6 @@ export async function subjectsWithPendingAtLeast(sql: Sql, workspaceId: string, 
   return rows.map((r) => r.subject);
 }
 
-export async function countPending(sql: Sql, workspaceId: string, subject: string): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM pending WHERE workspace_id = $1 AND subject = $2',
-    [workspaceId, subject],
-  );
-  return rows[0]?.n ?? 0;
-}
-
 /** Every (workspace, subject) with episodes waiting: what the nightly compile visits. */
 export async function subjectsWithPending(sql: Sql, workspaceId?: string): Promise<Array<{ workspace_id: string; subject: string }>> {
   const { rows } = await sql.query<{ workspace_id: string; subject: string }>(
