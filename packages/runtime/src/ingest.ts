@@ -106,13 +106,9 @@ export function prepareBatch(principal: Principal, items: readonly unknown[]): P
  */
 export async function appendBatch(tx: PoolClient, principal: Principal, batch: PreparedBatch, afterAppend?: AfterAppend): Promise<IngestResult> {
   const { envelopes, uniqueIndexOf } = batch;
-  const erasedHashes = await erasedKeysAmong(
-    tx,
-    principal.workspace_id,
-    batch.uniques.map((u) => erasedKeyHash(principal.workspace_id, u.envelope.source, u.envelope.idempotency_key)),
-  );
-  const isErased = (u: NewEpisode) => erasedHashes.has(erasedKeyHash(principal.workspace_id, u.envelope.source, u.envelope.idempotency_key));
-  const uniques = batch.uniques.filter((u) => !isErased(u));
+  const hashes = batch.uniques.map((u) => erasedKeyHash(principal.workspace_id, u.envelope.source, u.envelope.idempotency_key));
+  const erasedHashes = await erasedKeysAmong(tx, principal.workspace_id, hashes);
+  const uniques = batch.uniques.filter((_, i) => !erasedHashes.has(hashes[i]!));
   const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques);
   const stored = new Map(existing.map((e) => [keyOf(e.source, e.idempotency_key), e]));
   const conflicts: KeyConflictError['conflicts'] = [];

@@ -49,7 +49,11 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   const episodes = await episodesOfSubject(sql, workspaceId, subject);
   const claims = episodes.flatMap((e) => extract(e, set));
   const byMemory = new Map<string, Claim[]>();
-  for (const c of claims) byMemory.set(c.memory_id, [...(byMemory.get(c.memory_id) ?? []), c]);
+  for (const c of claims) {
+    const list = byMemory.get(c.memory_id);
+    if (list) list.push(c);
+    else byMemory.set(c.memory_id, [c]);
+  }
   const versionsStated = new Map<string, Set<string>>();
   for (const c of claims) {
     const id = JSON.stringify([c.source, c.idempotency_key]);
@@ -72,7 +76,11 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
   const projections = await projectionRowsOfSubject(sql, workspaceId, subject);
   const valuesByMemory = new Map<string, typeof projections.values>();
-  for (const v of projections.values) valuesByMemory.set(v.memory_id, [...(valuesByMemory.get(v.memory_id) ?? []), v]);
+  for (const v of projections.values) {
+    const list = valuesByMemory.get(v.memory_id);
+    if (list) list.push(v);
+    else valuesByMemory.set(v.memory_id, [v]);
+  }
 
   const evidenceByMemory = projections.evidence;
   const dispositionsByMemory = projections.dispositions;
