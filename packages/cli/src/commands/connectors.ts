@@ -7,7 +7,7 @@ import {
   runConnectorInstance,
   type Config,
 } from '@canon/runtime';
-import { printSummary, progressReporter, type ConnectorTarget } from './sync.js';
+import { runWithProgress, type ConnectorTarget } from './sync.js';
 
 export interface AddOptions {
   workspace: string;
@@ -73,27 +73,8 @@ export async function connectorsList(config: Config, opts: { workspace?: string;
 }
 
 /** `canon connectors run ID`: runs the instance now, in this process. */
-export async function connectorsRun(config: Config, id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }): Promise<void> {
-  const runtime = await createRuntime(config, { queue: false });
-  const progress = progressReporter(`run ${id}`, opts);
-  const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onSigint);
-  try {
-    const summary = await runConnectorInstance(runtime, {
-      workspace: opts.workspace,
-      instanceId: id,
-      dryRun: opts.dryRun ?? false,
-      onProgress: progress.update,
-      signal: controller.signal,
-    });
-    progress.stop();
-    printSummary(summary, opts);
-  } finally {
-    progress.stop();
-    process.off('SIGINT', onSigint);
-    await runtime.close();
-  }
+export function connectorsRun(config: Config, id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }): Promise<void> {
+  return runWithProgress(config, `run ${id}`, opts, (runtime, run) => runConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id, ...run }));
 }
 
 /** `canon connectors remove ID`: the instance and its schedule go; its cursor stays. */

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { createRuntime, syncConnector, type Config, type SyncConnectorResult } from '@canon/runtime';
+import { createRuntime, syncConnector, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
 import type { RunProgress } from '@canon/connector-kit';
 
 /** The options every connector command shares. */
@@ -38,21 +38,29 @@ export function gitTarget(path: string, opts: { id?: string }): ConnectorTarget 
  * DATABASE_URL), with the instance's cursor. Ctrl-C stops after the batch in flight; what was
  * committed stays, and the next sync resumes from there.
  */
-export async function syncCommand(config: Config, target: ConnectorTarget, opts: ConnectorCommandOptions): Promise<void> {
+export function syncCommand(config: Config, target: ConnectorTarget, opts: ConnectorCommandOptions): Promise<void> {
+  return runWithProgress(config, `sync ${target.connector}`, opts, (runtime, run) =>
+    syncConnector(runtime, { workspace: opts.workspace, connector: target.connector, config: target.config, ...run }),
+  );
+}
+
+/**
+ * One connector run in this process with a progress bar, Ctrl-C stopping after the batch in
+ * flight, and the summary printed: what `canon sync` and `canon connectors run` share.
+ */
+export async function runWithProgress(
+  config: Config,
+  label: string,
+  opts: { dryRun?: boolean; json?: boolean },
+  run: (runtime: Runtime, options: { dryRun: boolean; onProgress: (p: RunProgress) => void; signal: AbortSignal }) => Promise<Parameters<typeof printSummary>[0]>,
+): Promise<void> {
   const runtime = await createRuntime(config, { queue: false });
-  const progress = progressReporter(`sync ${target.connector}`, opts);
+  const progress = progressReporter(label, opts);
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onSigint);
   try {
-    const summary = await syncConnector(runtime, {
-      workspace: opts.workspace,
-      connector: target.connector,
-      config: target.config,
-      dryRun: opts.dryRun ?? false,
-      onProgress: progress.update,
-      signal: controller.signal,
-    });
+    const summary = await run(runtime, { dryRun: opts.dryRun ?? false, onProgress: progress.update, signal: controller.signal });
     progress.stop();
     printSummary(summary, opts);
   } finally {
