@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 import { syncConnector, type CompileResult, type Principal } from '@canon/runtime';
 import { loadRecordings, startReplayServer, type ReplayServer } from '@canon/connector-github/testing';
-import { createTestRepo, type TestRepo } from './helpers/git-repo.js';
+import { createTestRepo, type TestRepo } from '@canon/connector-git/testing';
 
 let canon: TestCanon;
 let reader: Principal;

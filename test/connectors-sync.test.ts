@@ -17,7 +17,7 @@ import {
   type ConnectorRuntime,
 } from '@canon/runtime';
 import { loadRecordings, startReplayServer, type ReplayServer } from '@canon/connector-github/testing';
-import { createTestRepo, type TestRepo } from './helpers/git-repo.js';
+import { createTestRepo, type TestRepo } from '@canon/connector-git/testing';
 
 let canon: TestCanon;
 let repo: TestRepo;

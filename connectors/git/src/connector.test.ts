@@ -1,43 +1,21 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimInput } from '@canon/core';
 import { runConnector } from '@canon/connector-kit';
 import { MemorySink } from '@canon/connector-kit/testing';
 import { commitToEpisodes, createGitConnector, GitHistoryRewrittenError, type GitCommitItem } from './connector.js';
 import { ownerNameFromRemote } from './history.js';
+import { createTestRepo, type TestRepo } from './testing.js';
 import { DEPENDENCY_SECTIONS, parsePackageJson } from './package-diff.js';
 
+let repo: TestRepo;
 let dir: string;
-
-function run(args: string[], env: Record<string, string> = {}): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', ...env },
-  });
-}
-
-function commit(when: string, files: Record<string, object | string | null>, message: string): string {
-  for (const [path, content] of Object.entries(files)) {
-    const full = join(dir, path);
-    if (content === null) {
-      rmSync(full);
-      continue;
-    }
-    mkdirSync(join(full, '..'), { recursive: true });
-    writeFileSync(full, typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`);
-  }
-  run(['add', '-A']);
-  run(['commit', '-q', '-m', message], { GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when });
-  return run(['rev-parse', 'HEAD']).trim();
-}
+const run = (args: string[], env: Record<string, string> = {}) => repo.git(args, env);
+const commit = (when: string, files: Record<string, object | string | null>, message: string) => repo.commit(when, files, message);
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'canon-git-'));
-  run(['init', '-q', '-b', 'main']);
+  repo = createTestRepo();
+  dir = repo.dir;
   run(['remote', 'add', 'origin', 'git@github.com:acme/demo.git']);
   commit('2024-01-01T10:00:00Z', { 'package.json': { name: 'demo', version: '1.0.0', dependencies: { a: '^1.0.0' } } }, 'init');
   commit(
@@ -71,7 +49,7 @@ beforeAll(() => {
   commit('2024-01-06T10:00:00Z', { 'packages/x/package.json': null }, 'drop package x');
 });
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => repo.remove());
 
 /** What package.json files at a commit say, as the replayed claims should: fact key → value. */
 function expectedState(sha: string): Map<string, unknown> {

@@ -3,7 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A real git repository in a temp folder, committed to with fixed dates and no user config. */
+/**
+ * Test-only (subpath `@canon/connector-git/testing`, never the main entry): a real git repository
+ * in a temp folder, committed to with fixed dates and no user config.
+ */
 export interface TestRepo {
   dir: string;
   /** Writes (object → pretty JSON), deletes (null) and commits at `when` (author = committer date). */
