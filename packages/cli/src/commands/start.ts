@@ -1,4 +1,4 @@
-import { serve } from '@hono/node-server';
+import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '@canon/api';
 import { createRuntime, type Config } from '@canon/runtime';
 import { removeServerRecord, writeDevKey, writeServerRecord } from '../home.js';
@@ -30,18 +30,31 @@ export async function start(config: Config): Promise<void> {
     console.log(`  API keys: canon keys list (the first one is in ${config.home}/dev-key)`);
   }
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping`);
-    removeServerRecord(config);
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await runtime.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  // Serve until a signal ends the process.
-  await new Promise<never>(() => undefined);
+  // Serve until SIGINT or SIGTERM, then stop in order: no new requests (in-flight ones finish),
+  // the queue (active jobs get a grace period), the pool, and last the embedded PostgreSQL, so
+  // nothing still talking to the database sees it go away.
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  // A second signal while stopping is absorbed: the stop is already under way.
+  const absorb = () => undefined;
+  process.on('SIGINT', absorb);
+  process.on('SIGTERM', absorb);
+  console.log(`\n${signal}: stopping`);
+  removeServerRecord(config);
+  await closeServer(server);
+  await runtime.close();
+  console.log('stopped');
+}
+
+/** Stops accepting connections and waits for the open requests, at most `graceMs`, then drops them. */
+async function closeServer(server: ServerType, graceMs = 10_000): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  if ('closeIdleConnections' in server) server.closeIdleConnections();
+  const timer = setTimeout(() => {
+    if ('closeAllConnections' in server) server.closeAllConnections();
+  }, graceMs);
+  await closed;
+  clearTimeout(timer);
 }

@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCanon } from '@canon/testing';
+
+// `canon start` as a user runs it: the real binary on the embedded PostgreSQL, in a folder of its
+// own, stopped by the signal a terminal (SIGINT) or a supervisor (SIGTERM) sends.
+const BIN = path.resolve('packages/cli/bin/canon.js');
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(() => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-shutdown-'));
+  // The embedded server runs as the postgres user when we are root: it must reach the folder.
+  fs.chmodSync(home, 0o755);
+  env = { ...process.env, CANON_HOME: home, CANON_PORT: '0', CANON_COMPILE_DEBOUNCE_SECONDS: '0' };
+  delete env['DATABASE_URL'];
+  delete env['CANON_URL'];
+  delete env['CANON_API_KEY'];
+});
+
+afterAll(() => {
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function startCanon(): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`canon start did not serve in time:\n${stdout}\n${stderr}`)), 90_000);
+    child.stdout!.on('data', () => {
+      const serving = /Canon is serving (http:\/\/\S+)/.exec(stdout);
+      if (serving) {
+        clearTimeout(timer);
+        resolve(serving[1]!);
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`canon start exited with ${code} before serving:\n${stderr}`));
+    });
+  });
+  return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+describe('canon start stops cleanly', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`on ${signal}: stops serving, then the queue, the pool and the embedded PostgreSQL, and exits 0`, async () => {
+      const canon = await startCanon();
+      const postmaster = Number(fs.readFileSync(path.join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      expect(isAlive(postmaster)).toBe(true);
+      const key = fs.readFileSync(path.join(home, 'dev-key'), 'utf8').trim();
+
+      // Work in flight when the signal comes: episodes whose compile jobs are queued at once.
+      const posted = await fetch(`${canon.url}/v1/episodes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          episodes: Array.from({ length: 50 }, (_, i) => ({
+            idempotency_key: `${signal}-${i}`,
+            subject: `service:s${i % 5}`,
+            body: { claims: [{ predicate: `${signal} setting ${i}`, value: i }] },
+          })),
+        }),
+      });
+      expect(posted.status).toBe(200);
+
+      canon.child.kill(signal);
+      const { code, signal: killedBy } = await canon.exited;
+      expect({ code, killedBy, stderr: canon.stderr() }).toEqual({ code: 0, killedBy: null, stderr: '' });
+      expect(canon.stdout()).toContain(`${signal}: stopping`);
+      expect(canon.stdout()).toContain('stopped');
+      // PostgreSQL went down with it, and the record that tells the CLI a server runs is gone.
+      expect(isAlive(postmaster)).toBe(false);
+      expect(fs.existsSync(path.join(home, 'server.json'))).toBe(false);
+      await expect(fetch(`${canon.url}/healthz`)).rejects.toThrow();
+    }, 180_000);
+  }
+
+  it('keeps what was written: a command after the restarts sees every episode', async () => {
+    const listed = await runCanon(env, 'compile', '--all', '--json');
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    const subjects = await runCanon(env, 'memories', 'service:s0', '--json');
+    expect(subjects.code).toBe(0);
+    // 10 episodes per signal landed on service:s0, each a distinct setting.
+    expect(JSON.parse(subjects.stdout).memories).toHaveLength(20);
+    // The one-shot command stopped the PostgreSQL it started, too.
+    expect(fs.existsSync(path.join(home, 'pg', 'postmaster.pid'))).toBe(false);
+  }, 180_000);
+});
+
+describe('the exit code of a process that loads Canon', () => {
+  it('is the code the process set, not one a library chose when the event loop emptied', async () => {
+    for (const wanted of [0, 1, 7]) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/exit-code.ts', String(wanted)], { stdio: 'ignore' });
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+      expect(code).toBe(wanted);
+    }
+  });
+});
