@@ -1,11 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
 import { createRuntime, loadConfig, nightly, QUEUES } from '@canon/runtime';
+import { getJobProgress, saveJobProgress } from '@canon/store';
 import { createTestDatabase, startTestCanon } from '@canon/testing';
-
-const require = createRequire(import.meta.url);
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -15,6 +13,22 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
 }
 
 const ep = (key: string, subject: string, i = 0) => ({
@@ -88,6 +102,26 @@ describe('compile jobs', () => {
     }
   });
 
+  it('never lets a late, smaller progress report overwrite a larger one', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { migrate: false, queue: false });
+    try {
+      await runtime.createKey({ workspace: 'default', role: 'owner' });
+      const job = '00000000-0000-4000-8000-000000000001';
+      // Two workers of one job: the one that finished third commits before the one that finished second.
+      await saveJobProgress(runtime.pool, 'default', job, 0, 3);
+      await saveJobProgress(runtime.pool, 'default', job, 3, 3);
+      await saveJobProgress(runtime.pool, 'default', job, 2, 3);
+      expect(await getJobProgress(runtime.pool, 'default', job)).toEqual({ done: 3, total: 3 });
+      // Concurrent reports in any commit order end on the largest.
+      await Promise.all([1, 5, 4, 2].map((n) => saveJobProgress(runtime.pool, 'default', job, n, 5)));
+      expect(await getJobProgress(runtime.pool, 'default', job)).toEqual({ done: 5, total: 5 });
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
   it('compiles the tail of a burst through the debounced job, with no explicit compile', async () => {
     const db = await createTestDatabase();
     const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '1', CANON_COMPILE_AFTER: '1000' }, { databaseUrl: db.url }), { migrate: false });
@@ -149,16 +183,22 @@ describe('compile jobs', () => {
     const producer = await createRuntime(config, { migrate: false, workers: false });
     const children: ChildProcess[] = [];
     const startWorker = async () => {
-      const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'test/fixtures/compile-worker.ts'], {
+      // The worker runs in this very process (tsx as a loader, no wrapper process), so the
+      // SIGKILL below reaches the process that compiles.
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/compile-worker.ts'], {
         env: { ...process.env, DATABASE_URL: db.url, CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_COMPILE_CHUNK: '2000' },
         // Its stderr would only show the noise of being killed.
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       children.push(child);
-      await new Promise<void>((resolve, reject) => {
-        child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+      const pid = await new Promise<number>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => {
+          const ready = /ready (\d+)/.exec(d.toString());
+          if (ready) resolve(Number(ready[1]));
+        });
         child.on('exit', (code) => reject(new Error(`worker exited with ${code}`)));
       });
+      expect(pid).toBe(child.pid);
       return child;
     };
     try {
@@ -178,7 +218,9 @@ describe('compile jobs', () => {
         return c.m > 0 && c.p > 0;
       });
       worker.kill('SIGKILL');
-      await new Promise((r) => worker.once('exit', r));
+      const [, signal] = (await new Promise((r) => worker.once('exit', (...args) => r(args)))) as [number | null, string | null];
+      expect(signal).toBe('SIGKILL');
+      expect(isAlive(worker.pid!)).toBe(false);
 
       // Each chunk is one transaction: every claim belongs to a marked episode, every episode
       // is either marked or still pending, never both.
@@ -200,10 +242,12 @@ describe('compile jobs', () => {
       expect(report.differences).toEqual([]);
       expect(report.rebuilt_state_hash).toBe(report.incremental_state_hash);
     } finally {
-      for (const c of children) c.kill('SIGKILL');
+      await Promise.all(children.map(stopChild));
       await producer.close();
       await db.drop();
     }
+    // Nothing this test started is left running.
+    for (const c of children) expect(isAlive(c.pid!)).toBe(false);
   }, 240_000);
 });
 
