@@ -45,7 +45,7 @@ export function parsePackageJson(text: string): PackageFacts | null {
 /**
  * The claims that turn `before` into `after` for the package.json at `path` ("package.json" at
  * the root): added or bumped → assert the new range, removed → retract the old one. Unchanged
- * entries give nothing: the git connector emits changes, not snapshots (DESIGN §6).
+ * entries give nothing: the git connector emits changes, not snapshots (design §6).
  */
 export function diffPackage(path: string, before: PackageFacts, after: PackageFacts, effectiveFrom: string): ClaimInput[] {
   const claims: ClaimInput[] = [];

@@ -97,7 +97,7 @@ export function issueToEpisodes(item: GithubIssueItem): EpisodeInput[] {
   const projection = projectIssue(item.issue);
   const updatedAt = iso(item.issue.updated_at);
   const at = { effective_from: updatedAt };
-  // A key the snapshot no longer states ends there (DESIGN §4): a milestone removed or an issue
+  // A key the snapshot no longer states ends there (design §4): a milestone removed or an issue
   // reopened needs no explicit retraction, so null fields give no claim.
   const claims: ClaimInput[] = [
     { predicate: 'title', value: projection.title, op: 'assert', ...at },

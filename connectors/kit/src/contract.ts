@@ -47,7 +47,7 @@ export interface Connector<Config = unknown, Item = unknown> {
   readonly configSchema: z.ZodType<Config>;
   /** The parsed, frozen configuration of this instance. */
   readonly config: Readonly<Config>;
-  /** The predicates this connector emits and the policy each needs (DESIGN §4). */
+  /** The predicates this connector emits and the policy each needs (design §4). */
   readonly predicates: PredicatePolicies;
   check(signal?: AbortSignal): Promise<CheckResult>;
   sync(options: SyncOptions): AsyncIterable<SyncBatch>;

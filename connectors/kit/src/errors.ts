@@ -29,7 +29,7 @@ export class ConnectorConfigError extends ConnectorError {
 }
 
 /**
- * The sink refused an item: its key is stored with a different envelope (DESIGN §2, a key means
+ * The sink refused an item: its key is stored with a different envelope (design §2, a key means
  * one event). `index` is the item's position in the batch that was committed.
  */
 export class KeyConflictError extends ConnectorError {

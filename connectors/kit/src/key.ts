@@ -5,7 +5,7 @@ export class KeyPartError extends TypeError {
 }
 
 /**
- * An idempotency key from its identity parts (DESIGN §6). Parts are length-prefixed before
+ * An idempotency key from its identity parts (design §6). Parts are length-prefixed before
  * hashing, so `["a|b"]` and `["a", "b"]` never give the same key. A missing part throws instead
  * of hashing as "undefined": such a key would silently merge distinct events.
  *

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ROLES } from '@canon/core';
 
-/** How the fold treats one predicate's fact keys (DESIGN §4). */
+/** How the fold treats one predicate's fact keys (design §4). */
 export const PredicatePolicy = z.strictObject({
   cardinality: z.enum(['one', 'many']),
   /** `supersede` for state that changes; `flag` for stable attributes (a different value disputes). */

@@ -15,7 +15,7 @@ export interface ConnectorSink {
   loadCursor(): Promise<JsonValue | null>;
   /**
    * Appends the batch and saves the cursor in one transaction. Follows the ingest rules of
-   * DESIGN §2: a key stored with a different envelope throws KeyConflictError and stores
+   * design §2: a key stored with a different envelope throws KeyConflictError and stores
    * nothing (not even the cursor).
    */
   commit(episodes: EpisodeInput[], cursor: JsonValue): Promise<CommitItemResult[]>;

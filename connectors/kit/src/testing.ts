@@ -14,7 +14,7 @@ interface StoredEpisode {
 }
 
 /**
- * An in-memory sink following the ingest rules of DESIGN §2 per (source, key): the same
+ * An in-memory sink following the ingest rules of design §2 per (source, key): the same
  * envelope again is a `duplicate`; a different one throws KeyConflictError and stores nothing;
  * an erased key answers `erased`. A batch and its cursor are stored together or not at all.
  */
@@ -64,7 +64,7 @@ export class MemorySink implements ConnectorSink {
     return results;
   }
 
-  /** Forgets a key's episode and answers `erased` for it from now on (DESIGN §8). */
+  /** Forgets a key's episode and answers `erased` for it from now on (design §8). */
   erase(source: string, idempotencyKey: string): void {
     const k = slot(source, idempotencyKey);
     this.byKey.delete(k);

@@ -90,7 +90,7 @@ export function workspaceToEpisodes(item: WorkspaceItem): EpisodeInput[] {
       },
     ];
   }
-  // A snapshot that states nothing: every key of the lineage ends here (DESIGN §4). The inventory
+  // A snapshot that states nothing: every key of the lineage ends here (design §4). The inventory
   // entry is also retracted explicitly, and `retract_lineage` says so in words.
   return [
     {

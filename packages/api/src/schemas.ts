@@ -24,7 +24,7 @@ export const EpisodeBatch = z
 export const IngestItem = z.object({
   index: z.number().int(),
   status: z.enum(['created', 'duplicate', 'erased']),
-  /** Null for `erased`: the key was erased earlier (DESIGN §8) and nothing was written. */
+  /** Null for `erased`: the key was erased earlier (design §8) and nothing was written. */
   episode_id: z.string().uuid().nullable(),
 });
 

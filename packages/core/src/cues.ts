@@ -1,7 +1,7 @@
 import { DATE_EXPR } from './slots.js';
 
 /**
- * The cue classes a careful reader uses (DESIGN §3), as one table. Two families:
+ * The cue classes a careful reader uses (design §3), as one table. Two families:
  * - standing cues only ever LOWER a claim's standing, never raise it:
  *   `hedge` (uncertain: "perhaps", "tentatively", "could be moved"), `hypothetical` ("if",
  *   "would", a proposal), `hearsay` (second-hand or unverifiable: "reportedly", "someone said");

@@ -52,7 +52,7 @@ export const ClaimRef = z.object({
 });
 export type ClaimRef = z.infer<typeof ClaimRef>;
 
-/** A structured claim as written in an episode body (DESIGN §2). */
+/** A structured claim as written in an episode body (design §2). */
 export const ClaimInput = z.strictObject({
   predicate: shortString,
   value: JsonValue.optional(),
@@ -118,7 +118,7 @@ export interface Actor {
 export const Actor = z.object({ role: z.enum(ROLES), user: z.string().nullable() });
 
 /**
- * The part of an episode that names "the same event": every field of DESIGN §2 but the ids
+ * The part of an episode that names "the same event": every field of design §2 but the ids
  * and `ingested_at`. `occurred_at` is the one the source gave (null when it gave none), so
  * a retried post without a time is still the same event even though the stored row carries
  * the defaulted ingest time.
@@ -184,7 +184,7 @@ export function canonicalEnvelope(envelope: Envelope): string {
   return canonicalJson(envelope);
 }
 
-/** xxh64 of the RFC 8785 canonical envelope (DESIGN §2). A shortcut: equality is decided on the envelope. */
+/** xxh64 of the RFC 8785 canonical envelope (design §2). A shortcut: equality is decided on the envelope. */
 export function contentHash(envelope: Envelope): string {
   return xxh64(canonicalEnvelope(envelope));
 }

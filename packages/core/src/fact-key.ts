@@ -3,7 +3,7 @@ import { canonicalJson, lengthPrefixed, sha256 } from './hash.js';
 import { compareStrings, normalizeText } from './normalize.js';
 
 /**
- * The identity of a fact (DESIGN §3): workspace, scope (+ owner), subject, predicate and sorted
+ * The identity of a fact (design §3): workspace, scope (+ owner), subject, predicate and sorted
  * qualifiers. The value is outside the key, so "Tuesday" → "Thursday" changes one memory, while
  * `{env: staging}` and `{env: production}` are two memories.
  */

@@ -16,7 +16,7 @@ export function lineageLink(c: Claim, e: Entry): boolean {
 type Relation = 'correct' | 'change' | 'dispute';
 
 /**
- * How a claim of sufficient standing relates to one open value it differs from (DESIGN §4, in
+ * How a claim of sufficient standing relates to one open value it differs from (design §4, in
  * this order): a correction replaces it retroactively (a correction naming claims replaces only the
  * values those claims support); two different values from the same instant are a disagreement
  * unless one is a newer version of the other's lineage; an explicit time or a `supersede` policy

@@ -1,4 +1,4 @@
-// Properties of the fold (DESIGN §1, law 2): a pure function of the set of claims.
+// Properties of the fold (design §1, law 2): a pure function of the set of claims.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Claim } from './claim.js';

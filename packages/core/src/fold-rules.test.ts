@@ -1,4 +1,4 @@
-// The remaining rows of DESIGN §4's table, as given/when/then cases.
+// The remaining rows of design §4's table, as given/when/then cases.
 import { describe, expect, it } from 'vitest';
 import { fold } from './fold.js';
 import type { Policy } from './policy.js';

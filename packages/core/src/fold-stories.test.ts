@@ -1,4 +1,4 @@
-// Given/when/then tables for the stories of DESIGN §4: claims in, timeline and view out.
+// Given/when/then tables for the stories of design §4: claims in, timeline and view out.
 import { describe, expect, it } from 'vitest';
 import type { Claim, LineageVersion } from './claim.js';
 import { fold } from './fold.js';

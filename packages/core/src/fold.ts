@@ -176,7 +176,7 @@ function toValue(e: Entry): TimelineValue {
 }
 
 /**
- * The fold (DESIGN §4): a pure function of the *set* of claims on one fact key, the key's policy
+ * The fold (design §4): a pure function of the *set* of claims on one fact key, the key's policy
  * and the versions of the lineages those claims came from. Duplicated and permuted inputs give
  * byte-identical timelines because the claims are de-duplicated and sorted into the total order
  * before the walk, and every later decision reads only that order. It never reads the clock.

@@ -9,7 +9,7 @@ export const Json: z.ZodType<Json> = z.json() as z.ZodType<Json>;
 const HORIZONTAL_SPACE = /[ \t\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
 
 /**
- * Conservative text normalization (DESIGN §3). It only removes differences no reader would call a
+ * Conservative text normalization (design §3). It only removes differences no reader would call a
  * difference of meaning:
  * - line endings (CRLF, CR → LF);
  * - Unicode NFC (composed and decomposed "é" are the same letter; NFC, unlike NFKC, never folds

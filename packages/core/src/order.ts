@@ -34,7 +34,7 @@ export function claimBytes(c: Claim): string {
 }
 
 /**
- * DESIGN §4's total order: (effective time, sequence, canonical claim bytes, source, idempotency
+ * design §4's total order: (effective time, sequence, canonical claim bytes, source, idempotency
  * key, claim index). Arrival (`ingested_at`) is deliberately absent: replaying the log in any
  * order must walk the claims the same way. The last three fields name a claim uniquely, so this is
  * a total order on a de-duplicated set.

@@ -3,7 +3,7 @@ import { ROLES, ROLE_STANDING } from './roles.js';
 import { canonicalJson, sha256 } from './hash.js';
 
 /**
- * How one predicate's memories change (DESIGN §4):
+ * How one predicate's memories change (design §4):
  * - `cardinality`: `one` value at a time, or `many` members (tags, owners, allowed hosts);
  * - `mode`: `supersede` for state that changes (a later claim of sufficient standing is a change
  *   even without change phrasing), `flag` for stable attributes (a different value needs an explicit

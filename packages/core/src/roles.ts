@@ -3,7 +3,7 @@ export const ROLES = ['owner', 'maintainer', 'member', 'connector', 'agent', 're
 export type Role = (typeof ROLES)[number];
 
 /**
- * Standing rank of a role (DESIGN §3): owner > maintainer > member = connector > agent > reader.
+ * Standing rank of a role (design §3): owner > maintainer > member = connector > agent > reader.
  * Ranks are spaced by 10 so that text cues (hedges, hearsay) can lower a statement's standing
  * inside its author's band without the rank ever exceeding the author's own.
  */

@@ -11,7 +11,7 @@ import {
   weekdayIndex,
 } from './dates.js';
 
-/** The kinds of value a slot masks (DESIGN §3). */
+/** The kinds of value a slot masks (design §3). */
 export type SlotType =
   | 'quoted'
   | 'url'
@@ -161,7 +161,7 @@ const OPEN = '\uE000';
 const CLOSE = '\uE001';
 
 /**
- * Masks the values of a sentence into a template (DESIGN §3). Every unmasked word — negation
+ * Masks the values of a sentence into a template (design §3). Every unmasked word — negation
  * included — stays in the template, so "Do not deploy on {weekday}" and "Deploy on {weekday}"
  * are different predicates, while "runs on Tuesday" and "runs on Thursday" share one.
  */

@@ -7,7 +7,7 @@ import { fold } from './fold.js';
 import type { Timeline } from './timeline.js';
 
 /**
- * The part of a timeline that is state (DESIGN §4): the key without the workspace id, the policy,
+ * The part of a timeline that is state (design §4): the key without the workspace id, the policy,
  * values with intervals, status, conditions and evidence referenced by (source, idempotency key,
  * claim index), dispositions and lineage events. No memory id, workspace id, ingest time,
  * revision-independent run data or reason wording: equal logs give equal bytes on any machine.
@@ -80,7 +80,7 @@ export function timelineEtag(timeline: Timeline): string {
 }
 
 /**
- * Transaction-time travel (DESIGN §7): refold only what had been ingested by `transactionTime`.
+ * Transaction-time travel (design §7): refold only what had been ingested by `transactionTime`.
  * Null when nothing on the key was known yet and no fact key was given.
  */
 export function knownAt(

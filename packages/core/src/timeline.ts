@@ -31,7 +31,7 @@ export const EndRef = z.object({
 export type EndRef = z.infer<typeof EndRef>;
 
 /**
- * Time-free status of a value (DESIGN §4). Whether it is current or scheduled at an instant is
+ * Time-free status of a value (design §4). Whether it is current or scheduled at an instant is
  * a view (`view`), never stored: a change set for next Tuesday becomes current with no compile.
  */
 export const ValueStatus = z.enum(['in_force', 'superseded', 'overruled', 'disputed', 'retracted']);

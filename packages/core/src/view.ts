@@ -2,7 +2,7 @@ import type { Timeline, TimelineValue } from './timeline.js';
 import { compareInstants } from './order.js';
 
 /**
- * What a memory is at one instant (DESIGN §4: "current", "scheduled" and tombstoned are views):
+ * What a memory is at one instant (design §4: "current", "scheduled" and tombstoned are views):
  * - `current`: one value (or, for `many` keys, the members) holds at the instant;
  * - `conflicted`: two or more different values hold at once (an open disagreement): recall shows
  *   every side with its sources and `needs_verification`;

@@ -103,7 +103,7 @@ export async function lockSubject(tx: PoolClient, workspaceId: string, subject: 
 }
 
 /**
- * Compiles a subject's pending episodes (DESIGN §5). Each chunk is one transaction under the
+ * Compiles a subject's pending episodes (design §5). Each chunk is one transaction under the
  * subject's advisory lock: claims extracted, every touched fact key refolded from the set of
  * its claims, only changed memories written (each conditional on the revision read), markers
  * written and pending rows deleted together. A subject compiled under another compiler

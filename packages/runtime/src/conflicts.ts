@@ -100,7 +100,7 @@ function openConflict(id: string, subject: string, revision: number, etag: strin
 }
 
 /**
- * Resolves an open conflict (DESIGN §4 "resolution"): a correction episode whose one claim
+ * Resolves an open conflict (design §4 "resolution"): a correction episode whose one claim
  * names, in `settles`, the claims behind every side, written and compiled in one transaction
  * under the subject's lock. Only a role with sufficient standing — the policy's minimum and at
  * least every side's — may settle it; the fold would overrule anything less, so refuse early.

@@ -131,7 +131,7 @@ function lineOf(m: Ranked): string {
 }
 
 /**
- * The context bundle of a subject for a task (DESIGN §7), pure: the memories that hold at `at`
+ * The context bundle of a subject for a task (design §7), pure: the memories that hold at `at`
  * (current or disputed), ranked by relevance to the task — distinct shared words between the
  * task and the memory's predicate, qualifiers, values and conditions, then trigram similarity
  * of those words — then recency (latest valid_from first), then memory id; stated one line each

@@ -1,7 +1,7 @@
 import { sha256 } from '@canon/core';
 
 /**
- * The content-free tombstone of an erased episode (DESIGN §8): a hash of (workspace, source,
+ * The content-free tombstone of an erased episode (design §8): a hash of (workspace, source,
  * key) — enough to answer `erased` to a re-sync of the same key, nothing to recover it from.
  */
 export function erasedKeyHash(workspaceId: string, source: string, idempotencyKey: string): string {

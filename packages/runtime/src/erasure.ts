@@ -31,7 +31,7 @@ export interface ErasureResult {
 }
 
 /**
- * Erasure (DESIGN §8), the one audited exception to the append-only log, in one transaction:
+ * Erasure (design §8), the one audited exception to the append-only log, in one transaction:
  * the subjects' locks (sorted, so two erasures cannot deadlock), the episodes and everything
  * derived from them deleted, a content-free tombstone per key so a re-sync answers `erased`
  * instead of resurrecting them, and an audit row of who erased how much and when. Erasing a

@@ -32,7 +32,7 @@ export interface IngestResult {
   items: IngestItemResult[];
   created: number;
   duplicates: number;
-  /** Items whose key was erased earlier (DESIGN §8): answered `erased`, nothing written. */
+  /** Items whose key was erased earlier (design §8): answered `erased`, nothing written. */
   erased: number;
   /** Distinct subjects the batch wrote to (the ones a compile must visit). */
   subjects: string[];

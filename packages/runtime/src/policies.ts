@@ -5,7 +5,7 @@ import { WORKSPACE_PREDICATES } from '@canon/connector-workspace';
 import { getPolicySetRow, putPolicySetRow, type Sql } from '@canon/store';
 
 /**
- * Predicates the built-in connectors declare (DESIGN §6). They are part of every workspace's
+ * Predicates the built-in connectors declare (design §6). They are part of every workspace's
  * policy set, under anything the workspace states itself, so registering a connector never
  * changes a fingerprint and a workspace can still override a declaration.
  */

@@ -23,7 +23,7 @@ const NUL = '\u0000';
 const shortText = z.string().min(1).max(512).refine((s) => !s.includes(NUL), { message: 'must not contain U+0000' });
 
 /**
- * A conditional change of one memory (DESIGN §10): stored as an episode of source `api` whose
+ * A conditional change of one memory (design §10): stored as an episode of source `api` whose
  * one structured claim is on the memory's fact key, compiled at once. `value` equal to the
  * current value with `conditions` enriches it; a different value is a change effective now (or
  * at `effective_from`), or a correction with `correction: true`; `retract` ends the value.
@@ -123,7 +123,7 @@ export async function proposeChange(
       const same = currentValues.includes(valueKey(normalizeValue(value)));
       if (input.correction) claim['correction'] = true;
       // A different value is a change from now on: it needs an explicit time to replace the
-      // current one (DESIGN §4), and "now" is when the proposer decided it.
+      // current one (design §4), and "now" is when the proposer decided it.
       else if (input.effective_from !== undefined || !same) claim['effective_from'] = input.effective_from ?? now;
     }
     if (input.retract && !input.correction) claim['effective_from'] = input.effective_from ?? now;

@@ -6,7 +6,7 @@ import { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from '
 import type { Principal } from './principal.js';
 import { proposeChange, type ProposalInput, type ProposalResult } from './proposals.js';
 
-/** The runtime's conditional writes, conflicts, policies and erasure (DESIGN §7, §8, §10). */
+/** The runtime's conditional writes, conflicts, policies and erasure (design §7, §8, §10). */
 export interface RecallWrites {
   /** A conditional change of a memory: `expected_revision` in the input or `if_match` (an ETag header). */
   propose(principal: Principal, memoryId: string, input: ProposalInput | unknown, precondition?: { if_match?: string | undefined }): Promise<ProposalResult>;

@@ -45,7 +45,7 @@ export interface SearchResponse {
 }
 
 /**
- * Lexical search over current memory values (DESIGN §7): full-text ranked by ts_rank, then near
+ * Lexical search over current memory values (design §7): full-text ranked by ts_rank, then near
  * matches by trigram similarity, ties by memory id and value order. The database proposes
  * candidates; each is re-checked here against its memory's timeline with core's `view`, so a
  * value superseded or overruled since the rows were written never comes back as current.

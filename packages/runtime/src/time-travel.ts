@@ -21,7 +21,7 @@ export function recallInstants(params: RecallParams, now: string): { at: string;
 }
 
 /**
- * Refolds one memory from the claims ingested by `transactionTime` (DESIGN §7: heavier,
+ * Refolds one memory from the claims ingested by `transactionTime` (design §7: heavier,
  * O(history)). Null when nothing of it was known yet. Today's policies apply: the question is
  * what the log held then, read under the rules in force now.
  */

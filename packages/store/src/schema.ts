@@ -19,7 +19,7 @@ import {
 /**
  * PostgreSQL's 64-bit transaction id. Readers of the log gate on
  * `tx_id < pg_snapshot_xmin(pg_current_snapshot())`, so a row of a transaction still in flight
- * is never skipped by a cursor that has moved past it (DESIGN §2).
+ * is never skipped by a cursor that has moved past it (design §2).
  */
 const xid8 = customType<{ data: string; driverData: string }>({
   dataType: () => 'xid8',
@@ -313,7 +313,7 @@ export const connectorCursors = pgTable(
 );
 
 /**
- * Keys of erased episodes (DESIGN §8): a content-free hash of workspace + source + key, so a
+ * Keys of erased episodes (design §8): a content-free hash of workspace + source + key, so a
  * re-sync answers `erased` instead of resurrecting what was erased.
  */
 export const erasedKeys = pgTable(

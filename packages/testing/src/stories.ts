@@ -17,7 +17,7 @@ const claimEp = (key: string, at: string, claim: Record<string, unknown>, extra:
 });
 
 /**
- * The deployment-window story of DESIGN §4 as episodes posted over the API: two agents say the
+ * The deployment-window story of design §4 as episodes posted over the API: two agents say the
  * same thing, a member adds a condition, a maintainer moves staging to Thursday from a date,
  * an old transcript arrives late, production is another key, two agents disagree on the
  * freeze day, and an agent contradicts a maintainer on the owning team.

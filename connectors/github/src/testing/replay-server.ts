@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One recorded exchange, as the fixtures store it (see shared/fixtures/github/README.md). */
+/** One recorded exchange, as the fixtures store it (see connectors/github/fixtures/README.md). */
 export interface Recording {
   method: string;
   path: string;
@@ -28,8 +28,8 @@ export interface ReplayServer {
   close(): Promise<void>;
 }
 
-/** The fixtures folder, beside the repository (never copied into it). */
-export const FIXTURES = new URL('../../../../../shared/fixtures/github/', import.meta.url);
+/** The recorded responses, kept in this package with their license and origin. */
+export const FIXTURES = new URL('../../fixtures/', import.meta.url);
 
 export function loadRecordings(name: string): Recording[] {
   return JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')) as Recording[];

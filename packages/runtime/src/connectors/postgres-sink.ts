@@ -10,7 +10,7 @@ export interface ConnectorRunTarget {
 }
 
 /**
- * The principal of an in-process connector run: the `connector` role (DESIGN §3 standing), and
+ * The principal of an in-process connector run: the `connector` role (design §3 standing), and
  * the instance as the user, so every episode says which instance wrote it. No API key backs it:
  * only code holding the runtime can build one.
  */
@@ -37,7 +37,7 @@ export class CursorMovedError extends ConnectorError {
 /**
  * A ConnectorSink over PostgreSQL: each commit appends the batch through `runtime.ingest` with
  * the connector principal and saves the cursor inside that same transaction, so after a crash
- * the cursor never points past a batch that was not stored (DESIGN §6). The cursor write is
+ * the cursor never points past a batch that was not stored (design §6). The cursor write is
  * conditional on the cursor this run last read or wrote (see saveConnectorCursor).
  */
 export function createPostgresSink(runtime: Pick<Runtime, 'pool' | 'ingest'>, target: ConnectorRunTarget): ConnectorSink {

@@ -1,7 +1,7 @@
 import type { Sql } from '../db.js';
 
 /**
- * Tombstones of erased episodes (DESIGN §8): content-free hashes of (workspace, source, key).
+ * Tombstones of erased episodes (design §8): content-free hashes of (workspace, source, key).
  * Ingest asks which keys of a batch were erased, so a re-sync answers `erased` for those.
  */
 export async function erasedKeysAmong(sql: Sql, workspaceId: string, keyHashes: readonly string[]): Promise<Set<string>> {
