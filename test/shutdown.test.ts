@@ -33,8 +33,11 @@ interface Running {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-async function startCanon(): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startCanon(via: 'canon start' | 'npm start'): Promise<Running> {
+  // A process group of its own, like a command started from a shell: a terminal's Ctrl-C is a
+  // SIGINT to every process of that group.
+  const [command, args] = via === 'npm start' ? ['npm', ['start', '--silent']] : [process.execPath, [BIN, 'start']];
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -68,10 +71,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
+const CASES = [
+  { via: 'canon start', signal: 'SIGTERM', to: 'the process', group: false },
+  { via: 'canon start', signal: 'SIGINT', to: 'the process', group: false },
+  { via: 'canon start', signal: 'SIGINT', to: 'its whole process group (Ctrl-C in a terminal)', group: true },
+  // A supervisor that runs the README's command signals npm, which passes the signal on.
+  { via: 'npm start', signal: 'SIGTERM', to: 'npm', group: false },
+  { via: 'npm start', signal: 'SIGINT', to: 'its whole process group (Ctrl-C in a terminal)', group: true },
+] as const;
+
 describe('canon start stops cleanly', () => {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`on ${signal}: stops serving, then the queue, the pool and the embedded PostgreSQL, and exits 0`, async () => {
-      const canon = await startCanon();
+  for (const { via, signal, to, group } of CASES) {
+    it(`${via}, on ${signal} to ${to}: stops serving, then the queue, the pool and the embedded PostgreSQL, and exits 0`, async () => {
+      const canon = await startCanon(via);
       const postmaster = Number(fs.readFileSync(path.join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
       expect(isAlive(postmaster)).toBe(true);
       const key = fs.readFileSync(path.join(home, 'dev-key'), 'utf8').trim();
@@ -82,15 +94,15 @@ describe('canon start stops cleanly', () => {
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({
           episodes: Array.from({ length: 50 }, (_, i) => ({
-            idempotency_key: `${signal}-${i}`,
+            idempotency_key: `${via}-${signal}-${group}-${i}`,
             subject: `service:s${i % 5}`,
-            body: { claims: [{ predicate: `${signal} setting ${i}`, value: i }] },
+            body: { claims: [{ predicate: `${via} ${signal} ${group} setting ${i}`, value: i }] },
           })),
         }),
       });
       expect(posted.status).toBe(200);
 
-      canon.child.kill(signal);
+      process.kill(group ? -canon.child.pid! : canon.child.pid!, signal);
       const { code, signal: killedBy } = await canon.exited;
       expect({ code, killedBy, stderr: canon.stderr() }).toEqual({ code: 0, killedBy: null, stderr: '' });
       expect(canon.stdout()).toContain(`${signal}: stopping`);
@@ -108,8 +120,8 @@ describe('canon start stops cleanly', () => {
     expect(listed.code).toBe(0);
     const subjects = await runCanon(env, 'memories', 'service:s0', '--json');
     expect(subjects.code).toBe(0);
-    // 10 episodes per signal landed on service:s0, each a distinct setting.
-    expect(JSON.parse(subjects.stdout).memories).toHaveLength(20);
+    // 10 episodes per case landed on service:s0, each a distinct setting.
+    expect(JSON.parse(subjects.stdout).memories).toHaveLength(10 * CASES.length);
     // The one-shot command stopped the PostgreSQL it started, too.
     expect(fs.existsSync(path.join(home, 'pg', 'postmaster.pid'))).toBe(false);
   }, 180_000);

