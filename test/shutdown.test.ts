@@ -136,3 +136,26 @@ describe('the exit code of a process that loads Canon', () => {
     }
   });
 });
+
+describe('a one-shot command interrupted mid-way', () => {
+  for (const { signal, code, group } of [
+    { signal: 'SIGTERM', code: 143, group: false },
+    { signal: 'SIGINT', code: 130, group: true },
+  ] as const) {
+    it(`stops the PostgreSQL it started and exits ${code} on ${signal}${group ? ' to its process group' : ''}`, async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/interrupted-command.ts', home], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      let stderr = '';
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+        void exited.then((c) => reject(new Error(`exited with ${c} before it was ready: ${stderr}`)));
+      });
+      const postmaster = Number(fs.readFileSync(path.join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(group ? -child.pid! : child.pid!, signal);
+      expect(await exited).toBe(code);
+      expect(stderr).toBe('');
+      expect(isAlive(postmaster)).toBe(false);
+    }, 120_000);
+  }
+});

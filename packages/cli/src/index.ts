@@ -1,1 +1,2 @@
 export { exitCodeOf } from './exit-code.js';
+export { handleInterrupts } from './interrupts.js';

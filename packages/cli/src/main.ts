@@ -1,7 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ROLES, type Role } from '@canon/core';
 import { exitCodeOf } from './exit-code.js';
-import { loadConfig, stopEmbeddedServers } from '@canon/runtime';
+import { loadConfig } from '@canon/runtime';
+import { handleInterrupts } from './interrupts.js';
 import { start } from './commands/start.js';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.js';
 import { ingestFile } from './commands/ingest.js';
@@ -15,21 +16,7 @@ import { registerInspectCommand } from './commands/inspect.js';
 import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
 import { connectorsAdd, connectorsList, connectorsRemove, connectorsReset, connectorsRun, type AddOptions } from './commands/connectors.js';
 
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
-let interrupted = false;
-
-/**
- * Ctrl-C or a SIGTERM during a command that does not handle the signal itself: stop the
- * embedded PostgreSQL this process started, then exit 128 + the signal's number. Commands that
- * handle it (`start`, `mcp`, `sync`) stop in their own order instead.
- */
-for (const signal of Object.keys(SIGNAL_EXIT_CODES) as Array<keyof typeof SIGNAL_EXIT_CODES>) {
-  process.on(signal, () => {
-    if (process.listenerCount(signal) > 1 || interrupted) return;
-    interrupted = true;
-    void stopEmbeddedServers().finally(() => process.exit(SIGNAL_EXIT_CODES[signal]));
-  });
-}
+const interrupted = handleInterrupts();
 
 function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   return async (...args: A) => {
@@ -37,7 +24,7 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
       await fn(...args);
     } catch (err) {
       // Interrupted: the database going away under the command is expected, not an error to print.
-      if (interrupted) return;
+      if (interrupted()) return;
       console.error(`canon: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
       process.exit(exitCodeOf(err));
     }
