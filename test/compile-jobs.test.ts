@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
 import { createRuntime, loadConfig, nightly, QUEUES } from '@canon/runtime';
 import { getJobProgress, saveJobProgress } from '@canon/store';
-import { createTestDatabase, startTestCanon } from '@canon/testing';
+import { createTestDatabase, isAlive, killChild, startTestCanon } from '@canon/testing';
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -13,22 +13,6 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
 }
 
 const ep = (key: string, subject: string, i = 0) => ({
@@ -242,7 +226,7 @@ describe('compile jobs', () => {
       expect(report.differences).toEqual([]);
       expect(report.rebuilt_state_hash).toBe(report.incremental_state_hash);
     } finally {
-      await Promise.all(children.map(stopChild));
+      await Promise.all(children.map(killChild));
       await producer.close();
       await db.drop();
     }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCanon } from '@canon/testing';
+import { isAlive, runCanon } from '@canon/testing';
 
 // `canon start` as a user runs it: the real binary on the embedded PostgreSQL, in a folder of its
 // own, stopped by the signal a terminal (SIGINT) or a supervisor (SIGTERM) sends.
@@ -60,15 +60,6 @@ async function startCanon(via: 'canon start' | 'npm start'): Promise<Running> {
     });
   });
   return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const CASES = [

@@ -3,3 +3,4 @@ export { startTestCanon, type TestCanon } from './runtime.js';
 export { withDatabase } from './global-setup.js';
 export { deploymentStory, freezeResolution, shuffled, type StoryStep } from './stories.js';
 export { runCanon, type CliOutcome } from './cli.js';
+export { isAlive, killChild } from './processes.js';
