@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase, runCanon } from '@canon/testing';
 import { createRuntime, loadConfig } from '@canon/runtime';
@@ -46,6 +47,15 @@ describe('the canon command line', () => {
     expect(out.code).toBe(2);
     expect(out.stderr.trim().split('\n')).toHaveLength(1);
     expect(out.stderr).toMatch(/bad\.jsonl:2: .*nothing was posted/);
+    // And indeed nothing was: not even the good first line.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM episodes WHERE idempotency_key = 'fine'`);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await client.end();
+    }
   });
 
   it('compiles, then reports zeros on a second compile', async () => {

@@ -30,8 +30,9 @@ async function memories(subject: string, query = '', role: Role = 'owner'): Prom
 const byPredicate = (ms: Summary[], predicate: string, env?: string) => ms.find((m) => m.predicate === predicate && m.qualifiers['env'] === env);
 const values = (m: Summary | undefined) => m?.current.map((v) => v.value);
 
-async function propose(id: string, body: Record<string, unknown>, role: Role = 'agent', headers: Record<string, string> = {}) {
-  return canon.request(`/v1/memories/${id}/proposals`, { key: keys.get(role)!, json: body, headers });
+/** A proposal from a role's key, or from the key given (as `{ key }`). */
+async function propose(id: string, body: Record<string, unknown>, role: Role | { key: string } = 'agent', headers: Record<string, string> = {}) {
+  return canon.request(`/v1/memories/${id}/proposals`, { key: typeof role === 'string' ? keys.get(role)! : role.key, json: body, headers });
 }
 
 /** Counts the rows of a table (for "nothing written" checks). */
@@ -384,7 +385,7 @@ describe('personal memories', () => {
     }
     expect((await canon.request(`/v1/memories/${id}`, { key: bob.key })).status).toBe(404);
     expect((await canon.request(`/v1/memories/${id}?known_at=${enc(new Date().toISOString())}`, { key: bob.key })).status).toBe(404);
-    expect((await propose(id, { expected_revision: 1, idempotency_key: 'bob-1', value: 'emacs', reason: 'mine now' }, 'member', { authorization: `Bearer ${bob.key}` })).status).toBe(404);
+    expect((await propose(id, { expected_revision: 1, idempotency_key: 'bob-1', value: 'emacs', reason: 'mine now' }, bob)).status).toBe(404);
     const own = await canon.request(`/v1/memories/${id}/proposals`, { key: alice.key, json: { expected_revision: 1, idempotency_key: 'al-2', value: 'helix', reason: 'switched' } });
     expect(own.status).toBe(200);
     expect((await own.json()).memory.view.current.map((v: { value: string }) => v.value)).toEqual(['helix']);

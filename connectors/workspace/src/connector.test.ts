@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runConnector } from '@canon/connector-kit';
+import { ConnectorAbortedError, runConnector } from '@canon/connector-kit';
 import { MemorySink } from '@canon/connector-kit/testing';
 import { createWorkspaceConnector, workspaceKey, workspaceToEpisodes, type WorkspaceItem } from './connector.js';
 
@@ -119,13 +119,15 @@ describe('workspace connector', () => {
   it('resumes a scan interrupted between batches without losing or repeating events', async () => {
     const controller = new AbortController();
     let batches = 0;
-    await runConnector(createWorkspaceConnector({ path: root, id: 'notes', batchSize: 1 }), sink, {
+    const interrupted = runConnector(createWorkspaceConnector({ path: root, id: 'notes', batchSize: 1 }), sink, {
       signal: controller.signal,
       onProgress: () => {
         batches += 1;
         if (batches === 1) controller.abort();
       },
-    }).catch(() => undefined);
+    });
+    // It stops because it was aborted, not for any other reason.
+    await expect(interrupted).rejects.toBeInstanceOf(ConnectorAbortedError);
     expect(sink.episodes).toHaveLength(1);
     expect(await scan()).toMatchObject({ created: 2, duplicates: 0 });
   });
