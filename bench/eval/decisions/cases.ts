@@ -75,18 +75,29 @@ export type DecisionCase = z.infer<typeof DecisionCase>;
 export const CASES_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const CASE_FILES = ['cases-a.jsonl', 'cases-b.jsonl'] as const;
 
-/** Reads and validates every case; a malformed line fails with its file and line number. */
-export function loadCases(dir: string = CASES_DIR): DecisionCase[] {
+/** Reads and validates one case file; a malformed line fails with its file and line number. */
+export function loadCaseFile(file: string): DecisionCase[] {
   const cases: DecisionCase[] = [];
-  for (const file of CASE_FILES) {
-    const lines = fs.readFileSync(path.join(dir, file), 'utf8').split('\n');
-    lines.forEach((line, i) => {
+  fs.readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
       if (line.trim() === '') return;
-      const parsed = DecisionCase.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(`${file}:${i + 1}: ${z.prettifyError(parsed.error)}`);
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch (err) {
+        throw new Error(`${path.basename(file)}:${i + 1}: ${(err as Error).message}`);
+      }
+      const parsed = DecisionCase.safeParse(json);
+      if (!parsed.success) throw new Error(`${path.basename(file)}:${i + 1}: ${z.prettifyError(parsed.error)}`);
       cases.push(parsed.data);
     });
-  }
+  return cases;
+}
+
+/** Every case of every file, ids unique. */
+export function loadCases(dir: string = CASES_DIR): DecisionCase[] {
+  const cases = CASE_FILES.flatMap((file) => loadCaseFile(path.join(dir, file)));
   const ids = new Set<string>();
   for (const c of cases) {
     if (ids.has(c.id)) throw new Error(`case ${c.id} appears twice`);
