@@ -47,7 +47,12 @@ export const TimelineSchema = z
       predicate: z.string(),
       qualifiers: z.record(z.string(), z.string()),
     }),
-    policy: z.object({ cardinality: z.enum(['one', 'many']), mode: z.enum(['supersede', 'flag']), min_role: z.enum(ROLES) }),
+    policy: z.object({
+      cardinality: z.enum(['one', 'many']),
+      mode: z.enum(['supersede', 'flag']),
+      min_role: z.enum(ROLES),
+      max_sides: z.number().int().optional(),
+    }),
     values: z.array(TimelineValueSchema),
     dispositions: z.array(DispositionSchema),
     lineage_events: z.array(z.record(z.string(), z.unknown())),

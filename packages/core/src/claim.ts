@@ -44,6 +44,11 @@ export const Claim = z.object({
   standing: z.number().int(),
   role: z.enum(ROLES),
   user: z.string().nullable(),
+  /**
+   * Who stated it (design §3): the actor's user, or `key:<id>` for a key without a user; null
+   * when the log does not know the key. A later statement of the same author is an update.
+   */
+  author: z.string().nullable(),
   origin: ClaimOrigin,
   /** Names of the cue-table entries that matched the text (standing, correction, time). */
   cues: z.array(z.string()),

@@ -150,6 +150,11 @@ export interface Episode extends Omit<Envelope, 'occurred_at'> {
   occurred_at_defaulted: boolean;
   ingested_at: string;
   content_hash: string;
+  /**
+   * The API key that wrote it: the author of its claims when the key names no user. Outside the
+   * envelope, so the same event re-sent by another key is still a duplicate.
+   */
+  actor_key?: string | null;
 }
 
 export function defaultLineage(source: string, idempotencyKey: string): string {

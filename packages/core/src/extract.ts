@@ -38,15 +38,26 @@ function asSet(value: Json): Json {
   return [...byKey.keys()].sort(compareStrings).map((k) => byKey.get(k)!);
 }
 
-function fromStructured(input: ClaimInput, episode: Episode, policies: PolicySet): Draft {
+/** The cues of every sentence of a text, in order. */
+export function textCues(text: string): CueMatch[] {
+  return sentences(text).flatMap((s) => readCues(s).matches);
+}
+
+/**
+ * A structured claim, qualified by the words it came with (design §3): the claim's own text, or
+ * the episode's. The text lowers its standing, marks it a correction, dates it or attests it, as
+ * it would an extracted claim; a flag the caller set on the claim (`correction`,
+ * `effective_from`) wins over what the text says.
+ */
+function fromStructured(input: ClaimInput, episode: Episode, policies: PolicySet, ctx: DateContext): Draft {
   const op = input.op ?? 'assert';
   const predicate = normalizeText(input.predicate);
   let value = normalizeValue(input.value ?? null);
   if (op === 'replace' && policyFor(policies, predicate).cardinality === 'many') value = asSet(value);
   const text = normalizeText(input.text ?? episode.body.text ?? '');
-  // Structured claims are taken as given; their wording can only lower standing.
-  const matches = readCues(text).matches.filter((m) => ['hedge', 'hypothetical', 'hearsay'].includes(m.cue.class));
+  const matches = textCues(text);
   const settles = input.settles ?? [];
+  const worded = matches.some((m) => m.cue.class === 'correction');
   return {
     predicate,
     qualifiers: input.qualifiers,
@@ -54,9 +65,9 @@ function fromStructured(input: ClaimInput, episode: Episode, policies: PolicySet
     value,
     text,
     conditions: normalizeConditions(input.conditions),
-    correction: input.correction ?? (episode.kind === 'correction' || settles.length > 0),
+    correction: input.correction ?? (episode.kind === 'correction' || settles.length > 0 || worded),
     settles,
-    effective: input.effective_from ?? null,
+    effective: input.effective_from ?? effectiveOf(matches, ctx),
     matches,
     origin: 'structured',
   };
@@ -111,6 +122,12 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
   return episodeCorrection ? drafts.map((d) => ({ ...d, correction: true })) : drafts;
 }
 
+/** The author of an episode's claims: its user, or the key that wrote it when it names none. */
+export function authorOf(episode: Pick<Episode, 'actor' | 'actor_key'>): string | null {
+  if (episode.actor.user !== null) return episode.actor.user;
+  return episode.actor_key ? `key:${episode.actor_key}` : null;
+}
+
 /**
  * Turns a stored episode into claims, deterministically: the same episode, extractor version and
  * policies give the same claims, byte for byte (no clock, no randomness, no locale).
@@ -126,7 +143,7 @@ export function extract(episode: Episode, policies: PolicySet, extractorVersion:
   const structured = episode.body.claims ?? [];
   const readText = structured.length === 0 || episode.kind === 'document';
   const drafts = [
-    ...structured.map((c) => fromStructured(c, episode, policies)),
+    ...structured.map((c) => fromStructured(c, episode, policies, ctx)),
     ...(readText ? fromText(episode.body.text ?? '', episode, ctx) : []),
   ];
   return drafts.map((d, index) => {
@@ -168,6 +185,7 @@ export function extract(episode: Episode, policies: PolicySet, extractorVersion:
       standing: standingFor(episode.actor.role, d.matches),
       role: episode.actor.role,
       user: episode.actor.user,
+      author: authorOf(episode),
       origin: d.origin,
       cues: [...new Set(d.matches.map((m) => m.cue.name))].sort(compareStrings),
       extractor_version: extractorVersion,

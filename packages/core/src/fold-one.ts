@@ -4,6 +4,7 @@ import { valueKey } from './normalize.js';
 import { compareInstants, compareVersions } from './order.js';
 import type { Entry, FoldState } from './fold-state.js';
 import { describe, endRef, maxStanding, who } from './fold-state.js';
+import { maxSides } from './policy.js';
 
 /**
  * True when `c` is a newer version of a lineage that supports `e`: a source restating its own
@@ -13,28 +14,51 @@ export function lineageLink(c: Claim, e: Entry): boolean {
   return e.evidence.some((x) => x.lineage === c.lineage && compareVersions(x, c) < 0);
 }
 
+/**
+ * True when every claim of `e` that `c` does not outrank was stated by `c`'s author: the value in
+ * force is the author's own, so a later statement of theirs is an update, not a disagreement.
+ */
+export function sameAuthor(c: Claim, e: Entry): boolean {
+  if (c.author === null) return false;
+  return e.evidence.every((x) => x.standing < c.standing || x.author === c.author);
+}
+
+/**
+ * True when `e` stands only on dated statements about the past ("as of 2019", "a 2017 spreadsheet
+ * says"): a record of history, which a plain statement of the present from an equal moves past.
+ */
+function historical(e: Entry): boolean {
+  return e.evidence.every((x) => x.effective_explicit && compareInstants(x.effective_from, x.occurred_at) < 0);
+}
+
 type Relation = 'correct' | 'change' | 'dispute';
 
 /**
  * How a claim of sufficient standing relates to one open value it differs from (design §4, in
  * this order): a correction replaces it retroactively (a correction naming claims replaces only the
- * values those claims support); two different values from the same instant are a disagreement
- * unless one is a newer version of the other's lineage; an explicit time or a `supersede` policy
- * make a change at the claim's time; anything else disputes.
+ * values those claims support); a newer version of the value's lineage is a change; standing
+ * above the value's is a change; two different values of equal standing from the same instant are
+ * a disagreement; an explicit time, a `supersede` policy, the value's own author or a value that
+ * is only a record of the past make a change at the claim's time; anything else disputes.
  */
 function relate(s: FoldState, c: Claim, e: Entry): Relation {
   const named = c.settles.length === 0 || e.evidence.some((x) => c.settles.some((r) => sameRef(r, x)));
   if (c.correction && named) return 'correct';
   if (lineageLink(c, e)) return 'change';
+  if (c.standing > e.standing) return 'change';
   if (compareInstants(c.effective_from, e.valid_from) === 0) return 'dispute';
   if (c.effective_explicit || s.policy.mode === 'supersede') return 'change';
+  if (sameAuthor(c, e) || historical(e)) return 'change';
   return 'dispute';
 }
 
 function why(s: FoldState, c: Claim, e: Entry): string {
   if (lineageLink(c, e)) return `newer version of lineage ${c.lineage}`;
+  if (c.standing > e.standing) return `standing ${c.standing} above the value's ${e.standing}`;
   if (c.effective_explicit) return `explicit effective time ${c.effective_from}`;
-  return `a later claim under the "${s.policy.mode}" policy`;
+  if (s.policy.mode === 'supersede') return `a later claim under the "supersede" policy`;
+  if (sameAuthor(c, e)) return `a later statement of the value's author ${c.author}`;
+  return 'the value stood only on dated statements about the past';
 }
 
 /** One claim on a cardinality-one key. */
@@ -74,6 +98,18 @@ export function foldOne(s: FoldState, c: Claim): void {
   const corrected = relations.filter(([, r]) => r === 'correct').map(([e]) => e);
   const changed = relations.filter(([, r]) => r === 'change').map(([e]) => e);
   const disputed = relations.filter(([, r]) => r === 'dispute').map(([e]) => e);
+
+  // Bounded sides: a value that would only open one more side of a full dispute is its evidence.
+  const limit = maxSides(s.policy);
+  if (!match && corrected.length === 0 && changed.length === 0 && open.length >= limit) {
+    s.overruled(c, c.value, vkey);
+    return s.record(
+      c,
+      'disputes',
+      disputed[0]!.first,
+      `${who(c)} states ${describe(c.value)}; the dispute already has ${open.length} sides (max_sides ${limit}), so it is kept as evidence of it`,
+    );
+  }
 
   const reasons: string[] = [];
   for (const e of changed) {

@@ -99,12 +99,20 @@ describe('one-value keys', () => {
     expect(t.values[2]?.valid_from).toBe('2024-05-01T00:00:00.000Z');
   });
 
-  it('a resolution naming only some claims leaves the other side disputed', () => {
+  it('a resolution of equal standing naming only some claims leaves the other side disputed', () => {
+    const a = claim({ key: 'a', value: 'Mon', at: '2024-05-01T00:00:00Z' });
+    const b = claim({ key: 'b', value: 'Wed', at: '2024-05-02T00:00:00Z' });
+    const t = fold([a, b, claim({ key: 'c', value: 'Fri', correction: true, settles: [ref(a)], at: '2024-05-05T00:00:00Z' })], flag, []);
+    expect(t.status_hint).toBe('conflicted');
+    expect(values(t)).toEqual([['Mon', 'superseded'], ['Wed', 'disputed'], ['Fri', 'disputed']]);
+  });
+
+  it('a resolution from higher standing replaces the sides it does not name too (standing first)', () => {
     const a = claim({ key: 'a', value: 'Mon', at: '2024-05-01T00:00:00Z' });
     const b = claim({ key: 'b', value: 'Wed', at: '2024-05-02T00:00:00Z' });
     const t = fold([a, b, claim({ key: 'c', role: 'maintainer', value: 'Fri', correction: true, settles: [ref(a)], at: '2024-05-05T00:00:00Z' })], flag, []);
-    expect(t.status_hint).toBe('conflicted');
-    expect(values(t)).toEqual([['Mon', 'superseded'], ['Wed', 'disputed'], ['Fri', 'disputed']]);
+    expect(t.status_hint).toBe('in_force');
+    expect(values(t)).toEqual([['Mon', 'superseded'], ['Wed', 'superseded'], ['Fri', 'in_force']]);
   });
 
   it('a scheduled change that a newer version of its lineage withdrew never takes effect', () => {

@@ -155,8 +155,10 @@ export function describe(value: Json): string {
   return JSON.stringify(value);
 }
 
+/** A claim as a reason names it: role, reference, standing, and the cues that qualified it. */
 export function who(c: Claim): string {
-  return `${c.role} ${c.source}/${c.idempotency_key}#${c.index} (standing ${c.standing})`;
+  const cues = c.cues.length > 0 ? `; cues: ${c.cues.join(', ')}` : '';
+  return `${c.role} ${c.source}/${c.idempotency_key}#${c.index} (standing ${c.standing}${cues})`;
 }
 
 export function maxStanding(entries: readonly Entry[]): number {

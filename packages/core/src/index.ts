@@ -51,6 +51,8 @@ export {
   policyFor,
   minStanding,
   policyFingerprint,
+  DEFAULT_MAX_SIDES,
+  maxSides,
 } from './policy.js';
 export { Claim, ClaimOrigin, LineageVersion, claimRef, sameRef } from './claim.js';
 export {

@@ -8,12 +8,15 @@ import { canonicalJson, sha256 } from './hash.js';
  * - `mode`: `supersede` for state that changes (a later claim of sufficient standing is a change
  *   even without change phrasing), `flag` for stable attributes (a different value needs an explicit
  *   time, a correction or a newer version of the same lineage, otherwise it is a dispute);
- * - `min_role`: the least role whose claims may set or change the value.
+ * - `min_role`: the least role whose claims may set or change the value;
+ * - `max_sides`: how many values of equal standing may stand open against each other; further
+ *   distinct values are evidence of the dispute, not new sides (default `DEFAULT_MAX_SIDES`).
  */
 export const Policy = z.object({
   cardinality: z.enum(['one', 'many']),
   mode: z.enum(['supersede', 'flag']),
   min_role: z.enum(ROLES),
+  max_sides: z.number().int().min(2).max(64).optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 
@@ -49,6 +52,13 @@ export const DEFAULT_POLICY_SET: PolicySet = Object.freeze({
 
 export function policyFor(policies: PolicySet, predicate: string): Policy {
   return Object.hasOwn(policies.predicates, predicate) ? policies.predicates[predicate]! : policies.defaults;
+}
+
+/** Open sides of a dispute before further values become its evidence (design §4). */
+export const DEFAULT_MAX_SIDES = 8;
+
+export function maxSides(policy: Policy): number {
+  return policy.max_sides ?? DEFAULT_MAX_SIDES;
 }
 
 /** The standing a claim needs to set or change a value under this policy. */

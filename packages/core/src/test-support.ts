@@ -30,6 +30,9 @@ export interface ClaimSpec {
   settles?: ClaimRef[];
   snapshot?: boolean;
   text?: string;
+  /** Who stated it; by default each claim has an author of its own (a key per claim). */
+  author?: string | null;
+  cues?: string[];
 }
 
 export const WS = 'ws_test';
@@ -76,8 +79,9 @@ export function claim(spec: ClaimSpec): Claim {
     standing: spec.standing ?? ROLE_STANDING[role],
     role,
     user: null,
+    author: spec.author === undefined ? `key:${source}:${spec.key}` : spec.author,
     origin: 'structured',
-    cues: [],
+    cues: spec.cues ?? [],
     extractor_version: 'test',
   };
 }

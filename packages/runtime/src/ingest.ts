@@ -87,7 +87,7 @@ export function prepareBatch(principal: Principal, items: readonly unknown[]): P
     if (first === undefined) {
       firstByKey.set(k, uniques.length);
       uniqueIndexOf.push(uniques.length);
-      uniques.push({ id: randomUUID(), envelope: env, content_hash: contentHash(env) });
+      uniques.push({ id: randomUUID(), envelope: env, content_hash: contentHash(env), actor_key: principal.key_id });
     } else {
       uniqueIndexOf.push(first);
       if (canonicalEnvelope(uniques[first]!.envelope) !== canonicalEnvelope(env)) {

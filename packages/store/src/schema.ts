@@ -86,6 +86,9 @@ export const episodes = pgTable(
     snapshot: boolean('snapshot').notNull(),
     actor_role: text('actor_role').notNull(),
     actor_user: text('actor_user'),
+    // The API key that wrote the row (the author when it names no user); null for rows written
+    // before keys were recorded.
+    actor_key: text('actor_key'),
     source_ref: text('source_ref'),
     content_hash: text('content_hash').notNull(),
   },

@@ -1,11 +1,16 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ROLES } from '@canon/core';
+import { DEFAULT_MAX_SIDES, ROLES } from '@canon/core';
 import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { problemResponse } from '../schemas.js';
 
 const PolicySchema = z
-  .object({ cardinality: z.enum(['one', 'many']), mode: z.enum(['supersede', 'flag']), min_role: z.enum(ROLES) })
+  .object({
+    cardinality: z.enum(['one', 'many']),
+    mode: z.enum(['supersede', 'flag']),
+    min_role: z.enum(ROLES),
+    max_sides: z.number().int().min(2).max(64).optional().openapi({ description: `open sides of a dispute before further values become its evidence (default ${DEFAULT_MAX_SIDES})` }),
+  })
   .strict()
   .openapi('Policy');
 

@@ -3,7 +3,7 @@ import type { Episode, Role } from '@canon/core';
 /** Columns of an episode as the log stores them, in one place for every reader. */
 export const EPISODE_COLUMNS = `id, workspace_id, source, idempotency_key, subject, scope, owner, kind, body,
   occurred_at, occurred_at_defaulted, observed_at, ingested_at, sequence, lineage, snapshot,
-  actor_role, actor_user, source_ref, content_hash, tx_id::text AS tx_id, position`;
+  actor_role, actor_user, actor_key, source_ref, content_hash, tx_id::text AS tx_id, position`;
 
 export interface EpisodeDbRow {
   id: string;
@@ -24,6 +24,7 @@ export interface EpisodeDbRow {
   snapshot: boolean;
   actor_role: Role;
   actor_user: string | null;
+  actor_key: string | null;
   source_ref: string | null;
   content_hash: string;
   tx_id: string;
@@ -54,6 +55,7 @@ export function toEpisode(r: EpisodeDbRow): LoggedEpisode {
     lineage: r.lineage,
     snapshot: r.snapshot,
     actor: { role: r.actor_role, user: r.actor_user },
+    actor_key: r.actor_key,
     source_ref: r.source_ref,
     content_hash: r.content_hash,
     log_position: `${r.tx_id}.${r.position}`,
