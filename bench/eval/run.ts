@@ -6,6 +6,7 @@ import { appendOnly } from './baselines/append-only.js';
 import { jaccardSupersession } from './baselines/jaccard-supersession.js';
 import { lastWriteWins } from './baselines/last-write-wins.js';
 import { canonSystem } from './canon-system.js';
+import { runDecisions, writeSection } from './decisions/run.js';
 import { evaluate, type SystemReport } from './evaluate.js';
 import { SCENARIOS, generateWorkload } from './workload.js';
 
@@ -100,6 +101,9 @@ async function main() {
     const md = evalMarkdown(reports, meta);
     fs.writeFileSync(path.join(RESULTS, 'eval.md'), md);
     console.log(md);
+    const decisions = await runDecisions(runtime, server.url);
+    writeSection(decisions);
+    console.log(decisions);
   } finally {
     await server.close();
     await runtime.close();
