@@ -34,7 +34,11 @@ beforeAll(async () => {
   runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false });
   const created = await runtime.createKey({ workspace: 'default', role: 'owner' });
   owner = await runtime.authenticate(created.key);
-  await runtime.ingest(owner, [ep('c-1', '2024-05-01T09:00:00Z', 'Wednesday'), ep('c-2', '2024-05-02T09:00:00Z', 'Friday', 'mcp')], { compile: 'wait' });
+  // Two owners disagree: neither is the author of the other's value, so it is an open conflict.
+  const ana = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner', user: 'ana' })).key);
+  const bo = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner', user: 'bo' })).key);
+  await runtime.ingest(ana, [ep('c-1', '2024-05-01T09:00:00Z', 'Wednesday')], { compile: 'wait' });
+  await runtime.ingest(bo, [ep('c-2', '2024-05-02T09:00:00Z', 'Friday', 'mcp')], { compile: 'wait' });
   env = { ...process.env, DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: created.key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: createApp(runtime).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));

@@ -9,6 +9,8 @@ let server: ServerType;
 let baseUrl: string;
 let maintainer: CanonHttpClient;
 let agent: CanonHttpClient;
+/** A second maintainer: their disagreement with the first is a conflict, not an update. */
+let colleague: CanonHttpClient;
 
 beforeAll(async () => {
   // With the queue and its workers: compileAndWait polls a real pg-boss job.
@@ -19,6 +21,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   maintainer = createCanonClient({ baseUrl, apiKey: (await canon.key('maintainer')).key });
   agent = createCanonClient({ baseUrl, apiKey: (await canon.key('agent')).key });
+  colleague = createCanonClient({ baseUrl, apiKey: (await canon.key('maintainer', { user: 'colleague' })).key });
 });
 afterAll(async () => {
   await new Promise((r) => server.close(r));
@@ -35,8 +38,14 @@ const ep = (key: string, value: string, at: string) => ({
 
 describe('the typed client over a real HTTP server', () => {
   it('ingests, compiles through a job, reads with an ETag, proposes conditionally, lists and resolves a conflict', async () => {
-    const ingested = await maintainer.ingest([ep('e2e-1', 'Wednesday', '2024-05-01T09:00:00Z'), ep('e2e-2', 'Friday', '2024-05-02T09:00:00Z')]);
-    expect(ingested).toMatchObject({ created: 2, duplicates: 0, erased: 0 });
+    const ingested = [
+      await maintainer.ingest([ep('e2e-1', 'Wednesday', '2024-05-01T09:00:00Z')]),
+      await colleague.ingest([ep('e2e-2', 'Friday', '2024-05-02T09:00:00Z')]),
+    ];
+    expect(ingested).toMatchObject([
+      { created: 1, duplicates: 0, erased: 0 },
+      { created: 1, duplicates: 0, erased: 0 },
+    ]);
 
     const job = await maintainer.compileAndWait({ subject: 'service:e2e' }, { pollMs: 100, timeoutMs: 30_000 });
     expect(job.state).toBe('completed');

@@ -1,23 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@canon/core';
 import { createRuntime, loadConfig, type Principal, type Runtime } from '@canon/runtime';
-import { createTestDatabase, deploymentStory, freezeResolution, shuffled, startTestCanon, type StoryStep, type TestCanon } from '@canon/testing';
+import { actorName, createTestDatabase, deploymentStory, freezeResolution, shuffled, startTestCanon, storyActors, type StoryStep, type TestCanon } from '@canon/testing';
 
 const story = [...deploymentStory(), freezeResolution()];
 const SUBJECT = 'service:billing';
 
-async function principals(runtime: Runtime, workspace: string): Promise<Map<Role, Principal>> {
-  const out = new Map<Role, Principal>();
+/** A key per role (`owner`, …) and one per author of the story (`agent:ava`, …). */
+async function principals(runtime: Runtime, workspace: string): Promise<Map<string, Principal>> {
+  const out = new Map<string, Principal>();
   for (const role of ['agent', 'member', 'maintainer', 'owner'] as const) {
     const { key } = await runtime.createKey({ workspace, role });
     out.set(role, await runtime.authenticate(key));
   }
+  for (const a of storyActors(story)) {
+    const { key } = await runtime.createKey({ workspace, role: a.role, user: a.user });
+    out.set(actorName(a), await runtime.authenticate(key));
+  }
   return out;
 }
 
-async function ingestAll(runtime: Runtime, who: Map<Role, Principal>, steps: readonly StoryStep[], compileEach = false) {
+async function ingestAll(runtime: Runtime, who: Map<string, Principal>, steps: readonly StoryStep[], compileEach = false) {
   for (const step of steps) {
-    await runtime.ingest(who.get(step.role)!, [step.episode]);
+    await runtime.ingest(who.get(actorName(step))!, [step.episode]);
     if (compileEach) await runtime.compile(who.get('owner')!, { subject: SUBJECT });
   }
 }

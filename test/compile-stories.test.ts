@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@canon/core';
-import { deploymentStory, freezeResolution, startTestCanon, type StoryStep, type TestCanon } from '@canon/testing';
+import { actorName, deploymentStory, freezeResolution, startTestCanon, storyActors, type StoryStep, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;
-const keys = new Map<Role, string>();
+const keys = new Map<string, string>();
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   for (const role of ['agent', 'member', 'maintainer', 'owner'] as const) keys.set(role, (await canon.key(role)).key);
+  for (const a of storyActors([...deploymentStory(), freezeResolution()])) keys.set(actorName(a), (await canon.key(a.role, { user: a.user })).key);
 });
 afterAll(() => canon.close());
 
 async function post(step: StoryStep) {
-  const res = await canon.request('/v1/episodes?compile=wait', { key: keys.get(step.role)!, json: step.episode });
+  const res = await canon.request('/v1/episodes?compile=wait', { key: keys.get(actorName(step))!, json: step.episode });
   expect(res.status).toBe(200);
   return res.json();
 }

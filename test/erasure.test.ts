@@ -85,7 +85,9 @@ describe('erasure', () => {
 
   it('erases a user’s episodes and rebuilds the subjects they touched from what remains', async () => {
     const subject = 'service:shared';
-    await canon.request('/v1/episodes?compile=wait', { key: owner, json: ep('u-1', subject, 'deploy day', 'Tuesday') });
+    // Another member, so mallory's value is a side of a dispute rather than overruled.
+    const trent = (await canon.key('member', { user: 'trent' })).key;
+    await canon.request('/v1/episodes?compile=wait', { key: trent, json: ep('u-1', subject, 'deploy day', 'Tuesday') });
     await canon.request('/v1/episodes?compile=wait', { key: member, json: ep('u-2', subject, 'deploy day', 'Friday') });
     await canon.request('/v1/episodes?compile=wait', { key: member, json: ep('u-3', subject, 'secret', 'x', { scope: 'personal' }) });
     expect((await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json()).memories[0].status).toBe('conflicted');

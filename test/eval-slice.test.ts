@@ -14,7 +14,7 @@ beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   const system = canonSystem({
     request: async (path, init) => canon.app.request(path, init),
-    createKey: async (workspace, role) => (await canon.runtime.createKey({ workspace, role })).key,
+    createKey: async (workspace, role, user) => (await canon.runtime.createKey({ workspace, role, ...(user ? { user } : {}) })).key,
   });
   report = (await evaluate([system], workload, 2))[0]!;
 }, 240_000);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@canon/core';
 import { createRuntime, loadConfig } from '@canon/runtime';
-import { createTestDatabase, deploymentStory, type TestDatabase, runCanon } from '@canon/testing';
+import { actorName, createTestDatabase, deploymentStory, storyActors, type TestDatabase, runCanon } from '@canon/testing';
 
 
 let db: TestDatabase;
@@ -26,12 +26,15 @@ beforeAll(async () => {
   db = await createTestDatabase();
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-inspect-'));
   const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
-  const principals = new Map<Role, Awaited<ReturnType<typeof runtime.authenticate>>>();
+  const principals = new Map<string, Awaited<ReturnType<typeof runtime.authenticate>>>();
   for (const role of ['agent', 'member', 'maintainer', 'reader'] as const) {
     principals.set(role, await runtime.authenticate((await runtime.createKey({ workspace: 'default', role })).key));
   }
+  for (const a of storyActors(deploymentStory())) {
+    principals.set(actorName(a), await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: a.role, user: a.user })).key));
+  }
   for (const step of deploymentStory()) {
-    await runtime.ingest(principals.get(step.role)!, [{ ...step.episode, source_ref: `https://example.test/${String(step.episode['idempotency_key'])}` }], { compile: 'wait' });
+    await runtime.ingest(principals.get(actorName(step))!, [{ ...step.episode, source_ref: `https://example.test/${String(step.episode['idempotency_key'])}` }], { compile: 'wait' });
   }
   const { key } = await runtime.createKey({ workspace: 'default', role: 'reader' });
   await runtime.close();

@@ -5,7 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@canon/core';
-import { deploymentStory, startTestCanon, type TestCanon } from '@canon/testing';
+import { actorName, deploymentStory, startTestCanon, storyActors, type TestCanon } from '@canon/testing';
 
 const ARTIFACTS = path.resolve('test/artifacts');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -14,13 +14,14 @@ let canon: TestCanon;
 let server: ServerType;
 let base: string;
 let browser: Browser;
-const keys = new Map<Role, string>();
+const keys = new Map<string, string>();
 
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   for (const role of ['agent', 'member', 'maintainer', 'reader'] as const) keys.set(role, (await canon.key(role)).key);
+  for (const a of storyActors(deploymentStory())) keys.set(actorName(a), (await canon.key(a.role, { user: a.user })).key);
   for (const step of deploymentStory()) {
-    const principal = await canon.runtime.authenticate(keys.get(step.role));
+    const principal = await canon.runtime.authenticate(keys.get(actorName(step)));
     const episode = { ...step.episode, source_ref: `https://example.test/log/${String(step.episode['idempotency_key'])}` };
     await canon.runtime.ingest(principal, [episode], { compile: 'wait' });
   }

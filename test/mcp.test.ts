@@ -225,12 +225,17 @@ describe('canon mcp against a Canon server (CANON_URL)', () => {
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const agent = (await runtime.createKey({ workspace: 'default', role: 'agent', user: 'cy' })).key;
+    const otherAgent = (await runtime.createKey({ workspace: 'default', role: 'agent', user: 'dee' })).key;
     const reader = (await runtime.createKey({ workspace: 'default', role: 'reader' })).key;
     // No DATABASE_URL: everything goes through the server's HTTP API with the key.
-    await Promise.all([spawnMcp('http-agent', agent, { CANON_URL: url }), spawnMcp('http-reader', reader, { CANON_URL: url })]);
+    await Promise.all([
+      spawnMcp('http-agent', agent, { CANON_URL: url }),
+      spawnMcp('http-other-agent', otherAgent, { CANON_URL: url }),
+      spawnMcp('http-reader', reader, { CANON_URL: url }),
+    ]);
   }, 180_000);
   afterAll(async () => {
-    for (const name of ['http-agent', 'http-reader']) await clients.get(name)?.client.close();
+    for (const name of ['http-agent', 'http-other-agent', 'http-reader']) await clients.get(name)?.client.close();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await runtime?.close();
   });
@@ -239,7 +244,8 @@ describe('canon mcp against a Canon server (CANON_URL)', () => {
     const args = { subject: 'service:search', predicate: 'index engine', value: 'tantivy', occurred_at: '2024-06-01T00:00:00Z' };
     expect((await call('http-agent', 'remember', args)).data).toMatchObject({ ingest: 'created', decision: 'created' });
     expect((await call('http-agent', 'remember', args)).data).toMatchObject({ ingest: 'duplicate', decision: 'duplicate' });
-    const other = await call('http-agent', 'remember', { ...args, value: 'lucene', occurred_at: '2024-06-02T00:00:00Z' });
+    // Another agent disagrees: a conflict. The first agent's own later word is an update.
+    const other = await call('http-other-agent', 'remember', { ...args, value: 'lucene', occurred_at: '2024-06-02T00:00:00Z' });
     expect(other.data).toMatchObject({ decision: 'conflicted' });
 
     const recalled = await call('http-reader', 'recall', { subject: 'service:search' });

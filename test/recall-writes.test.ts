@@ -1,21 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { Role } from '@canon/core';
-import { deploymentStory, startTestCanon, type StoryStep, type TestCanon } from '@canon/testing';
+import { actorName, deploymentStory, freezeResolution, startTestCanon, storyActors, type StoryStep, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;
-const keys = new Map<Role, string>();
+const keys = new Map<string, string>();
 const SUBJECT = 'service:billing';
 const enc = encodeURIComponent;
 
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   for (const role of ['agent', 'member', 'maintainer', 'owner', 'reader'] as const) keys.set(role, (await canon.key(role)).key);
+  for (const a of storyActors([...deploymentStory(), freezeResolution()])) keys.set(actorName(a), (await canon.key(a.role, { user: a.user })).key);
 });
 afterAll(() => canon.close());
 
 async function post(step: StoryStep) {
-  const res = await canon.request('/v1/episodes?compile=wait', { key: keys.get(step.role)!, json: step.episode });
+  if (!keys.has(actorName(step))) keys.set(actorName(step), (await canon.key(step.role, { user: step.user })).key);
+  const res = await canon.request('/v1/episodes?compile=wait', { key: keys.get(actorName(step))!, json: step.episode });
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -116,7 +118,7 @@ describe('conditional writes', () => {
   const subject = 'service:proposals';
   let id: string;
   beforeAll(async () => {
-    await post({ role: 'agent', episode: { idempotency_key: 'pr-1', subject, occurred_at: '2024-05-01T09:00:00Z', kind: 'claim', body: { claims: [{ predicate: 'deploy day', value: 'Tuesday' }] } } });
+    await post({ role: 'agent', user: 'ava', episode: { idempotency_key: 'pr-1', subject, occurred_at: '2024-05-01T09:00:00Z', kind: 'claim', body: { claims: [{ predicate: 'deploy day', value: 'Tuesday' }] } } });
     id = (await memories(subject)).memories[0]!.id;
   });
 
@@ -249,8 +251,8 @@ describe('conflicts', () => {
   let id: string;
   beforeAll(async () => {
     const ep = (key: string, at: string, value: string) => ({ idempotency_key: key, subject, occurred_at: at, kind: 'claim', body: { claims: [{ predicate: 'release freeze day', value }] } });
-    await post({ role: 'member', episode: ep('cf-1', '2024-05-01T09:00:00Z', 'Wednesday') });
-    await post({ role: 'member', episode: { ...ep('cf-2', '2024-05-02T09:00:00Z', 'Friday'), source: 'mcp' } });
+    await post({ role: 'member', user: 'mia', episode: ep('cf-1', '2024-05-01T09:00:00Z', 'Wednesday') });
+    await post({ role: 'member', user: 'noor', episode: { ...ep('cf-2', '2024-05-02T09:00:00Z', 'Friday'), source: 'mcp' } });
     id = (await memories(subject)).memories[0]!.id;
   });
 
@@ -315,8 +317,8 @@ describe('policies', () => {
   const subject = 'service:policy';
   beforeAll(async () => {
     const ep = (key: string, at: string, value: string) => ({ idempotency_key: key, subject, occurred_at: at, kind: 'claim', body: { claims: [{ predicate: 'on call team', value }] } });
-    await post({ role: 'agent', episode: ep('pol-1', '2024-05-01T09:00:00Z', 'payments') });
-    await post({ role: 'agent', episode: ep('pol-2', '2024-05-02T09:00:00Z', 'platform') });
+    await post({ role: 'agent', user: 'ava', episode: ep('pol-1', '2024-05-01T09:00:00Z', 'payments') });
+    await post({ role: 'agent', user: 'ben', episode: ep('pol-2', '2024-05-02T09:00:00Z', 'platform') });
   });
 
   it('a predicate switched from flag to supersede is rebuilt: the former conflict becomes a change', async () => {

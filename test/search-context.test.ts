@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@canon/core';
 import { estimateTokens } from '@canon/runtime';
-import { deploymentStory, startTestCanon, type TestCanon } from '@canon/testing';
+import { actorName, deploymentStory, startTestCanon, storyActors, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;
-const keys = new Map<Role, string>();
+const keys = new Map<string, string>();
 let alice: string;
 let bob: string;
 let otherWorkspace: string;
@@ -40,7 +40,8 @@ beforeAll(async () => {
   bob = (await canon.key('member', { user: 'bob' })).key;
   otherWorkspace = (await canon.key('owner', { workspace: 'other' })).key;
 
-  for (const step of deploymentStory()) await post(keys.get(step.role)!, step.episode);
+  for (const a of storyActors(deploymentStory())) keys.set(actorName(a), (await canon.key(a.role, { user: a.user })).key);
+  for (const step of deploymentStory()) await post(keys.get(actorName(step))!, step.episode);
   const owner = keys.get('owner')!;
   await post(owner, claimEpisode('search-1', 'service:search', { predicate: 'deploy day', qualifiers: { env: 'staging' }, value: 'Thursday' }));
   await post(owner, claimEpisode('search-2', 'service:search', { predicate: 'deploy window', value: 'Thursday afternoon' }));

@@ -5,7 +5,7 @@ import type { FactTruth, GeneratedEpisode, Role } from './workload.js';
 /** How the evaluation reaches Canon: a fetch-like call to its HTTP API, and a way to make keys. */
 export interface CanonAccess {
   request(path: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response>;
-  createKey(workspace: string, role: Role | 'owner'): Promise<string>;
+  createKey(workspace: string, role: Role | 'owner', user?: string): Promise<string>;
 }
 
 interface MemoryJson {
@@ -33,19 +33,23 @@ export function canonSystem(access: CanonAccess): SystemFactory {
     description: 'the HTTP API: POST /v1/episodes (a key per role), POST /v1/compile, GET /v1/subjects/{s}/memories?as_of=',
     async create(run: string): Promise<MemorySystem> {
       const workspace = `eval-${run}`;
+      // One author per (role, source): an agent writing through the API and another through MCP
+      // are two people, so their disagreement is a dispute and not an update.
       const keys = new Map<string, string>();
-      const keyOf = async (role: Role | 'owner') => {
-        let k = keys.get(role);
+      const keyOf = async (role: Role | 'owner', source?: string) => {
+        const user = source === undefined ? undefined : `${role}-${source}`;
+        const label = user ?? role;
+        let k = keys.get(label);
         if (!k) {
-          k = await access.createKey(workspace, role);
-          keys.set(role, k);
+          k = await access.createKey(workspace, role, user);
+          keys.set(label, k);
         }
         return k;
       };
-      const call = async (method: string, path: string, role: Role | 'owner', json?: unknown) => {
+      const call = async (method: string, path: string, role: Role | 'owner', json?: unknown, source?: string) => {
         const res = await access.request(path, {
           method,
-          headers: { authorization: `Bearer ${await keyOf(role)}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: { authorization: `Bearer ${await keyOf(role, source)}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
           ...(json === undefined ? {} : { body: JSON.stringify(json) }),
         });
         const body = await res.json();
@@ -53,7 +57,7 @@ export function canonSystem(access: CanonAccess): SystemFactory {
         return body as Record<string, unknown>;
       };
       const post = async (e: GeneratedEpisode, wait: boolean) => {
-        const body = await call('POST', `/v1/episodes${wait ? '?compile=wait' : ''}`, e.role, e.episode);
+        const body = await call('POST', `/v1/episodes${wait ? '?compile=wait' : ''}`, e.role, e.episode, e.episode.source);
         const items = (body['results'] ?? body['items'] ?? []) as Array<{ status?: string }>;
         for (const item of items) {
           if (item.status && item.status !== 'created' && item.status !== 'duplicate') throw new Error(`ingest answered ${item.status}`);

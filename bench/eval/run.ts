@@ -83,7 +83,7 @@ async function main() {
   try {
     const canon = canonSystem({
       request: (p, init) => fetch(`${server.url}${p}`, init),
-      createKey: async (workspace, role) => (await runtime.createKey({ workspace, role })).key,
+      createKey: async (workspace, role, user) => (await runtime.createKey({ workspace, role, ...(user ? { user } : {}) })).key,
     });
     const reports = await evaluate([canon, appendOnly, lastWriteWins, jaccardSupersession], workload, ORDERS, console.error);
     const meta = {

@@ -1,6 +1,6 @@
 export { createTestDatabase, createEmptyDatabase, type TestDatabase } from './database.js';
 export { startTestCanon, type TestCanon } from './runtime.js';
 export { withDatabase } from './global-setup.js';
-export { deploymentStory, freezeResolution, shuffled, type StoryStep } from './stories.js';
+export { actorName, deploymentStory, freezeResolution, shuffled, storyActors, type StoryStep } from './stories.js';
 export { runCanon, type CliOutcome } from './cli.js';
 export { isAlive, killChild } from './processes.js';

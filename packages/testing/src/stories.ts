@@ -1,9 +1,22 @@
 import type { Role } from '@canon/core';
 
-/** An episode as posted, with the role of the key that posts it. */
+/** An episode as posted, with the role and the user of the key that posts it. */
 export interface StoryStep {
   role: Role;
+  /** The person behind the key: a later statement of the same user is an update (design §4). */
+  user: string;
   episode: Record<string, unknown>;
+}
+
+/** One key per (role, user): how a test names the key that posts a step. */
+export function actorName(step: Pick<StoryStep, 'role' | 'user'>): string {
+  return `${step.role}:${step.user}`;
+}
+
+/** The distinct authors of some steps, to create one key each. */
+export function storyActors(steps: readonly StoryStep[]): Array<Pick<StoryStep, 'role' | 'user'>> {
+  const seen = new Map(steps.map((s) => [actorName(s), { role: s.role, user: s.user }] as const));
+  return [...seen.values()];
 }
 
 const staging = { predicate: 'deploy day', qualifiers: { env: 'staging' } };
@@ -24,33 +37,33 @@ const claimEp = (key: string, at: string, claim: Record<string, unknown>, extra:
  */
 export function deploymentStory(): StoryStep[] {
   return [
-    { role: 'agent', episode: claimEp('a1', '2024-05-01T09:00:00Z', { ...staging, value: 'Tuesday', text: 'Staging deploys run on Tuesdays' }) },
-    { role: 'agent', episode: claimEp('b1', '2024-05-01T10:00:00Z', { ...staging, value: 'Tuesday', text: 'We deploy staging every Tuesday' }, { source: 'mcp' }) },
+    { role: 'agent', user: 'ava', episode: claimEp('a1', '2024-05-01T09:00:00Z', { ...staging, value: 'Tuesday', text: 'Staging deploys run on Tuesdays' }) },
+    { role: 'agent', user: 'ben', episode: claimEp('b1', '2024-05-01T10:00:00Z', { ...staging, value: 'Tuesday', text: 'We deploy staging every Tuesday' }, { source: 'mcp' }) },
     {
-      role: 'member',
+      role: 'member', user: 'mia',
       episode: claimEp('m1', '2024-05-02T09:00:00Z', { ...staging, value: 'Tuesday', conditions: ['only after the integration tests pass'] }),
     },
-    { role: 'agent', episode: claimEp('c1', '2024-05-03T09:00:00Z', { ...staging, value: 'Tuesday' }) },
+    { role: 'agent', user: 'cal', episode: claimEp('c1', '2024-05-03T09:00:00Z', { ...staging, value: 'Tuesday' }) },
     {
-      role: 'maintainer',
+      role: 'maintainer', user: 'max',
       episode: claimEp('x1', '2024-05-06T12:00:00Z', { ...staging, value: 'Thursday', effective_from: '2024-05-13T00:00:00Z' }),
     },
     {
-      role: 'agent',
+      role: 'agent', user: 'tess',
       episode: claimEp('t1', '2024-04-20T00:00:00Z', { ...staging, value: 'Tuesday', effective_from: '2024-04-20T00:00:00Z' }),
     },
-    { role: 'agent', episode: claimEp('p1', '2024-05-01T09:00:00Z', { predicate: 'deploy day', qualifiers: { env: 'production' }, value: 'Friday' }) },
-    { role: 'agent', episode: claimEp('f1', '2024-05-01T09:00:00Z', { predicate: 'release freeze day', value: 'Wednesday' }) },
-    { role: 'agent', episode: claimEp('f2', '2024-05-02T09:00:00Z', { predicate: 'release freeze day', value: 'Friday' }, { source: 'mcp' }) },
-    { role: 'maintainer', episode: claimEp('o1', '2024-05-01T09:00:00Z', { predicate: 'owning team', value: 'payments' }) },
-    { role: 'agent', episode: claimEp('o2', '2024-05-02T09:00:00Z', { predicate: 'owning team', value: 'billing-core' }) },
+    { role: 'agent', user: 'ava', episode: claimEp('p1', '2024-05-01T09:00:00Z', { predicate: 'deploy day', qualifiers: { env: 'production' }, value: 'Friday' }) },
+    { role: 'agent', user: 'ava', episode: claimEp('f1', '2024-05-01T09:00:00Z', { predicate: 'release freeze day', value: 'Wednesday' }) },
+    { role: 'agent', user: 'ben', episode: claimEp('f2', '2024-05-02T09:00:00Z', { predicate: 'release freeze day', value: 'Friday' }, { source: 'mcp' }) },
+    { role: 'maintainer', user: 'max', episode: claimEp('o1', '2024-05-01T09:00:00Z', { predicate: 'owning team', value: 'payments' }) },
+    { role: 'agent', user: 'cal', episode: claimEp('o2', '2024-05-02T09:00:00Z', { predicate: 'owning team', value: 'billing-core' }) },
   ];
 }
 
 /** The maintainer's resolution of the freeze-day dispute, naming both claims it settles. */
 export function freezeResolution(): StoryStep {
   return {
-    role: 'maintainer',
+    role: 'maintainer', user: 'max',
     episode: claimEp('r1', '2024-05-04T09:00:00Z', {
       predicate: 'release freeze day',
       value: 'Friday',
