@@ -39,6 +39,17 @@ export const STANDING_PENALTY: Readonly<Record<'hedge' | 'hypothetical' | 'hears
 export const MAX_PENALTY = 9;
 
 const WHEN = `(?<when>${DATE_EXPR})`;
+/** A past period named by a year, or a month and a year: "2017", "Aug 2022", "January 2024". */
+const PERIOD = '(?<when>(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?\\s+)?(?:19|20)\\d{2})';
+/** Documents that can carry a date of their own. */
+const RECORD =
+  '(?:spreadsheet|sheet|runbook|wiki|doc|document|page|contract|agreement|email|e-mail|note|notes|deck|slides?|export|report|audit|inventory|list|memo|diagram|ticket|invoice|handbook|manual|readme|plan|minutes|backup|archive|snapshot|config|dump)s?';
+/** Records that state the present state of things. */
+const RECORD_OF_PRESENT =
+  '(?:contract|agreement|order form|sow|msa|dpa|amendment|invoice|record|system of record|cmdb|config(?:uration)?|export|statement|registry|ledger|policy|terms|purchase order|po|renewal)';
+/** Systems whose word on the present is a record. */
+const SYSTEM =
+  "(?:billing system|cmdb|cmdb export|system of record|source of truth|registry|ledger|hr system|hris|workday|bamboohr|salesforce|hubspot|netbox|chargebee|stripe|okta|jamf|servicenow|terraform state|state file|zone file|dns zone|running config|live config|current config|admin console|dashboard|monitoring|status page|inventory|asset register)";
 const THAT = '(?:\\s+that)?';
 
 export const CUES: readonly Cue[] = Object.freeze([
@@ -52,6 +63,9 @@ export const CUES: readonly Cue[] = Object.freeze([
   { name: 'should-read', class: 'correction', place: 'any', pattern: '\\bshould (?:read|say|have said|have been)\\b', example: 'The rate should read $120.' },
   { name: 'my-mistake', class: 'correction', place: 'any', pattern: '\\b(?:my mistake|my bad|typo|mis-?typed|wrongly (?:stated|listed|said)|incorrectly (?:stated|listed|said))\\b', example: 'My mistake, the rate is $120.' },
   { name: 'corrected', class: 'correction', place: 'any', pattern: '\\b(?:corrected|correcting|correction)\\b', example: 'Corrected rate is $120.' },
+  { name: 'correct-to', class: 'correction', place: 'any', pattern: "\\b(?:(?:must|please|to|let me|i'?ll|we'?ll|need to|have to)\\s+correct\\b|correct(?:s|ed)?\\s+(?:\\S+\\s+){0,8}?to\\b)", example: 'Please correct the Acme support rate to $120/hour.' },
+  { name: 'replace-with', class: 'correction', place: 'any', pattern: '\\b(?:replaces?|replacing|supersedes?)\\b', example: 'relay-02.mail.internal replaces smtp1.mail.internal for invoice mails.' },
+  { name: 'wrong-value', class: 'correction', place: 'any', pattern: '\\b(?:(?:had|has|have|listed|showed|shows|with) the wrong|(?:fix(?:es|ed|ing)?|correct(?:s|ed|ing)?)\\s+(?:the\\s+|a\\s+)?(?:wrong|incorrect|bad|stale|outdated)|wrongly|erroneous(?:ly)?)\\b', example: 'docs: fix wrong redis host for checkout-web, it is cache-02.internal.' },
 
   // — change with a time —
   { name: 'from-now-on', class: 'change', place: 'lead', pattern: '(?:from now on|going forward|moving forward|henceforth|effective immediately|as of now|starting now|starting today|from today)[,:]?', example: 'From now on, the staging deploy runs on Thursday.' },
@@ -60,15 +74,23 @@ export const CUES: readonly Cue[] = Object.freeze([
   { name: 'trailing-effective', class: 'change', place: 'trail', pattern: `(?:effective|starting|beginning|commencing)(?:\\s+(?:on|from|as of))?\\s+${WHEN}(?:\\s+on(?:wards?)?)?`, example: 'The staging deploy runs on Thursday starting next week.' },
   { name: 'trailing-from-now-on', class: 'change', place: 'trail', pattern: '(?:from now on|going forward|effective immediately|until further notice|henceforth)', example: 'The staging deploy runs on Thursday from now on.' },
   { name: 'now-is', class: 'change', place: 'any', pattern: '\\b(?:is now|are now|now runs|now run|has changed to|have changed to|has moved to|moved to|switched to|changed to|no longer)\\b', example: 'The staging deploy is now on Thursday.' },
+  { name: 'moved-from-to', class: 'change', place: 'any', pattern: '\\b(?:migrated|moved|switched|changed|upgraded|downgraded|bumped|raised|lowered|increased|decreased|reduced|cut over|rotated|renamed|transferred|reassigned|handed (?:over|off))\\b[^.;]{0,60}?\\bto\\b', example: 'notifications-worker was migrated from RabbitMQ to SQS on Oct 17.' },
+  { name: 'starting-period', class: 'change', place: 'any', pattern: '\\b(?:starting|beginning|from|as of|effective)\\s+(?:this|next|the next|the coming)\\s+(?:sprint|week|month|quarter|release|cycle|iteration|rotation|year|shift)\\b', example: 'Starting this sprint, growth-team runs 3-week sprints.' },
 
   // — dated statements —
   { name: 'as-of-date', class: 'dated', place: 'lead', pattern: `(?:as of|as at|as on)\\s+${WHEN}[,:]?`, example: 'As of 2024-03-01, the rate is $100.' },
   { name: 'trailing-as-of', class: 'dated', place: 'trail', pattern: `(?:as of|as at)\\s+${WHEN}`, example: 'The rate is $100 as of March 1, 2024.' },
+  { name: 'dated-record', class: 'dated', place: 'any', pattern: `\\b${PERIOD}\\s+(?:\\w+\\s+){0,2}?${RECORD}`, example: 'A 2017 spreadsheet from the old share says the rate is $100.' },
+  { name: 'dated-back', class: 'dated', place: 'any', pattern: `\\b(?:back in|in|during|as of|as at|last (?:edited|updated|modified|reviewed|touched)(?:\\s+(?:in|on))?)\\s+${PERIOD}\\b`, example: 'Back in January 2024 the on-call was Aisha Khan.' },
 
   // — attestation of the present state by a record or system —
   { name: 'live-config-shows', class: 'attestation', place: 'lead', pattern: `(?:the\\s+)?(?:live|current|production|prod|running|deployed)\\s+(?:config(?:uration)?|settings?|dashboard|system|deployment|manifest|environment)s?\\s+(?:now\\s+)?(?:shows?|says|reads|lists|confirms?|reports?)${THAT}[,:]?`, example: 'The live config now shows the staging deploy runs on Thursday.' },
   { name: 'audit-confirms', class: 'attestation', place: 'lead', pattern: `(?:today'?s|the latest|the current|this morning'?s|a fresh|the new)\\s+(?:audit|scan|export|report|inventory|check|health check|snapshot|run|invoice|statement)\\s+(?:confirms?|shows?|says|reports?|lists)${THAT}[,:]?`, example: "Today's audit confirms the rate is $120." },
   { name: 'system-of-record', class: 'attestation', place: 'lead', pattern: `(?:the\\s+)?(?:monitoring|status page|registry|database|cmdb|ledger|billing system|system of record|source of truth|admin console)\\s+(?:now\\s+)?(?:shows?|confirms?|reports?|lists|says)${THAT}[,:]?`, example: 'The billing system shows the rate is $120.' },
+  { name: 'per-record', class: 'attestation', place: 'any', pattern: `\\b(?:per|according to|as (?:stated|written|listed) in|under)\\s+(?:the|our|their|its|this)\\s+(?:[\\w-]+\\s+){0,3}?${RECORD_OF_PRESENT}`, example: 'Per the countersigned contract, the support rate is $155/hour.' },
+  { name: 'system-shows', class: 'attestation', place: 'any', pattern: `\\b${SYSTEM}\\b[^.;]{0,40}?\\b(?:now\\s+)?(?:shows?|lists?|says|reads|reports?|confirms?|returns?|has)\\b`, example: 'The billing system lists 310 seats for Globex.' },
+  { name: 'pulled-live', class: 'attestation', place: 'any', pattern: '\\b(?:(?:pulled|read|checked|dumped|exported|queried|looked at|inspected)\\s+(?:the\\s+)?(?:live|running|current|production|prod|deployed)\\b|(?:pulled|checked|verified|read|exported|queried)\\s+(?:just now|today|this morning|a minute ago|minutes ago))', example: 'Pulled the live zone file: public-api is a CNAME to lb-eu-1.example.net.' },
+  { name: 'fresh-record', class: 'attestation', place: 'any', pattern: `\\b(?:today'?s|this morning'?s|tonight'?s|the latest|a fresh|the new|the current)\\s+(?:[\\w-]+\\s+){0,2}?(?:audit|scan|export|report|inventory|check|health check|snapshot|invoice|statement|sync|dump|run)\\b`, example: "This morning's CMDB export shows billing-db on host db-bill-7." },
   { name: 'verified-now', class: 'attestation', place: 'lead', pattern: '(?:verified|confirmed|checked)\\s+(?:just now|today|in production|live|against production)[,:]?', example: 'Confirmed in production: the staging deploy runs on Thursday.' },
 
   // — hedges —
@@ -86,6 +108,9 @@ export const CUES: readonly Cue[] = Object.freeze([
   // — second-hand or unverifiable origin —
   { name: 'heard', class: 'hearsay', place: 'lead', pattern: `(?:rumou?r has it|word is|i heard|i'?ve heard|we heard|someone (?:said|mentioned|told me|says)|somebody (?:said|mentioned|told me)|people (?:say|said)|i was told|we were told|apparently|according to (?:someone|a colleague|a friend|hearsay|rumou?rs?|the grapevine|slack)|(?:a|one) (?:colleague|friend|co-?worker|customer|user|contractor) (?:said|mentioned|told me)|from what i(?:'ve)? heard|heard in passing|secondhand|second-hand)${THAT}[,:]?`, example: 'Someone mentioned that the staging deploy runs on Thursday.' },
   { name: 'hearsay-adverb', class: 'hearsay', place: 'word', pattern: '(?:reportedly|allegedly|supposedly|apparently|purportedly|rumou?redly)', example: 'The staging deploy reportedly runs on Thursday.' },
+  { name: 'anonymous', class: 'hearsay', place: 'any', pattern: "\\b(?:unsigned|anonymous(?:ly)?|unattributed|unauthenticated|unidentified|unknown (?:sender|source|caller|author|origin|number|address)|(?:would|did) not (?:give|leave|sign|share) (?:a|their|his|her) name|no name|without (?:a name|signing))\\b", example: 'Found an unsigned note in the DC cage: billing-db is on db-bill-2.' },
+  { name: 'low-confidence', class: 'hedge', place: 'any', pattern: '\\b(?:barely legible|illegible|hard to read|partly legible|partially legible|smudged|blurry|blurred|garbled|low[- ]confidence|uncertain|unclear|unreadable|faded)\\b', example: 'OCR uncertain (smudged): the liability cap is $200,000.' },
+  { name: 'unapproved', class: 'hypothetical', place: 'any', pattern: "\\b(?:wip|work in progress|unreviewed|unapproved|not (?:yet\\s+)?(?:reviewed|approved|merged|signed|countersigned|final|binding|official)|do ?n[o']?t merge|pending (?:review|approval|signature|sign-?off)|awaiting (?:review|approval|signature|sign-?off))\\b", example: '[WIP, not reviewed] bump prod replicas for public-api to 5.' },
   { name: 'unverified', class: 'hearsay', place: 'any', pattern: "\\b(?:unverified|not verified|can'?t verify|cannot verify|could not verify|anecdotally|hearsay|unconfirmed|unsourced|rumou?rs?)\\b", example: 'Unverified: the staging deploy runs on Thursday.' },
 ]);
 
@@ -158,10 +183,39 @@ export function readCues(sentence: string): CueResult {
   }
   rest = rest.replace(/ {2,}/g, ' ').trim();
   for (const cue of CUES) {
-    if (cue.place === 'any' && regex(cue).test(sentence)) matches.push({ cue, when: null });
+    if (cue.place !== 'any') continue;
+    const m = regex(cue).exec(sentence);
+    if (m) matches.push({ cue, when: m.groups?.['when'] ?? null });
   }
   if (capital && rest !== sentence) rest = rest.replace(/^\p{Ll}/u, (c) => c.toUpperCase());
   return { rest, matches };
+}
+
+const unanchored = new Map<Cue, RegExp>();
+/** A lead or trail cue found anywhere in a sentence: after a label ("Planning notes: starting…"), mid-sentence. */
+function anywhere(cue: Cue): RegExp {
+  let re = unanchored.get(cue);
+  if (!re) {
+    re = new RegExp(`(?:^|[\\s:;,(\\[—–-])(?:${cue.pattern})`, 'iu');
+    unanchored.set(cue, re);
+  }
+  return re;
+}
+
+/**
+ * Every cue of a sentence that qualifies a claim stated beside it (design §3): what `readCues`
+ * finds, and lead or trail phrases wherever they stand. Nothing is stripped: a structured claim's
+ * value is given, so the words only qualify it.
+ */
+export function qualifyingCues(sentence: string): CueMatch[] {
+  const matches = readCues(sentence).matches;
+  const found = new Set(matches.map((m) => m.cue));
+  for (const cue of CUES) {
+    if (found.has(cue) || (cue.place !== 'lead' && cue.place !== 'trail')) continue;
+    const m = anywhere(cue).exec(sentence);
+    if (m) matches.push({ cue, when: m.groups?.['when'] ?? null });
+  }
+  return matches;
 }
 
 /** Total standing penalty of the matched cues: each class counts once, capped below a band. */

@@ -7,10 +7,11 @@ import { compareStrings, fingerprint, normalizeConditions, normalizeText, normal
 import type { PolicySet } from './policy.js';
 import { policyFor } from './policy.js';
 import type { CueMatch } from './cues.js';
-import { readCues } from './cues.js';
+import { qualifyingCues, readCues } from './cues.js';
 import { resolveDate, maskSlots } from './slots.js';
 import type { DateContext } from './slots.js';
 import { startOfDay } from './dates.js';
+import { compareInstants } from './order.js';
 import { standingFor } from './standing.js';
 import { EXTRACTOR_VERSION } from './version.js';
 
@@ -38,9 +39,14 @@ function asSet(value: Json): Json {
   return [...byKey.keys()].sort(compareStrings).map((k) => byKey.get(k)!);
 }
 
-/** The cues of every sentence of a text, in order. */
+/**
+ * The cues of every sentence of a text, in order. A question mark qualifies only a text that asks
+ * and never states: "Hi Greg — can you check? The CMDB shows db-7." states db-7.
+ */
 export function textCues(text: string): CueMatch[] {
-  return sentences(text).flatMap((s) => readCues(s).matches);
+  const all = sentences(text);
+  const asks = all.length > 0 && all.every((s) => /\?\s*$/u.test(s));
+  return all.flatMap((s) => qualifyingCues(s)).filter((m) => asks || m.cue.name !== 'question');
 }
 
 /**
@@ -82,11 +88,31 @@ export function sentences(text: string): string[] {
     .filter((s) => /[\p{L}\p{N}]/u.test(s));
 }
 
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * A period named by a year or a month and a year ("2017", "Aug 2022"): its start, when the whole
+ * period lies before the episode — a statement about the past. A period still running is no date.
+ */
+export function pastPeriod(when: string, ctx: DateContext): string | null {
+  const m = /^(?:([a-z]+)\.?\s+)?(\d{4})$/iu.exec(when.trim());
+  if (!m) return null;
+  const year = Number(m[2]);
+  const month = m[1] ? MONTHS.indexOf(m[1].slice(0, 3).toLowerCase()) + 1 : 0;
+  if (m[1] && month === 0) return null;
+  const start = { year, month: month || 1, day: 1 };
+  const end = month ? (month === 12 ? { year: year + 1, month: 1, day: 1 } : { year, month: month + 1, day: 1 }) : { year: year + 1, month: 1, day: 1 };
+  if (compareInstants(startOfDay(end, ctx.timeZone), ctx.occurredAt) > 0) return null;
+  return startOfDay(start, ctx.timeZone);
+}
+
 function effectiveOf(matches: readonly CueMatch[], ctx: DateContext): string | null {
   for (const m of matches) {
     const cls = m.cue.class;
     if (cls !== 'change' && cls !== 'dated' && cls !== 'attestation') continue;
     if (!m.when) return ctx.occurredAt;
+    const period = pastPeriod(m.when, ctx);
+    if (period) return period;
     const resolved = resolveDate(m.when, ctx);
     if (!resolved) continue;
     if (resolved.length > 10) return resolved;
