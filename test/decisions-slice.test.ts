@@ -8,7 +8,10 @@ import { evaluateDecisions, type DecisionReport } from '../bench/eval/decisions/
 // the HTTP app. The held-out third is measured by the eval only: it is not a target to tune on.
 const cases = loadCases().filter((c) => !isHeldOut(c.id));
 
-/** Development cases Canon is known to decide wrong, each with the reason (bench/results/eval.md). */
+/**
+ * Development cases Canon is known to decide wrong, each with the reason (bench/results/eval.md).
+ * None today; a case added here needs its reason in bench/eval/decisions/where-canon-is-wrong.md.
+ */
 const KNOWN_WRONG: Record<string, string> = {};
 
 let canon: TestCanon;
