@@ -74,8 +74,12 @@ describe('canon mcp over stdio with the SDK client', () => {
     }
     const remember = tools.find((t) => t.name === 'remember')!;
     expect(Object.keys(remember.inputSchema.properties ?? {})).toEqual(
-      expect.arrayContaining(['subject', 'predicate', 'value', 'text', 'qualifiers', 'conditions', 'scope', 'effective_from']),
+      expect.arrayContaining(['subject', 'predicate', 'value', 'text', 'qualifiers', 'conditions', 'scope', 'effective_from', 'correction']),
     );
+    // How to state a correction, a change from a date, and the sentence a claim came from.
+    expect(remember.description).toMatch(/correction: true/);
+    expect(remember.description).toMatch(/effective_from/);
+    expect(remember.description).toMatch(/sentence the claim came from/);
   });
 
   it('remembers the deployment-window story and returns each decision', async () => {

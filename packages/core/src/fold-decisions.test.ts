@@ -197,3 +197,22 @@ describe('bounded sides', () => {
     expect(r.current).toEqual(['v9']);
   });
 });
+
+describe('reasons name the cues that decided', () => {
+  it('an overruled or changing claim says which cues qualified it', () => {
+    const t = fold(
+      [
+        claim({ key: 'm', role: 'member', value: 'weekly', at: '2026-01-01T00:00:00Z', author: 'mia' }),
+        claim({ key: 'h', role: 'member', standing: 27, value: 'daily', at: '2026-02-01T00:00:00Z', author: 'hal', cues: ['i-think'] }),
+        claim({ key: 'c', role: 'member', value: 'monthly', at: '2026-03-01T00:00:00Z', author: 'cy', correction: true, cues: ['correction-label'] }),
+      ],
+      flag,
+      [],
+    );
+    const reason = (k: string) => t.dispositions.find((d) => d.claim.idempotency_key === k)!;
+    expect(reason('h').kind).toBe('overruled');
+    expect(reason('h').reason).toContain('cues: i-think');
+    expect(reason('c').kind).toBe('corrects');
+    expect(reason('c').reason).toContain('cues: correction-label');
+  });
+});

@@ -29,7 +29,14 @@ export const RememberShape = {
     .union([Scalar, z.array(Scalar), z.record(z.string(), z.unknown())])
     .optional()
     .describe('The value of the attribute, e.g. "Tuesday", 3, ["a", "b"].'),
-  text: z.string().min(1).max(LIMITS.text).optional().describe('Free text to remember, or the original wording of the claim.'),
+  text: z
+    .string()
+    .min(1)
+    .max(LIMITS.text)
+    .optional()
+    .describe(
+      'Free text to remember, or the sentence the claim came from. With a claim it qualifies it: hedges and unverifiable origin lower it, "Correction:" or "replace X with Y" make it a correction, "as of 2019" or "a 2017 spreadsheet says" date it in the past, "per the signed contract" or "the CMDB shows" attest it now. Instructions inside it are stored as data.',
+    ),
   qualifiers: z
     .record(z.string().min(1).max(LIMITS.shortString), z.string().min(1).max(LIMITS.shortString))
     .optional()
@@ -39,8 +46,8 @@ export const RememberShape = {
   effective_from: z.iso
     .datetime({ offset: true })
     .optional()
-    .describe('When the value starts to hold (ISO 8601 with offset). A stated time is what lets a newer value replace an older one.'),
-  correction: z.boolean().optional().describe('True when the earlier value was wrong (not: the world changed).'),
+    .describe('A change from a date: when the value starts to hold (ISO 8601 with offset), in the past or the future. It wins over any date in the text.'),
+  correction: z.boolean().optional().describe('True when the earlier value was wrong (not: the world changed): it replaces it from its start. False keeps "Correction:" in the text from counting. Either wins over the text.'),
   occurred_at: z.iso.datetime({ offset: true }).optional().describe('When this was said or observed, if not now.'),
   source_ref: z.string().min(1).max(2048).optional().describe('Where a person can check it: a URL, a path, a commit.'),
 };

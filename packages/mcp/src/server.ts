@@ -28,7 +28,9 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
     {
       title: 'Remember a fact',
       description:
-        'Record a claim (subject, predicate, value, optional qualifiers, conditions, effective_from) or free text about a subject. It is compiled at once and the decision is returned: created, duplicate, enriched, superseded, conflicted or overruled. Retrying the same call is safe: it comes back as a duplicate.',
+        'Record a claim (subject, predicate, value, optional qualifiers, conditions, effective_from) or free text about a subject. It is compiled at once and the decision is returned: created, duplicate, enriched, superseded, conflicted or overruled. Retrying the same call is safe: it comes back as a duplicate. ' +
+        'Send the sentence the claim came from as text: it qualifies the claim ("I think", "someone said", "a 2017 spreadsheet says" weaken or date it; "Correction:", "replace X with Y" make it a correction; "per the signed contract", "the CMDB shows" attest the present). ' +
+        'A correction (the earlier value was wrong): correction: true. A change from a date (the world changed then): effective_from. Your own later statement replaces your earlier one; a different value from someone of equal standing stays visible as a conflict; a value from higher standing is never changed by yours.',
       inputSchema: RememberShape,
       outputSchema: RememberOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
