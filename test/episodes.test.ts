@@ -113,7 +113,7 @@ describe('POST /v1/episodes', () => {
     const before = await countEpisodes();
     const cases: Array<[string, { body?: string; json?: unknown; headers?: Record<string, string> }, number, string]> = [
       ['malformed JSON', { body: '{"idempotency_key": ', headers: { 'content-type': 'application/json' } }, 400, 'malformed_json'],
-      ['not JSON', { body: 'hello', headers: { 'content-type': 'text/plain' } }, 400, 'validation'],
+      ['not JSON', { body: 'hello', headers: { 'content-type': 'text/plain' } }, 415, 'unsupported_media_type'],
       ['U+0000 in a string', { json: episode('nul', { subject: 'a\u0000b' }) }, 400, 'validation'],
       ['U+0000 deep in the body', { json: episode('nul2', { body: { text: 'ok', deep: { x: ['\u0000'] } } }) }, 400, 'validation'],
       ['a key too long', { json: episode('k'.repeat(600)) }, 400, 'validation'],

@@ -4,6 +4,7 @@ import { CanonError, LIMITS, ValidationError } from '@canon/core';
 import type { Runtime } from '@canon/runtime';
 import { requireKey, type AppEnv } from './auth.js';
 import { problem, problemFromError } from './problem.js';
+import { jsonGuard, urlGuard } from './door.js';
 import { episodeRoutes } from './routes/episodes.js';
 import { healthRoutes } from './routes/health.js';
 import { compileRoutes } from './routes/compile.js';
@@ -40,6 +41,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   });
   app.notFound((c) => problem(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
 
+  app.use('*', urlGuard);
   healthRoutes(app, runtime);
 
   app.use(
@@ -50,6 +52,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
     }),
   );
   app.use('/v1/*', requireKey(runtime));
+  app.use('/v1/*', jsonGuard);
   episodeRoutes(app, runtime);
   operationRoutes(app, runtime);
   compileRoutes(app, runtime);

@@ -12,6 +12,7 @@ const STATUS: Record<HttpProblemType, number> = {
   forbidden: 403,
   not_found: 404,
   not_acceptable: 406,
+  unsupported_media_type: 415,
   key_conflict: 409,
   conflict: 409,
   precondition_failed: 412,
@@ -27,6 +28,7 @@ const TITLE: Record<HttpProblemType, string> = {
   forbidden: 'Forbidden',
   not_found: 'Not found',
   not_acceptable: 'Not acceptable',
+  unsupported_media_type: 'Unsupported media type',
   key_conflict: 'Idempotency key conflict',
   conflict: 'Conflict',
   precondition_failed: 'Precondition failed',
@@ -59,6 +61,9 @@ export function problemFromError(c: Context, err: unknown): Response {
   // Hono's JSON validator (behind every zod-openapi body) throws a 400 HTTPException for a body
   // that does not parse: a client error, not an internal one.
   if (err instanceof HTTPException && err.status === 400) return problem(c, 'malformed_json', err.message || 'the body is not valid JSON');
+  if (err instanceof HTTPException && err.status === 415) return problem(c, 'unsupported_media_type', 'send the body as application/json');
+  if (err instanceof HTTPException && err.status === 413) return problem(c, 'payload_too_large', err.message || 'the body is too large');
+  if (err instanceof HTTPException && err.status < 500) return problem(c, 'validation', err.message || 'the request is not valid');
   // Never leak internals; the server log has the cause.
   return problem(c, 'internal', 'the server could not complete the request');
 }

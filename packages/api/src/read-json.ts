@@ -1,5 +1,11 @@
 import type { Context } from 'hono';
-import { CanonError, ValidationError } from '@canon/core';
+import { CanonError } from '@canon/core';
+
+export class UnsupportedMediaTypeError extends CanonError {
+  constructor(message: string) {
+    super('unsupported_media_type', message);
+  }
+}
 
 export class MalformedJsonError extends CanonError {
   constructor(message: string) {
@@ -11,7 +17,7 @@ export class MalformedJsonError extends CanonError {
 export async function readJson(c: Context): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
-    throw new ValidationError('send the body as application/json');
+    throw new UnsupportedMediaTypeError('send the body as application/json');
   }
   const text = await c.req.text();
   try {

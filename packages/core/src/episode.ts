@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ROLES, type Role } from './roles.js';
 import { canonicalJson, xxh64 } from './hash.js';
 import { ForbiddenError } from './errors.js';
+import { jsonFault, MAX_JSON_DEPTH, stringFault } from './json-guard.js';
 
 /** Limits enforced at ingest; exported so the API can document them. */
 export const LIMITS = Object.freeze({
@@ -11,26 +12,29 @@ export const LIMITS = Object.freeze({
   shortString: 512,
   text: 100_000,
   claimsPerEpisode: 1000,
+  /** One claim's value, as JSON. */
+  valueBytes: 64 * 1024,
+  /** Levels of arrays and objects in any JSON a client sends. */
+  jsonDepth: MAX_JSON_DEPTH,
 });
 
-const NUL = '\u0000';
+/** Strings PostgreSQL and JSON consumers accept: well-formed Unicode, no U+0000. */
+export const cleanString = <T extends z.ZodString>(s: T) =>
+  s.superRefine((v, ctx) => {
+    const fault = stringFault(v);
+    if (fault) ctx.addIssue({ code: 'custom', message: fault });
+  });
 
-/** Recursively true when any string (key or value) holds U+0000, which PostgreSQL text/jsonb refuse. */
-export function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes(NUL);
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(([k, v]) => k.includes(NUL) || containsNul(v));
+const shortString = cleanString(z.string().min(1).max(LIMITS.shortString));
+
+/** The size of a value as JSON; a value JSON cannot even write counts as too large. */
+function jsonBytes(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  } catch {
+    return Number.POSITIVE_INFINITY;
   }
-  return false;
 }
-
-const noNul = (s: string) => !s.includes(NUL);
-const shortString = z
-  .string()
-  .min(1)
-  .max(LIMITS.shortString)
-  .refine(noNul, { message: 'must not contain U+0000' });
 
 /** An instant given by a source. Any ISO 8601 date-time with offset; kept at millisecond precision. */
 export const Instant = z.iso
@@ -55,7 +59,7 @@ export type ClaimRef = z.infer<typeof ClaimRef>;
 /** A structured claim as written in an episode body (design §2). */
 export const ClaimInput = z.strictObject({
   predicate: shortString,
-  value: JsonValue.optional(),
+  value: JsonValue.optional().refine((v) => jsonBytes(v) <= LIMITS.valueBytes, { message: `larger than ${LIMITS.valueBytes} bytes as JSON` }),
   qualifiers: z.record(shortString, shortString).optional(),
   conditions: z.array(shortString).max(100).optional(),
   op: ClaimOp.optional(),
@@ -64,7 +68,7 @@ export const ClaimInput = z.strictObject({
   /** Claims this one settles (a conflict resolution). */
   settles: z.array(ClaimRef).max(100).optional(),
   /** Original wording, when the structured claim came from text. */
-  text: z.string().max(LIMITS.text).refine(noNul, { message: 'must not contain U+0000' }).optional(),
+  text: cleanString(z.string().max(LIMITS.text)).optional(),
 });
 export type ClaimInput = z.infer<typeof ClaimInput>;
 
@@ -100,11 +104,12 @@ export const EpisodeInput = z
     sequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     lineage: shortString.optional(),
     snapshot: z.boolean().default(false),
-    source_ref: z.string().min(1).max(2048).refine(noNul, { message: 'must not contain U+0000' }).optional(),
+    source_ref: cleanString(z.string().min(1).max(2048)).optional(),
   })
   .superRefine((e, ctx) => {
-    if (containsNul(e.body)) ctx.addIssue({ code: 'custom', path: ['body'], message: 'must not contain U+0000' });
-    if (Buffer.byteLength(JSON.stringify(e.body), 'utf8') > LIMITS.episodeBodyBytes) {
+    const fault = jsonFault(e.body, LIMITS.jsonDepth - 1);
+    if (fault) ctx.addIssue({ code: 'custom', path: ['body', ...(fault.path === '' ? [] : fault.path.split('.'))], message: fault.message });
+    else if (jsonBytes(e.body) > LIMITS.episodeBodyBytes) {
       ctx.addIssue({ code: 'custom', path: ['body'], message: `larger than ${LIMITS.episodeBodyBytes} bytes` });
     }
   });

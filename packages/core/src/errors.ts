@@ -13,7 +13,8 @@ export type ProblemType =
   | 'precondition_failed'
   | 'conflict'
   | 'busy'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'unsupported_media_type';
 
 export class CanonError extends Error {
   readonly type: ProblemType;

@@ -2,7 +2,7 @@ export { xxh64, sha256, canonicalJson, lengthPrefixed } from './hash.js';
 export { ROLES, ROLE_STANDING, canWrite, atLeast, type Role } from './roles.js';
 export {
   LIMITS,
-  containsNul,
+  cleanString,
   Instant,
   ClaimOp,
   ClaimRef,
@@ -82,3 +82,4 @@ export { CUES, STANDING_PENALTY, MAX_PENALTY, readCues, type Cue, type CueClass,
 export { standingFor } from './standing.js';
 export { maskSlots, resolveDate, type Slot, type SlotType } from './slots.js';
 export { extract, sentences, NOTE_PREDICATE } from './extract.js';
+export { jsonFault, jsonTextTooDeep, stringFault, MAX_JSON_DEPTH, type JsonFault } from './json-guard.js';

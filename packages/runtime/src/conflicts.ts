@@ -1,4 +1,5 @@
 import {
+  cleanString,
   CanonError,
   canWrite,
   ForbiddenError,
@@ -41,15 +42,15 @@ export interface OpenConflict {
 }
 
 export const ConflictQuery = z.object({
-  subject: z.string().min(1).max(512).optional(),
+  subject: cleanString(z.string().min(1).max(512)).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
 export const ResolveInput = z.strictObject({
   value: z.unknown().refine((v) => v !== undefined, { message: 'required' }),
-  reason: z.string().min(1).max(2000).refine((s) => !s.includes('\u0000'), { message: 'must not contain U+0000' }),
+  reason: cleanString(z.string().min(1).max(2000)),
   /** Names the resolution for retries; default: derived from the memory and its revision. */
-  idempotency_key: z.string().min(1).max(512).refine((s) => !s.includes('\u0000'), { message: 'must not contain U+0000' }).optional(),
+  idempotency_key: cleanString(z.string().min(1).max(512)).optional(),
 });
 export type ResolveInput = z.input<typeof ResolveInput>;
 

@@ -1,4 +1,4 @@
-import { compareInstants, compareStrings, containsNul, Instant, ValidationError, view, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
+import { compareInstants, compareStrings, cleanString, Instant, ValidationError, view, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
 import { memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from './principal.js';
@@ -7,7 +7,7 @@ import { withWorkspace } from './scope.js';
 
 export const MAX_CONTEXT_TOKENS = 100_000;
 
-const text = (max: number) => z.string().max(max).refine((s) => !containsNul(s), { message: 'must not contain U+0000' });
+const text = (max: number) => cleanString(z.string().max(max));
 
 export const ContextRequest = z.strictObject({
   subject: text(512).pipe(z.string().min(1)),

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ROLES, type Role, sha256, UnauthorizedError, NotFoundError, ValidationError } from '@canon/core';
+import { cleanString, ROLES, type Role, sha256, UnauthorizedError, NotFoundError, ValidationError } from '@canon/core';
 import {
   ensureWorkspace,
   findActiveApiKey,
@@ -24,8 +24,8 @@ export const CreateKeyInput = z.object({
     .max(64)
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, "_" and "-"'),
   role: z.enum(ROLES),
-  user: z.string().min(1).max(200).optional(),
-  label: z.string().min(1).max(200).optional(),
+  user: cleanString(z.string().min(1).max(200)).optional(),
+  label: cleanString(z.string().min(1).max(200)).optional(),
 });
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 

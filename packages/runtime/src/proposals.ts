@@ -1,4 +1,5 @@
 import {
+  cleanString,
   canonicalJson,
   canWrite,
   ForbiddenError,
@@ -19,8 +20,7 @@ import type { Principal } from './principal.js';
 import { memoryDetail, type MemoryDetail } from './recall.js';
 import { appendAndCompile, withMemorySubject, type SubjectWriteContext } from './subject-write.js';
 
-const NUL = '\u0000';
-const shortText = z.string().min(1).max(512).refine((s) => !s.includes(NUL), { message: 'must not contain U+0000' });
+const shortText = cleanString(z.string().min(1).max(512));
 
 /**
  * A conditional change of one memory (design §10): stored as an episode of source `api` whose
@@ -37,7 +37,7 @@ export const ProposalInput = z
     retract: z.boolean().optional(),
     correction: z.boolean().optional(),
     effective_from: Instant.optional(),
-    reason: z.string().min(1).max(2000).refine((s) => !s.includes(NUL), { message: 'must not contain U+0000' }),
+    reason: cleanString(z.string().min(1).max(2000)),
   })
   .refine((p) => p.value !== undefined || p.conditions !== undefined || p.retract === true, {
     message: 'give value, conditions or retract: true',

@@ -1,5 +1,5 @@
 import { PgBoss } from 'pg-boss';
-import { canWrite, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
+import { canWrite, cleanString, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
 import {
   createPool,
   insertPending,
@@ -49,15 +49,15 @@ export interface RuntimeOptions {
 }
 
 export const ListEpisodesParams = z.object({
-  subject: z.string().min(1).max(512).optional(),
-  after: z.string().max(64).optional(),
+  subject: cleanString(z.string().min(1).max(512)).optional(),
+  after: cleanString(z.string().max(64)).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
 export const CompileRequest = z
   .strictObject({
-    subject: z.string().min(1).max(512).optional(),
-    subjects: z.array(z.string().min(1).max(512)).min(1).max(10_000).optional(),
+    subject: cleanString(z.string().min(1).max(512)).optional(),
+    subjects: z.array(cleanString(z.string().min(1).max(512))).min(1).max(10_000).optional(),
     all: z.literal(true).optional(),
     async: z.boolean().default(false),
   })

@@ -1,11 +1,11 @@
-import { containsNul, ValidationError, view, type MemoryView, type ValueStatus } from '@canon/core';
+import { cleanString, ValidationError, view, type MemoryView, type ValueStatus } from '@canon/core';
 import { memoriesByIds, searchMemoryValues, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from './principal.js';
 import { visibleTo } from './recall.js';
 import { withWorkspace } from './scope.js';
 
-const text = (max: number) => z.string().max(max).refine((s) => !containsNul(s), { message: 'must not contain U+0000' });
+const text = (max: number) => cleanString(z.string().max(max));
 
 export const SearchParams = z.strictObject({
   q: text(512).transform((s) => s.trim()).pipe(z.string().min(1, 'give words to search for')),

@@ -35,7 +35,11 @@ const getEpisodes = createRoute({
   request: {
     query: z.object({
       subject: z.string().min(1).max(512).optional(),
-      after: z.string().max(64).optional(),
+      after: z
+        .string()
+        .regex(/^\d{1,20}\.\d{1,19}$/, 'a `next` cursor from an earlier page')
+        .optional()
+        .openapi({ description: 'The `next` of an earlier page: "<transaction>.<position>"' }),
       limit: z.coerce.number().int().min(1).max(1000).default(100),
     }),
   },

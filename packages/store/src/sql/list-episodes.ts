@@ -14,6 +14,16 @@ export type ListEpisodesResult =
   | { ok: false; reason: 'bad_cursor' };
 
 const CURSOR = /^(\d{1,20})\.(\d{1,19})$/;
+/** The largest transaction id (xid8) and position (bigint) PostgreSQL can hold. */
+const MAX_TX = 18_446_744_073_709_551_615n;
+const MAX_POSITION = 9_223_372_036_854_775_807n;
+
+/** A cursor names a place in the log only when both of its numbers fit their columns. */
+export function parseCursor(after: string): { tx: string; position: string } | null {
+  const m = CURSOR.exec(after);
+  if (!m || BigInt(m[1]!) > MAX_TX || BigInt(m[2]!) > MAX_POSITION) return null;
+  return { tx: m[1]!, position: m[2]! };
+}
 
 /**
  * Pages the log in commit order. Only rows of transactions older than the oldest one still in
@@ -22,12 +32,12 @@ const CURSOR = /^(\d{1,20})\.(\d{1,19})$/;
  */
 export async function listEpisodes(sql: Sql, q: ListEpisodesQuery): Promise<ListEpisodesResult> {
   let afterTx = '0';
-  let afterPos = 0;
+  let afterPos = '0';
   if (q.after) {
-    const m = CURSOR.exec(q.after);
-    if (!m) return { ok: false, reason: 'bad_cursor' };
-    afterTx = m[1]!;
-    afterPos = Number(m[2]);
+    const cursor = parseCursor(q.after);
+    if (!cursor) return { ok: false, reason: 'bad_cursor' };
+    afterTx = cursor.tx;
+    afterPos = cursor.position;
   }
   const { rows } = await sql.query<EpisodeDbRow>(
     `SELECT ${EPISODE_COLUMNS} FROM episodes
