@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCanon, type TestCanon } from '@canon/testing';
+
+// What a hostile or careless client sends, answered as a client error with problem+json and
+// nothing stored: never a 500. The classes are the ones a run of 8,800 malformed requests found.
+let canon: TestCanon;
+let owner: string;
+let agent: string;
+beforeAll(async () => {
+  canon = await startTestCanon({ queue: false });
+  owner = (await canon.key('owner')).key;
+  agent = (await canon.key('agent')).key;
+});
+afterAll(() => canon.close());
+
+const count = async () => (await canon.runtime.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM episodes')).rows[0]!.n;
+
+async function expectProblem(res: Response, status: number, type: string, path?: string) {
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  expect(res.headers.get('content-type')).toContain('application/problem+json');
+  const body = JSON.parse(text);
+  expect(body.type).toBe(`urn:canon:problem:${type}`);
+  if (path) expect(JSON.stringify(body.issues ?? body.detail)).toContain(path);
+}
+
+const nested = (depth: number, leaf: unknown = 1): unknown => {
+  let v = leaf;
+  for (let i = 0; i < depth; i += 1) v = [v];
+  return v;
+};
+
+describe('a body that is not JSON is a 415', () => {
+  const routes: Array<[string, string]> = [
+    ['POST', '/v1/compile'],
+    ['POST', '/v1/rebuild'],
+    ['POST', '/v1/verify'],
+    ['POST', '/v1/erasures'],
+    ['POST', '/v1/memories/m_x/proposals'],
+    ['POST', '/v1/conflicts/m_x/resolve'],
+    ['PUT', '/v1/policies'],
+    ['PUT', '/v1/schedule'],
+    ['POST', '/v1/episodes'],
+  ];
+  it.each(routes)('%s %s without a content type, and as text/plain', async (method, path) => {
+    await expectProblem(await canon.request(path, { method, key: owner, body: '{"subject":"s"}' }), 415, 'unsupported_media_type');
+    await expectProblem(await canon.request(path, { method, key: owner, body: 'subject=s', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+  });
+});
+
+describe('U+0000 and lone surrogates in paths and queries are a 400 naming them', () => {
+  it.each([
+    '/v1/memories/%00',
+    '/v1/subjects/%00/memories',
+    '/v1/conflicts?subject=%00',
+    '/v1/episodes?subject=%00',
+    '/v1/search?q=%00',
+    '/inspect/subjects/%00',
+    '/v1/subjects/%ED%A0%80/memories',
+    '/v1/subjects/%E0%A4%A/memories',
+    '/v1/episodes?subject=%E0%A4%A',
+  ])('%s', async (path) => {
+    await expectProblem(await canon.request(path, { key: owner }), 400, 'validation');
+  });
+
+  it('in the subject of compile, rebuild and verify', async () => {
+    for (const [path, body] of [
+      ['/v1/compile', { subject: 'a\u0000b' }],
+      ['/v1/compile', { subjects: ['ok', '\u0000'] }],
+      ['/v1/rebuild', { subject: '\u0000' }],
+      ['/v1/verify', { subject: 'x\ud800' }],
+    ] as const) {
+      await expectProblem(await canon.request(path, { key: owner, json: body }), 400, 'validation');
+    }
+  });
+});
+
+describe('a cursor that does not fit is a 400', () => {
+  it.each(['99999999999999999999.1', '1.99999999999999999999', '18446744073709551616.0', '1.9223372036854775808', 'abc', '1.-1'])('%s', async (after) => {
+    await expectProblem(await canon.request(`/v1/episodes?after=${after}`, { key: owner }), 400, 'validation');
+  });
+
+  it('the largest cursor that fits pages nothing, without error', async () => {
+    const res = await canon.request('/v1/episodes?after=18446744073709551615.9223372036854775807', { key: owner });
+    expect(res.status).toBe(200);
+    expect((await res.json()).episodes).toEqual([]);
+  });
+});
+
+describe('bodies that would hurt the compiler are refused, and nothing is stored', () => {
+  const episode = (key: string, over: Record<string, unknown> = {}) => ({ idempotency_key: key, subject: 'service:x', body: { claims: [{ predicate: 'p', value: 'v' }] }, ...over });
+
+  it('a claim value nested 3,000 deep, from an agent key', async () => {
+    const before = await count();
+    const value = nested(3000);
+    await expectProblem(await canon.request('/v1/episodes', { key: agent, json: episode('deep', { body: { claims: [{ predicate: 'p', value }] } }) }), 400, 'validation', 'body');
+    expect(await count()).toBe(before);
+  });
+
+  it('any body nested 4,000 or 100,000 deep', async () => {
+    for (const depth of [33, 4000, 100_000]) {
+      const body = `{"subject":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      await expectProblem(await canon.request('/v1/compile', { key: owner, body, headers: { 'content-type': 'application/json' } }), 400, 'validation');
+    }
+  });
+
+  it('a value larger than 64 KiB', async () => {
+    await expectProblem(await canon.request('/v1/episodes', { key: owner, json: episode('big', { body: { claims: [{ predicate: 'p', value: 'x'.repeat(70_000) }] } }) }), 400, 'validation', 'value');
+  });
+
+  it('lone surrogates in a subject, a value, an idempotency key: refused, never a false key conflict', async () => {
+    const before = await count();
+    for (const item of [episode('s1', { subject: 'a\ud800' }), episode('s2', { body: { claims: [{ predicate: 'p', value: 'a\udc00b' }] } }), episode('s3\ud800')]) {
+      await expectProblem(await canon.request('/v1/episodes', { key: owner, json: item }), 400, 'validation');
+    }
+    const batch = await canon.request('/v1/episodes', { key: owner, json: { episodes: [episode('\ud800'), episode('\ud801')] } });
+    await expectProblem(batch, 400, 'validation');
+    expect(await count()).toBe(before);
+  });
+
+  it('well-formed text from every plane still goes in', async () => {
+    const res = await canon.request('/v1/episodes', { key: owner, json: episode('ok-😀', { subject: 'service:x', body: { text: 'The team emoji is 🚀 and the name is Zoë.' } }) });
+    expect(res.status).toBe(200);
+  });
+});
