@@ -22,7 +22,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A compile job of this workspace, from pg-boss's own tables (so it survives restarts). */
 export async function findJob(boss: PgBoss, pool: Pool, workspaceId: string, jobId: string): Promise<JobView> {
   if (!UUID.test(jobId)) throw new ValidationError(`not a job id: ${jobId}`);
-  for (const queue of [QUEUES.compileMany, QUEUES.compile, QUEUES.compileDead]) {
+  for (const queue of [QUEUES.compileMany, QUEUES.compileAll, QUEUES.compile, QUEUES.compileDead]) {
     const [job] = await boss.findJobs<{ workspace_id?: string }>(queue, { id: jobId });
     // Another workspace's job is as absent as one that does not exist.
     if (!job || job.data?.workspace_id !== workspaceId) continue;
@@ -35,7 +35,7 @@ export async function findJob(boss: PgBoss, pool: Pool, workspaceId: string, job
     };
     if (job.startedOn && job.state !== 'created') view.started_at = new Date(job.startedOn).toISOString();
     if (job.completedOn) view.completed_at = new Date(job.completedOn).toISOString();
-    if (queue === QUEUES.compileMany) {
+    if (queue === QUEUES.compileMany || queue === QUEUES.compileAll) {
       const progress = await withWorkspace(pool, workspaceId, (tx) => getJobProgress(tx, workspaceId, jobId));
       if (progress) view.progress = progress;
     }

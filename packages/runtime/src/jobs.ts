@@ -9,6 +9,8 @@ export const QUEUES = Object.freeze({
   compile: 'compile',
   compileDead: 'compile-dead',
   compileMany: 'compile-many',
+  /** `{all}` compiles: at most one queued or running per workspace (singleton key = workspace). */
+  compileAll: 'compile-all',
   nightly: 'nightly',
 });
 
@@ -83,6 +85,7 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
     notify: true,
   });
   await ensureQueue(boss, QUEUES.compileMany, { policy: 'standard', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds, notify: true });
+  await ensureQueue(boss, QUEUES.compileAll, { policy: 'exclusive', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds, notify: true });
   await ensureQueue(boss, QUEUES.nightly, { policy: 'stately', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
   // The environment, when it names a schedule, wins; otherwise one set with `canon schedule set`
   // survives restarts, and a fresh database gets 03:00 UTC.
@@ -127,27 +130,74 @@ export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobS
       : compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
   });
 
-  await boss.work<CompileManyData>(QUEUES.compileMany, { pollingIntervalSeconds: 0.5 }, async ([job]) => {
+  const many = async ([job]: Array<{ id: string; data: CompileManyData }>) => {
     const { workspace_id, subjects, all } = job!.data;
     const targets = all ? await withWorkspace(pool, workspace_id, (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
-    return compileMany(pool, workspace_id, targets, job!.id, chunkSize);
-  });
+    return compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
+  };
+  await boss.work<CompileManyData>(QUEUES.compileMany, { pollingIntervalSeconds: 0.5 }, many);
+  await boss.work<CompileManyData>(QUEUES.compileAll, { pollingIntervalSeconds: 0.5 }, many);
 
-  await boss.work(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => nightly(pool, job!.id));
+  await boss.work(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => nightly(pool, job!.id, deadLetter(boss)));
+}
+
+/** A subject whose compile failed: named, with the error, and the others went on. */
+export interface FailedSubject {
+  subject: string;
+  error: string;
 }
 
 export interface ManyResult {
   subjects: number;
   results: CompileResult[];
   totals: Omit<CompileResult, 'subject' | 'state_hash' | 'compiler_version'>;
+  failed: FailedSubject[];
+}
+
+export type OnFailure = (workspaceId: string, failed: FailedSubject) => Promise<void>;
+
+function failure(subject: string, err: unknown): FailedSubject {
+  return { subject, error: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 2000) : String(err).slice(0, 2000) };
+}
+
+/** Puts a failed subject's compile on the dead-letter queue, where `canon jobs dead` and redrive find it. */
+export function deadLetter(boss: PgBoss): OnFailure {
+  return async (workspaceId, failed) => {
+    await boss.send(QUEUES.compileDead, { workspace_id: workspaceId, subject: failed.subject, error: failed.error });
+  };
+}
+
+/**
+ * Queues a compile of every subject of a workspace, once: while one is queued or running, asking
+ * again answers that job's id instead of queueing another behind it.
+ */
+export async function enqueueCompileAll(boss: PgBoss, workspaceId: string): Promise<string> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const id = await boss.send(QUEUES.compileAll, { workspace_id: workspaceId, all: true } satisfies CompileManyData, { singletonKey: workspaceId });
+    if (id) return id;
+    const jobs = await boss.findJobs<CompileManyData>(QUEUES.compileAll, { key: workspaceId });
+    const live = jobs.find((j) => j.state === 'created' || j.state === 'retry' || j.state === 'active');
+    if (live) return live.id;
+    // It finished between the two calls: queue again.
+  }
+  throw new Error('the queue refused the job');
 }
 
 /**
  * Compiles several subjects, two at a time (each under its own lock, like a child job), and
- * sums the counters. Used by `{all}` / `{subjects}` jobs and by the synchronous API.
+ * sums the counters. Used by `{all}` / `{subjects}` jobs and by the synchronous API. A subject
+ * that fails is reported by name (and dead-lettered when `onFailure` says so); the others go on.
  */
-export async function compileMany(pool: Pool, workspaceId: string, subjects: readonly string[], jobId: string | null = null, chunkSize?: number): Promise<ManyResult> {
-  const results: CompileResult[] = new Array(subjects.length);
+export async function compileMany(
+  pool: Pool,
+  workspaceId: string,
+  subjects: readonly string[],
+  jobId: string | null = null,
+  chunkSize?: number,
+  onFailure?: OnFailure,
+): Promise<ManyResult> {
+  const results: Array<CompileResult | undefined> = new Array(subjects.length);
+  const failed: FailedSubject[] = [];
   // A job reports how far it is, for whoever polls GET /v1/jobs/{id}.
   const progress = (done: number) =>
     jobId ? withWorkspace(pool, workspaceId, (tx) => saveJobProgress(tx, workspaceId, jobId, done, subjects.length)) : Promise.resolve();
@@ -158,12 +208,20 @@ export async function compileMany(pool: Pool, workspaceId: string, subjects: rea
     [0, 1].map(async () => {
       while (next < subjects.length) {
         const i = next++;
-        results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}) });
+        try {
+          results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}) });
+        } catch (err) {
+          const f = failure(subjects[i]!, err);
+          failed.push(f);
+          await onFailure?.(workspaceId, f);
+        }
         await progress(++done);
       }
     }),
   );
-  return { subjects: subjects.length, results, totals: sumResults(results) };
+  const compiled = results.filter((r): r is CompileResult => r !== undefined);
+  failed.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
+  return { subjects: subjects.length, results: compiled, totals: sumResults(compiled), failed };
 }
 
 export function sumResults(results: readonly CompileResult[]): ManyResult['totals'] {
@@ -178,7 +236,11 @@ export function sumResults(results: readonly CompileResult[]): ManyResult['total
  * The nightly job: compile every subject with pending episodes and rebuild every subject
  * compiled under another compiler version or other policies than the ones in force.
  */
-export async function nightly(pool: Pool, jobId: string | null = null): Promise<{ compiled: number; rebuilt: number; totals: ManyResult['totals'] }> {
+export async function nightly(
+  pool: Pool,
+  jobId: string | null = null,
+  onFailure?: OnFailure,
+): Promise<{ compiled: number; rebuilt: number; totals: ManyResult['totals']; failed: Array<FailedSubject & { workspace_id: string }> }> {
   // Finding the work spans workspaces (the system role); each compile then runs in its own.
   const { pending, stale } = await withSystem(pool, async (tx) => {
     const fingerprints = new Map<string, string>();
@@ -190,13 +252,26 @@ export async function nightly(pool: Pool, jobId: string | null = null): Promise<
     };
   });
   const results: CompileResult[] = [];
+  const failed: Array<FailedSubject & { workspace_id: string }> = [];
+  // One subject that cannot compile must not stop the night's work for every other one.
+  const attempt = async (workspaceId: string, subject: string, run: () => Promise<CompileResult>) => {
+    try {
+      results.push(await run());
+      return true;
+    } catch (err) {
+      const f = failure(subject, err);
+      failed.push({ workspace_id: workspaceId, ...f });
+      await onFailure?.(workspaceId, f);
+      return false;
+    }
+  };
   const staleKeys = new Set(stale.map((s) => JSON.stringify([s.workspace_id, s.subject])));
-  for (const s of stale) results.push(await rebuildSubject(pool, s.workspace_id, s.subject, { jobId }));
+  let rebuilt = 0;
+  for (const s of stale) if (await attempt(s.workspace_id, s.subject, () => rebuildSubject(pool, s.workspace_id, s.subject, { jobId }))) rebuilt += 1;
   let compiled = 0;
   for (const s of pending) {
     if (staleKeys.has(JSON.stringify([s.workspace_id, s.subject]))) continue;
-    results.push(await compileSubject(pool, s.workspace_id, s.subject, { jobId }));
-    compiled += 1;
+    if (await attempt(s.workspace_id, s.subject, () => compileSubject(pool, s.workspace_id, s.subject, { jobId }))) compiled += 1;
   }
-  return { compiled, rebuilt: stale.length, totals: sumResults(results) };
+  return { compiled, rebuilt, totals: sumResults(results), failed };
 }

@@ -38,10 +38,11 @@ export interface DeadLetter {
 
 /** Compile jobs of this workspace that exhausted their retries. */
 export async function listDeadLetters(boss: PgBoss, principal: Principal): Promise<DeadLetter[]> {
-  const jobs = await boss.findJobs<{ workspace_id: string; subject: string }>(QUEUES.compileDead, { data: { workspace_id: principal.workspace_id } });
+  const jobs = await boss.findJobs<{ workspace_id: string; subject: string; error?: string }>(QUEUES.compileDead, { data: { workspace_id: principal.workspace_id } });
   return jobs
     .filter((j) => j.state !== 'completed')
-    .map((j) => ({ job_id: j.id, subject: j.data.subject, failed_at: new Date(j.createdOn).toISOString(), error: j.sourceOutput ?? j.output }));
+    // A subject job that ran out of retries carries its output; one a many-subject job set aside carries its error.
+    .map((j) => ({ job_id: j.id, subject: j.data.subject, failed_at: new Date(j.createdOn).toISOString(), error: j.sourceOutput ?? j.output ?? j.data.error ?? null }));
 }
 
 /** Moves this workspace's dead letters back onto the compile queue. Returns how many moved. */

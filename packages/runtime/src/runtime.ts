@@ -19,7 +19,7 @@ import { compileSubject, rebuildSubject, type CompileResult } from './compile.js
 import { registerConnectorWorkers } from './connectors/workers.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { ingestEpisodes, type IngestResult } from './ingest.js';
-import { compileMany, enqueueCompiles, QUEUES, setupQueues, startWorkers, type ManyResult } from './jobs.js';
+import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, setupQueues, startWorkers, type ManyResult } from './jobs.js';
 import { findJob, type JobView } from './job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, type CreatedKey, type CreateKeyInput } from './keys.js';
 import { collectMetrics } from './metrics.js';
@@ -197,9 +197,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const r = parsed.data;
       if (r.async) {
         if (!boss) throw new ValidationError('asynchronous compiles need the job queue (start Canon with its queue)');
-        const id = r.subject
-          ? await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: [r.subject] })
-          : await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: r.subjects, all: r.all });
+        const id = r.all
+          ? await enqueueCompileAll(boss, principal.workspace_id)
+          : r.subject
+            ? await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: [r.subject] })
+            : await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: r.subjects });
         if (!id) throw new Error('the queue refused the job');
         return { async: true, job_id: id };
       }

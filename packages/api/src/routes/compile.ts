@@ -18,7 +18,14 @@ const CompileResult = z
   .openapi('CompileResult');
 
 const ManyResult = z
-  .object({ subjects: z.number().int(), results: z.array(CompileResult), totals: z.record(z.string(), z.number()) })
+  .object({
+    subjects: z.number().int(),
+    results: z.array(CompileResult),
+    totals: z.record(z.string(), z.number()),
+    failed: z
+      .array(z.object({ subject: z.string(), error: z.string() }))
+      .openapi({ description: 'Subjects whose compile failed, by name, with the error; every other subject was compiled (a job also dead-letters them).' }),
+  })
   .openapi('CompileManyResult');
 
 const Job = z

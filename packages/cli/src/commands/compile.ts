@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ValidationError } from '@canon/core';
+import { CanonError, ValidationError } from '@canon/core';
 import type { CompileResult, Config, JobView, VerifyReport } from '@canon/runtime';
 import { connect, withClient, type CanonClient, type Run } from '../client.js';
 
@@ -23,6 +23,17 @@ function target(opts: TargetOptions): { subject: string } | { all: true } {
 async function subjectsOf(client: CanonClient, opts: TargetOptions): Promise<string[]> {
   const t = target(opts);
   return 'subject' in t ? [t.subject] : (await client.subjects()).map((s) => s.subject);
+}
+
+interface FailedSubject {
+  subject: string;
+  error: string;
+}
+
+/** Subjects that could not be compiled or verified: the others went on, these are named. */
+function printFailed(failed: readonly FailedSubject[]): void {
+  for (const f of failed) console.log(`FAIL ${f.subject}: ${f.error}`);
+  if (failed.length > 0) console.log(`${failed.length} subject${failed.length === 1 ? '' : 's'} failed`);
 }
 
 function printResult(r: CompileResult): void {
@@ -61,14 +72,19 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
             const job = await waitForJob(() => client.job(out.job_id));
             if (opts.json) console.log(JSON.stringify(job));
             else console.log(`job ${job.job_id} ${job.state}${job.result ? `: ${JSON.stringify((job.result as { totals?: unknown }).totals ?? job.result)}` : ''}`);
-            if (job.state !== 'completed') process.exitCode = 1;
+            const jobFailed = (job.result as { failed?: FailedSubject[] } | undefined)?.failed ?? [];
+            if (!opts.json) printFailed(jobFailed);
+            if (job.state !== 'completed' || jobFailed.length > 0) process.exitCode = 1;
             return;
           }
-          if (opts.json) return console.log(JSON.stringify(out.result));
           const result = out.result;
+          const failed = 'results' in result ? (result.failed ?? []) : [];
+          if (failed.length > 0) process.exitCode = 1;
+          if (opts.json) return console.log(JSON.stringify(out.result));
           if ('results' in result) {
             for (const r of result.results) printResult(r);
             console.log(`${result.subjects} subjects: ${COUNTERS.map((c) => `${c} ${result.totals[c]}`).join(', ')}`);
+            printFailed(failed);
           } else printResult(result);
         } finally {
           await client.close();
@@ -103,9 +119,19 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
       run(async (opts: TargetOptions) => {
         await withClient(config(), async (client) => {
           const reports: VerifyReport[] = [];
-          for (const s of await subjectsOf(client, opts)) reports.push(await client.verify(s));
+          const errors: FailedSubject[] = [];
+          for (const s of await subjectsOf(client, opts)) {
+            try {
+              reports.push(await client.verify(s));
+            } catch (err) {
+              // A key that may not verify stops here; a subject that cannot be verified does not stop the others.
+              if (err instanceof CanonError && (err.type === 'unauthorized' || err.type === 'forbidden')) throw err;
+              errors.push({ subject: s, error: err instanceof Error ? err.message : String(err) });
+            }
+          }
           const failed = reports.filter((r) => !r.ok);
-          if (opts.json) console.log(JSON.stringify({ ok: failed.length === 0, reports }));
+          if (errors.length > 0) process.exitCode = 1;
+          if (opts.json) console.log(JSON.stringify({ ok: failed.length === 0 && errors.length === 0, reports, errors }));
           else {
             for (const r of reports) {
               console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.subject}  state_hash ${r.rebuilt_state_hash}`);
@@ -114,6 +140,7 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
               }
             }
             console.log(failed.length === 0 ? `verified ${reports.length} subjects` : `${failed.length} of ${reports.length} subjects differ`);
+            printFailed(errors);
           }
           if (failed.length > 0) process.exitCode = 1;
         });

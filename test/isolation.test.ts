@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCanon, type TestCanon } from '@canon/testing';
+
+// One subject that cannot compile must not stop the others: `{all}`, the nightly job and
+// `verify --all` go on and name it; a job dead-letters it with its error.
+const episode = (key: string, subject: string, value: string) => ({
+  idempotency_key: key,
+  subject,
+  occurred_at: '2024-05-01T09:00:00Z',
+  body: { claims: [{ predicate: 'deploy day', value }] },
+});
+
+/**
+ * An episode the door would refuse today, written straight into the log as an older version of
+ * Canon (or a restored backup) might have left it: its claim's predicate is not a string.
+ */
+async function poison(canon: TestCanon, subject: string): Promise<void> {
+  const { rows } = await canon.runtime.pool.query<{ id: string }>(
+    `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body, occurred_at,
+        occurred_at_defaulted, observed_at, sequence, lineage, snapshot, actor_role, actor_user, actor_key, source_ref, content_hash)
+     VALUES ('default', gen_random_uuid(), 'api', 'poison', $1, 'workspace', NULL, 'claim', '{"claims":[{"predicate":7,"value":"x"}]}',
+        now(), false, NULL, NULL, 'api:poison', false, 'owner', NULL, NULL, NULL, '0')
+     RETURNING id`,
+    [subject],
+  );
+  await canon.runtime.pool.query(`INSERT INTO pending (workspace_id, subject, episode_id) VALUES ('default', $1, $2)`, [subject, rows[0]!.id]);
+}
+
+describe('a poisoned subject is isolated', () => {
+  let canon: TestCanon;
+  let owner: string;
+  beforeAll(async () => {
+    canon = await startTestCanon({}, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600' });
+    owner = (await canon.key('owner')).key;
+    for (const [i, s] of ['service:a', 'service:b', 'service:c'].entries()) {
+      expect((await canon.request('/v1/episodes', { key: owner, json: episode(`e${i}`, s, 'Tuesday') })).status).toBe(200);
+    }
+    await poison(canon, 'service:poisoned');
+  }, 120_000);
+  afterAll(() => canon.close());
+
+  it('a synchronous {all} compiles the others and names the failed subject', async () => {
+    const res = await canon.request('/v1/compile', { key: owner, json: { all: true } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.results.map((r: { subject: string }) => r.subject).sort()).toEqual(['service:a', 'service:b', 'service:c']);
+    expect(body.failed).toHaveLength(1);
+    expect(body.failed[0].subject).toBe('service:poisoned');
+    expect(body.failed[0].error).toMatch(/\w/);
+  });
+
+  it('an {all} job completes, reports the failed subject, and dead-letters it with its error', async () => {
+    const queued = await canon.request('/v1/compile', { key: owner, json: { all: true, async: true } });
+    expect(queued.status).toBe(202);
+    const { job_id } = await queued.json();
+    let job: { state: string; result?: { failed: Array<{ subject: string }>; subjects: number } } = { state: 'created' };
+    for (let i = 0; i < 200 && job.state !== 'completed' && job.state !== 'failed'; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = await (await canon.request(`/v1/jobs/${job_id}`, { key: owner })).json();
+    }
+    expect(job.state).toBe('completed');
+    expect(job.result!.subjects).toBe(4);
+    expect(job.result!.failed.map((f) => f.subject)).toEqual(['service:poisoned']);
+    const dead = await (await canon.request('/v1/jobs/dead', { key: owner })).json();
+    const letters = dead.jobs as Array<{ subject: string; error: unknown }>;
+    expect(letters.map((d) => d.subject)).toContain('service:poisoned');
+    expect(JSON.stringify(letters.find((d) => d.subject === 'service:poisoned')!.error)).toMatch(/\w/);
+  });
+
+  it('the other subjects still verify', async () => {
+    for (const subject of ['service:a', 'service:b', 'service:c']) {
+      const report = await (await canon.request('/v1/verify', { key: owner, json: { subject } })).json();
+      expect(report.ok).toBe(true);
+    }
+  });
+});
+
+describe('one {all} job per workspace at a time', () => {
+  let canon: TestCanon;
+  beforeAll(async () => {
+    // A queue with no workers in this process: the first job stays queued.
+    canon = await startTestCanon({ workers: false });
+  }, 120_000);
+  afterAll(() => canon.close());
+
+  it('a second request while one is queued answers the queued job’s id', async () => {
+    const owner = (await canon.key('owner')).key;
+    const other = (await canon.key('owner', { workspace: 'other' })).key;
+    const ask = async (key: string) => {
+      const res = await canon.request('/v1/compile', { key, json: { all: true, async: true } });
+      expect(res.status).toBe(202);
+      return (await res.json()).job_id as string;
+    };
+    const first = await ask(owner);
+    const again = await Promise.all([ask(owner), ask(owner), ask(owner)]);
+    expect(new Set(again)).toEqual(new Set([first]));
+    // Another workspace has its own.
+    expect(await ask(other)).not.toBe(first);
+  });
+});
