@@ -120,10 +120,18 @@ export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId:
 
 export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
 
+/**
+ * How workers look for work. pg-boss waits `notifyPollingIntervalSeconds` (30 s by default) after
+ * every job on a queue with NOTIFY, since a new job would wake it; but a backlog wakes no one, so
+ * a queue of 1,000 jobs drained one per 30 s. Burst while the queue reports a backlog, and poll
+ * every half second when it does not.
+ */
+export const POLLING = Object.freeze({ pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 });
+
 /** Registers the workers of this process. */
 export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobSettings, 'compileChunk'>): Promise<void> {
   const chunkSize = settings.compileChunk;
-  await boss.work<CompileJobData, CompileResult>(QUEUES.compile, { localConcurrency: 2, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+  await boss.work<CompileJobData, CompileResult>(QUEUES.compile, { localConcurrency: 2, ...POLLING }, async ([job]) => {
     const { workspace_id, subject, rebuild } = job!.data;
     return rebuild
       ? rebuildSubject(pool, workspace_id, subject, { jobId: job!.id })
@@ -135,8 +143,8 @@ export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobS
     const targets = all ? await withWorkspace(pool, workspace_id, (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
     return compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
   };
-  await boss.work<CompileManyData>(QUEUES.compileMany, { pollingIntervalSeconds: 0.5 }, many);
-  await boss.work<CompileManyData>(QUEUES.compileAll, { pollingIntervalSeconds: 0.5 }, many);
+  await boss.work<CompileManyData>(QUEUES.compileMany, { localConcurrency: 4, ...POLLING }, many);
+  await boss.work<CompileManyData>(QUEUES.compileAll, POLLING, many);
 
   await boss.work(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => nightly(pool, job!.id, deadLetter(boss)));
 }

@@ -134,7 +134,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (options.queue !== false) {
       // Supervision every 10 s: a worker killed mid-job stops heart-beating and its job is
       // retried within seconds rather than at the default minute.
-      boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, superviseIntervalSeconds: 10, useListenNotify: true });
+      boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 8, superviseIntervalSeconds: 10, useListenNotify: true, queueCacheIntervalSeconds: 2 });
       boss.on('error', (err) => console.error('[canon] queue error:', err instanceof Error ? err.message : err));
       await boss.start();
       await grantQueueAccess(pool, 'pgboss');
