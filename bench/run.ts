@@ -7,6 +7,7 @@ import { benchCompile, type CompileCase } from './compile.js';
 import { machine, RESULTS, SMALL, target, writeResult, type Distribution, type Target } from './harness.js';
 import { benchIngest } from './ingest.js';
 import { benchJobs, type JobsResult } from './jobs.js';
+import { benchHostile, type HostileResult } from './hostile.js';
 import { benchRecall } from './recall.js';
 import { fmtDist, lineChart, targetTable } from './report.js';
 
@@ -15,7 +16,7 @@ import { fmtDist, lineChart, targetTable } from './report.js';
  * into bench/results/latest.json and latest.md (with SVG charts of the compile cost curves).
  * `BENCH_SCALE=small` for a quick try.
  */
-const stages = ['ingest', 'compile', 'recall', 'jobs', 'report'] as const;
+const stages = ['ingest', 'compile', 'recall', 'jobs', 'hostile', 'report'] as const;
 const bar = new cliProgress.SingleBar(
   { format: 'bench [{bar}] {value}/{total} {stage} | {message}', hideCursor: true, clearOnComplete: false },
   cliProgress.Presets.shades_classic,
@@ -48,6 +49,7 @@ let ingest: Awaited<ReturnType<typeof benchIngest>> | null = null;
 let compile: Record<string, unknown> | null = null;
 let recall: Record<string, unknown> | null = null;
 let jobs: JobsResult | null = null;
+let hostile: HostileResult | null = null;
 try {
   ingest = await stage('ingest', () => benchIngest(log));
   if (ingest) writeResult('ingest', ingest);
@@ -56,6 +58,8 @@ try {
   recall = await stage('recall', () => benchRecall(log, cluster));
   if (recall) writeResult('recall', recall);
   jobs = await stage('jobs', () => benchJobs(cluster, log));
+  hostile = await stage('hostile', () => benchHostile(cluster, log));
+  if (hostile) writeResult('hostile', hostile);
 } finally {
   await cluster.stop();
 }
@@ -67,6 +71,7 @@ await stage('report', async () => {
     ...(ingest ? [target('ingest over HTTP', ingest.http_episodes_per_s, 10_000, 'min', 'episodes/s'), target('ingest HTTP / direct SQL', ingest.ratio_http_to_direct, 0.5, 'min', '')] : []),
     ...((compile?.['targets'] as Target[] | undefined) ?? []),
     ...((recall?.['targets'] as Target[] | undefined) ?? []),
+    ...(hostile?.targets ?? []),
   ];
   const cases = (compile?.['cases'] as CompileCase[] | undefined) ?? [];
   const sized = cases.filter((c) => c.keys > 1);
@@ -108,6 +113,7 @@ await stage('report', async () => {
     compile,
     recall,
     jobs,
+    hostile,
     errors,
     charts,
     measured_at: new Date().toISOString(),
@@ -193,6 +199,16 @@ function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof
       '',
       `- async compile job, POST /v1/compile {async: true} → completed (polled every 5 ms), ${jobs.async_job_latency.runs} jobs: **median ${jobs.async_job_latency.median_ms} ms, p95 ${jobs.async_job_latency.p95_ms} ms**`,
       `- peak RSS of the server process: **${jobs.peak_rss_mib.server} MiB** (per process of the tree: ${jobs.peak_rss_mib.tree.map((t) => `${t.peak_rss_mib} MiB`).join(', ')})`,
+      '',
+    );
+  }
+  const hostile = latest['hostile'] as HostileResult | null;
+  if (hostile) {
+    out.push(
+      '## Hostile writers',
+      '',
+      `- a ${hostile.dispute.episodes}-way dispute (text episodes from ${hostile.dispute.authors} authors of equal standing, one fact key, distinct values), one compile: **${hostile.dispute.compile_ms} ms**, peak RSS of the process **${hostile.dispute.peak_rss_mb} MB** (${hostile.dispute.rss_before_compile_mb} MB before the compile); open sides after it: ${hostile.dispute.open_sides} (\`max_sides\`)`,
+      `- ${hostile.backlog.jobs} one-subject compile jobs queued at once (each a first compile): drained in **${hostile.backlog.drain_ms} ms**, **${hostile.backlog.jobs_per_s} jobs/s** from the first request`,
       '',
     );
   }
