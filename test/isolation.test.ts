@@ -98,3 +98,40 @@ describe('one {all} job per workspace at a time', () => {
     expect(await ask(other)).not.toBe(first);
   });
 });
+
+describe('the server answers while a large subject compiles', () => {
+  let canon: TestCanon;
+  beforeAll(async () => {
+    canon = await startTestCanon({ queue: false });
+  }, 120_000);
+  afterAll(() => canon.close());
+
+  it('health checks are answered before the compile of 3,000 episodes finishes', async () => {
+    const owner = await canon.key('owner');
+    const writers = await Promise.all(Array.from({ length: 10 }, (_, i) => canon.key('agent', { user: `w${i}` })));
+    for (const [w, writer] of writers.entries()) {
+      const batch = Array.from({ length: 300 }, (_, i) => ({
+        idempotency_key: `big-${w}-${i}`,
+        subject: 'service:big',
+        occurred_at: new Date(Date.UTC(2025, 0, 1) + (w * 300 + i) * 60_000).toISOString(),
+        body: { text: `The primary database host is db-${w}-${i}.internal.` },
+      }));
+      await canon.runtime.ingest(writer.principal, batch);
+    }
+    let finished = false;
+    const compile = canon.runtime.compile(owner.principal, { subject: 'service:big' }).finally(() => {
+      finished = true;
+    });
+    const answeredDuring: number[] = [];
+    while (!finished) {
+      // A health check as a prober sends it: every 10 ms, each on its own turn of the event loop.
+      await new Promise((r) => setTimeout(r, 10));
+      const res = await canon.app.request('/healthz');
+      if (!finished) answeredDuring.push(res.status);
+    }
+    const out = await compile;
+    expect(out.async).toBe(false);
+    expect(answeredDuring.length).toBeGreaterThan(0);
+    expect(new Set(answeredDuring)).toEqual(new Set([200]));
+  }, 120_000);
+});

@@ -181,8 +181,10 @@ describe('bounded sides', () => {
     const extra = t.dispositions.filter((d) => d.reason.includes('max_sides'));
     expect(extra).toHaveLength(40 - DEFAULT_MAX_SIDES);
     expect(extra.every((d) => d.kind === 'disputes')).toBe(true);
-    // Every claim is still evidence somewhere in the timeline.
-    expect(t.values.reduce((n, v) => n + v.evidence.length, 0)).toBe(40);
+    // Every claim is still accounted for: a side's evidence, or a disposition naming the dispute.
+    expect(t.values.reduce((n, v) => n + v.evidence.length, 0)).toBe(DEFAULT_MAX_SIDES);
+    expect(t.dispositions).toHaveLength(40);
+    expect(t.values).toHaveLength(DEFAULT_MAX_SIDES);
   });
 
   it('a policy sets its own bound', () => {

@@ -201,7 +201,11 @@ async function compileEpisodes(
   const started = new Date();
   const t0 = performance.now();
   const episodes = await episodesByIds(tx, workspaceId, episodeIds);
-  const claims = episodes.flatMap((e) => extract(e, policies.set));
+  const claims: Claim[] = [];
+  for (const [i, e] of episodes.entries()) {
+    claims.push(...extract(e, policies.set));
+    if (i % 200 === 199) await yieldToEventLoop();
+  }
   await insertClaims(tx, claims);
 
   // Keys to refold: every key a new claim is on, and every key a lineage with a new snapshot
@@ -222,9 +226,16 @@ async function compileEpisodes(
   const removedDigests: string[] = [];
   const addedDigests: string[] = [];
   let conflictDelta = 0;
+  let sinceYield = performance.now();
   for (const id of ids) {
     const memoryClaims = claimsByMemory.get(id) ?? [];
     if (memoryClaims.length === 0) continue;
+    // A compile shares the process with the HTTP server: health checks and reads must keep
+    // answering while a large subject folds, so give the event loop a turn every ~20 ms.
+    if (performance.now() - sinceYield > 20) {
+      await yieldToEventLoop();
+      sinceYield = performance.now();
+    }
     const timeline = foldMemory(memoryClaims, policies.set, versions);
     const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
     const before = existing.get(id);
@@ -275,6 +286,11 @@ async function compileEpisodes(
     result: { ...result },
   });
   return result;
+}
+
+/** Lets pending I/O callbacks (requests, health checks, heartbeats) run between slices of work. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Folds one memory from its claims: the policy of its predicate, the versions of its lineages. */
