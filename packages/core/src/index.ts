@@ -29,6 +29,7 @@ export {
   PreconditionFailedError,
   BusyError,
   PayloadTooLargeError,
+  SecretRefusedError,
   type ProblemType,
   type ItemIssue,
 } from './errors.js';
@@ -82,3 +83,18 @@ export { CUES, STANDING_PENALTY, MAX_PENALTY, readCues, type Cue, type CueClass,
 export { standingFor } from './standing.js';
 export { maskSlots, resolveDate, type Slot, type SlotType } from './slots.js';
 export { extract, sentences, NOTE_PREDICATE } from './extract.js';
+export {
+  SecretsMode,
+  DEFAULT_SECRETS_MODE,
+  REDACTION_MARKER,
+  CANON_SECRET_RULES,
+  redactionMarker,
+  canonSecretFindings,
+  mergeFindings,
+  redactText,
+  envelopeStrings,
+  mapEnvelopeStrings,
+  type SecretFinding,
+  type Redaction,
+  type EnvelopeString,
+} from './secrets.js';

@@ -110,7 +110,9 @@ export function printSummary(summary: SyncConnectorResult, opts: { json?: boolea
       `${summary.instance_id}${summary.dry_run ? ' (dry run: nothing written)' : ''}: fetched ${summary.fetched}, ` +
         `${summary.dry_run ? `would submit ${summary.submitted}` : `created ${summary.created}, duplicates ${summary.duplicates}`}, ` +
         `retractions ${summary.retractions}, skipped ${skipped}${reasons ? ` (${reasons})` : ''}` +
-        (summary.erased > 0 ? `, erased ${summary.erased}` : ''),
+        (summary.erased > 0 ? `, erased ${summary.erased}` : '') +
+        (summary.redacted > 0 ? `, secrets redacted in ${summary.redacted}` : '') +
+        (summary.refused > 0 ? `, refused ${summary.refused} (secrets)` : ''),
     );
   }
   for (const c of summary.key_conflicts) {
