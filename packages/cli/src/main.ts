@@ -13,6 +13,7 @@ import { registerSearchCommand } from './commands/search.js';
 import { registerContextCommand } from './commands/context.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerInspectCommand } from './commands/inspect.js';
+import { registerSecretsCommands } from './commands/secrets.js';
 import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
 import { connectorsAdd, connectorsList, connectorsRemove, connectorsReset, connectorsRun, type AddOptions } from './commands/connectors.js';
 
@@ -158,5 +159,6 @@ registerSearchCommand(program, run, config);
 registerContextCommand(program, run, config);
 registerMcpCommand(program, run, config);
 registerInspectCommand(program, run, config);
+registerSecretsCommands(program, run, config);
 
 await program.parseAsync(process.argv);
