@@ -22,10 +22,19 @@ export function githubTarget(opts: { repo: string; token?: string; baseUrl?: str
   };
 }
 
-export function workspaceTarget(path: string, opts: { id?: string; maxFileBytes?: number }): ConnectorTarget {
+export function workspaceTarget(
+  path: string,
+  opts: { id?: string; maxFileBytes?: number; secretFile?: string[]; includeSecretFiles?: boolean },
+): ConnectorTarget {
   return {
     connector: 'workspace',
-    config: { path, ...(opts.id ? { id: opts.id } : {}), ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}) },
+    config: {
+      path,
+      ...(opts.id ? { id: opts.id } : {}),
+      ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}),
+      ...(opts.secretFile?.length ? { secretFiles: opts.secretFile } : {}),
+      ...(opts.includeSecretFiles ? { includeSecretFiles: true } : {}),
+    },
   };
 }
 
