@@ -90,6 +90,7 @@ export {
   CANON_SECRET_RULES,
   redactionMarker,
   canonSecretFindings,
+  outsideMarkers,
   mergeFindings,
   redactText,
   envelopeStrings,

@@ -26,19 +26,32 @@ export interface Redaction {
   path: string;
 }
 
+/** ModHex (as YubiKeys print): the hex digits 0–f written as letters only. */
+const MODHEX = 'cbdefghijklnrtuv';
+
 /**
- * The replacement: `[redacted:<rule>:<12 hex>]`. The hex is the start of a SHA-256 of the
- * workspace and the secret, so the same secret gives the same text (a re-sync stays a duplicate)
- * and one workspace's markers cannot be matched against another's. It is not reversible: 48 bits
- * of a hash say nothing about a high-entropy token or key. A short, guessable password could be
- * confirmed by hashing candidates — as it could be by trying it — which is why it is a prefix.
+ * The replacement: `[redacted:<rule>:<short hash>]`, the short hash being the first 12 hex
+ * digits of a SHA-256 of the workspace and the secret, written in ModHex letters (`0`–`f` →
+ * `cbdefghijklnrtuv`) so that no extractor reads its digits as a number or a unit. The same
+ * secret gives the same text, so a re-sync stays a duplicate; one workspace's markers cannot
+ * be matched against another's. It is not reversible: 48 bits of a hash say nothing about a
+ * high-entropy token or key. A short, guessable password could be confirmed by hashing
+ * candidates — as it could by trying it — which is one more reason it is only a prefix.
  */
 export function redactionMarker(workspaceId: string, rule: string, secret: string): string {
-  return `[redacted:${rule}:${sha256(`canon/secret/1\u0000${workspaceId}\u0000${secret}`).slice(0, 12)}]`;
+  const hex = sha256(`canon/secret/1\u0000${workspaceId}\u0000${secret}`).slice(0, 12);
+  return `[redacted:${rule}:${[...hex].map((d) => MODHEX[parseInt(d, 16)]).join('')}]`;
 }
 
-/** A string that is already a marker (or holds one) is never a secret again. */
-export const REDACTION_MARKER = /\[redacted:[a-z0-9-]+:[0-9a-f]{12}\]/;
+/** A marker in a text: never a secret again, whatever a rule's pattern says about it. */
+export const REDACTION_MARKER = /\[redacted:[a-z0-9-]+:[cbdefghijklnrtuv]{12}\]/g;
+
+/** Findings that touch a marker already in the text are dropped: a redacted text stays as it is. */
+export function outsideMarkers(text: string, findings: readonly SecretFinding[]): SecretFinding[] {
+  if (!text.includes('[redacted:')) return [...findings];
+  const markers = [...text.matchAll(REDACTION_MARKER)].map((m) => [m.index, m.index + m[0].length] as const);
+  return findings.filter((f) => !markers.some(([start, end]) => f.start < end && f.end > start));
+}
 
 /** A placeholder rather than a value: `${NPM_TOKEN}`, `$PASSWORD`, `<password>`, `****`, `xxxx`. */
 function isPlaceholder(value: string): boolean {
@@ -117,7 +130,7 @@ function valueGroups(text: string, re: RegExp, rule: string): SecretFinding[] {
 
 /** Canon's own rules over one string. */
 export function canonSecretFindings(text: string): SecretFinding[] {
-  return CANON_SECRET_RULES.flatMap((r) => r.find(text));
+  return outsideMarkers(text, CANON_SECRET_RULES.flatMap((r) => r.find(text)));
 }
 
 /**

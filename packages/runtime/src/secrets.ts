@@ -12,6 +12,7 @@ import {
   envelopeStrings,
   mapEnvelopeStrings,
   mergeFindings,
+  outsideMarkers,
   redactText,
   type Envelope,
   type Redaction,
@@ -95,7 +96,7 @@ export async function detectSecrets(texts: readonly string[]): Promise<SecretFin
     const own = await secretlintFindings(texts[index]!);
     found[index]!.push(...own);
   }
-  return found.map((f) => mergeFindings(f));
+  return found.map((f, index) => mergeFindings(outsideMarkers(texts[index]!, f)));
 }
 
 function lastAtOrBefore(sorted: readonly number[], value: number): number {
