@@ -187,7 +187,9 @@ export async function scanSecrets(pool: Pool, principal: Principal, params: Secr
   let scanned = 0;
   for (;;) {
     const page = await withWorkspace(pool, principal.workspace_id, (tx) =>
-      listEpisodes(tx, { workspaceId: principal.workspace_id, subject, after, limit: Math.min(SCAN_CHUNK, limit - scanned) }),
+      // Not gated on older transactions: a long transaction elsewhere in the cluster must not
+      // end a scan early, and what ingest writes now is redacted already.
+      listEpisodes(tx, { workspaceId: principal.workspace_id, subject, after, limit: Math.min(SCAN_CHUNK, limit - scanned), settled: false }),
     );
     if (!page.ok) throw new ValidationError('after: not a cursor returned by this API');
     const found = await redactEnvelopes(page.episodes.map((e) => envelopeOf(e)));
