@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -213,6 +214,34 @@ describe('canon mcp over stdio with the SDK client', () => {
     expect(mine.data['decision']).toBe('created');
     expect((await call('agent', 'recall', { subject: 'person:ada' })).data['memories']).toHaveLength(1);
     expect((await call('otherAgent', 'recall', { subject: 'person:ada' })).data['memories']).toHaveLength(0);
+  });
+
+  it('redacts a token an agent remembers, says so, and a retry is a duplicate', async () => {
+    const token = 'ghp_' + 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx';
+    const args = { subject: 'service:release-bot', predicate: 'api token', value: token, text: `The release bot uses ${token}.` };
+    const first = await call('agent', 'remember', args);
+    expect(first.isError).toBe(false);
+    expect(first.data['ingest']).toBe('created');
+    expect(first.data['redactions']).toEqual([
+      { rule: 'github', path: 'body.claims.0.value' },
+      { rule: 'github', path: 'body.claims.0.text' },
+    ]);
+    expect(first.text).toMatch(/Redacted 2 secret\(s\) before storing/);
+    expect(first.text).not.toContain(token);
+    expect(first.data['decisions'][0]['current'][0]['value']).toMatch(/^\[redacted:github:[cbdefghijklnrtuv]{12}\]$/);
+    const again = await call('agent', 'remember', args);
+    expect(again.data['ingest']).toBe('duplicate');
+    expect(again.data['episode_id']).toBe(first.data['episode_id']);
+    const recalled = await call('agent', 'recall', { subject: 'service:release-bot' });
+    expect(recalled.text).not.toContain(token);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`SELECT count(*)::int AS n FROM episodes WHERE strpos(body::text, $1) > 0 OR strpos(idempotency_key, $1) > 0`, [token]);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
   });
 
   it('wrote nothing but protocol messages on stdout', () => {

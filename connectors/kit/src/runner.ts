@@ -38,6 +38,10 @@ export interface RunSummary {
   created: number;
   duplicates: number;
   erased: number;
+  /** Items stored with secrets replaced by markers (design §3). */
+  redacted: number;
+  /** Items that held a secret in a workspace that refuses them: not stored. */
+  refused: number;
   /** Created episodes that end something: a vanished file, a removed dependency. */
   retractions: number;
   skipped: Record<string, number>;
@@ -86,6 +90,8 @@ export async function runConnector(
     created: 0,
     duplicates: 0,
     erased: 0,
+    redacted: 0,
+    refused: 0,
     retractions: 0,
     skipped: {},
     key_conflicts: [],
@@ -196,7 +202,9 @@ async function commitDroppingConflicts(
           const episode = pending[r.index];
           if (episode && isRetraction(episode)) summary.retractions += 1;
         } else if (r.status === 'duplicate') summary.duplicates += 1;
+        else if (r.status === 'refused') summary.refused += 1;
         else summary.erased += 1;
+        if ((r.redacted ?? 0) > 0) summary.redacted += 1;
       }
       summary.submitted += pending.length;
       return;

@@ -3,8 +3,10 @@ import type { JsonValue } from './contract.js';
 
 export interface CommitItemResult {
   index: number;
-  status: 'created' | 'duplicate' | 'erased';
+  status: 'created' | 'duplicate' | 'erased' | 'refused';
   episode_id: string | null;
+  /** Secrets replaced in the item before it was stored (0 or absent: none). */
+  redacted?: number;
 }
 
 /**

@@ -109,6 +109,48 @@ describe('workspace connector', () => {
     ]);
   });
 
+  it('passes over secret files unread by default, reads .env.example, and lets the list be changed', async () => {
+    const secretFiles = [
+      '.env',
+      '.env.production',
+      'config/.env.local',
+      'certs/server.pem',
+      'certs/server.key',
+      'home/.ssh/id_rsa',
+      'home/.ssh/id_ed25519',
+      'store.p12',
+      'store.pfx',
+      'app.jks',
+      'release.keystore',
+      '.npmrc',
+      '.pypirc',
+      '.netrc',
+      '.git-credentials',
+      'gcp/credentials.json',
+      'home/.aws/credentials',
+      'kubeconfig',
+      'home/.kube/config',
+      'infra/terraform.tfstate',
+    ];
+    for (const path of secretFiles) write(path, 'SECRET=1\n');
+    write('.env.example', 'DATABASE_URL=postgres://localhost/dev\n');
+    write('home/.ssh/id_rsa.pub', 'ssh-rsa AAAA ada@laptop\n');
+    const summary = await scan();
+    expect(summary.skipped).toMatchObject({ secret_file: secretFiles.length });
+    const read = sink.episodes.map((e) => e.source_ref).sort();
+    expect(read).toEqual(['.env.example', 'README.md', 'docs/deploy.md', 'docs/notes.txt', 'home/.ssh/id_rsa.pub']);
+
+    // Extend the list, take a default back: notes.txt now skipped (and retracted), .npmrc read.
+    await scan({ secretFiles: ['docs/notes.txt', '!.npmrc'] });
+    expect(sink.episodes.filter((e) => e.kind === 'retraction').map((e) => e.source_ref)).toEqual(['docs/notes.txt']);
+    expect(sink.episodes.some((e) => e.source_ref === '.npmrc' && e.kind === 'document')).toBe(true);
+
+    // Everything, on request.
+    const all = await scan({ includeSecretFiles: true });
+    expect(all.skipped['secret_file'] ?? 0).toBe(0);
+    expect(sink.episodes.some((e) => e.source_ref === 'home/.ssh/id_rsa')).toBe(true);
+  });
+
   it('retracts a tracked file that becomes ignored', async () => {
     await scan();
     write('.gitignore', 'docs/notes.txt\n');

@@ -18,6 +18,45 @@ import { walk } from './walk.js';
 
 export const WORKSPACE_SOURCE = 'workspace';
 
+/**
+ * Files a scan passes over unread (gitignore syntax, matched from the root): where credentials
+ * live rather than facts. Ingest would redact the secrets it recognises in them anyway; not
+ * reading them at all also keeps out what no rule recognises (a bare password on a line of
+ * `.env`, a keystore's bytes). Templates meant to be committed (`.env.example`, `.env.sample`,
+ * `.env.template`) are read: they document configuration. `secretFiles` adds patterns to this
+ * list and `!pattern` takes one back; `includeSecretFiles` reads everything.
+ */
+export const DEFAULT_SECRET_FILES: readonly string[] = Object.freeze([
+  '.env',
+  '.env.*',
+  '!.env.example',
+  '!.env.sample',
+  '!.env.template',
+  '*.pem',
+  '*.key',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '!id_*.pub',
+  '*.p12',
+  '*.pfx',
+  '*.jks',
+  '*.keystore',
+  '.npmrc',
+  '.pypirc',
+  '.netrc',
+  '_netrc',
+  '.git-credentials',
+  'credentials.json',
+  '**/.aws/credentials',
+  'kubeconfig',
+  '**/.kube/config',
+  // Terraform state holds every secret its resources were given, in plain text.
+  '*.tfstate',
+  '*.tfstate.backup',
+]);
+
 export const WorkspaceConfig = z.strictObject({
   /** The folder to scan. */
   path: z.string().min(1),
@@ -27,6 +66,10 @@ export const WorkspaceConfig = z.strictObject({
   maxFileBytes: z.number().int().min(1).max(LIMITS.text).default(LIMITS.text),
   /** Extra gitignore-style patterns, applied at the root. */
   ignore: z.array(z.string().min(1)).default([]),
+  /** Patterns added to `DEFAULT_SECRET_FILES` (gitignore syntax; `!pattern` reads a default back). */
+  secretFiles: z.array(z.string().min(1)).default([]),
+  /** Read secret files too (their recognised secrets are still redacted at ingest). */
+  includeSecretFiles: z.boolean().default(false),
   /** Episodes per batch (one transaction each). */
   batchSize: z.number().int().min(1).max(1000).default(100),
 });
@@ -155,7 +198,8 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
       if (!parsed.success) throw new ConnectorError('invalid_cursor', 'the stored workspace cursor is not an inventory; reset the connector cursor');
       inventory = { ...parsed.data.files };
     }
-    const { files, skipped: walkSkipped } = await walk(root, config.ignore, signal);
+    const secretFiles = config.includeSecretFiles ? [] : [...DEFAULT_SECRET_FILES, ...config.secretFiles];
+    const { files, skipped: walkSkipped } = await walk(root, config.ignore, signal, secretFiles);
     const total = files.length;
     const seen = new Set<string>();
     let episodes: EpisodeInput[] = [];

@@ -3,6 +3,7 @@ export {
   WorkspaceConfig,
   WorkspaceCursor,
   WORKSPACE_PREDICATES,
+  DEFAULT_SECRET_FILES,
   fileSubject,
   workspaceKey,
   workspaceToEpisodes,

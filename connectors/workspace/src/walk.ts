@@ -10,7 +10,7 @@ export interface WalkEntry {
 
 export interface WalkResult {
   files: WalkEntry[];
-  /** Entries passed over, by reason: `ignored` (an ignored folder counts once), `symlink`, `special`. */
+  /** Entries passed over, by reason: `ignored` (an ignored folder counts once), `secret_file`, `symlink`, `special`. */
   skipped: Record<string, number>;
 }
 
@@ -23,16 +23,18 @@ interface Rules {
 /**
  * Lists the files under `root` that git would consider: `.git` is never entered, and each
  * folder's `.gitignore` applies to the paths below it (plus `extra` patterns at the root).
- * Symbolic links are not followed: a link can leave the root or loop. Paths come out sorted,
- * so a scan is deterministic.
+ * Files matching `secretFiles` (gitignore syntax, from the root) are passed over as
+ * `secret_file` without being opened. Symbolic links are not followed: a link can leave the
+ * root or loop. Paths come out sorted, so a scan is deterministic.
  */
-export async function walk(root: string, extra: readonly string[], signal?: AbortSignal): Promise<WalkResult> {
+export async function walk(root: string, extra: readonly string[], signal?: AbortSignal, secretFiles: readonly string[] = []): Promise<WalkResult> {
   const files: WalkEntry[] = [];
   const skipped: Record<string, number> = {};
   const skip = (reason: string) => {
     skipped[reason] = (skipped[reason] ?? 0) + 1;
   };
   const rootRules: Rules[] = extra.length > 0 ? [{ base: '', ig: ignore().add([...extra]) }] : [];
+  const secrets = secretFiles.length > 0 ? ignore().add([...secretFiles]) : null;
 
   async function visit(dir: string, rules: Rules[]): Promise<void> {
     signal?.throwIfAborted();
@@ -49,6 +51,8 @@ export async function walk(root: string, extra: readonly string[], signal?: Abor
         skip('symlink');
       } else if (entry.isDirectory()) {
         await visit(path, active);
+      } else if (entry.isFile() && secrets?.ignores(path)) {
+        skip('secret_file');
       } else if (entry.isFile()) {
         files.push({ path, absolute: join(root, ...path.split('/')) });
       } else {

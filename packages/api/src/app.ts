@@ -18,6 +18,7 @@ import { policyRoutes } from './routes/policies.js';
 import { erasureRoutes } from './routes/erasure.js';
 import { searchRoutes } from './routes/search.js';
 import { contextRoutes } from './routes/context.js';
+import { secretRoutes } from './routes/secrets.js';
 
 export interface AppOptions {
   /** Called with unexpected errors (500s); the response never carries their details. */
@@ -63,6 +64,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   erasureRoutes(app, runtime);
   searchRoutes(app, runtime);
   contextRoutes(app, runtime);
+  secretRoutes(app, runtime);
   // People's view (HTML): Bearer key or the login form's HttpOnly cookie; see inspector/auth.ts.
   app.route('/inspect', inspectorRoutes(runtime));
 

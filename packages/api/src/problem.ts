@@ -18,6 +18,7 @@ const STATUS: Record<HttpProblemType, number> = {
   precondition_failed: 412,
   payload_too_large: 413,
   busy: 503,
+  secret_refused: 400,
   internal: 500,
 };
 
@@ -34,6 +35,7 @@ const TITLE: Record<HttpProblemType, string> = {
   precondition_failed: 'Precondition failed',
   payload_too_large: 'Payload too large',
   busy: 'Busy, retry later',
+  secret_refused: 'Secret refused',
   internal: 'Internal error',
 };
 

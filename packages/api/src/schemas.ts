@@ -21,11 +21,26 @@ export const EpisodeBatch = z
   .object({ episodes: z.array(EpisodeInput).min(1).max(LIMITS.batchSize) })
   .openapi('EpisodeBatch');
 
+export const Redaction = z
+  .object({
+    rule: z.string().openapi({ description: 'the rule that found the secret, e.g. `stripe`, `private-key`' }),
+    path: z.string().openapi({ description: 'the field, e.g. `body.text`, `body.claims.0.value`; an object key is `<object>.{}`' }),
+  })
+  .openapi('Redaction');
+
 export const IngestItem = z.object({
   index: z.number().int(),
-  status: z.enum(['created', 'duplicate', 'erased']),
-  /** Null for `erased`: the key was erased earlier (design §8) and nothing was written. */
+  status: z.enum(['created', 'duplicate', 'erased', 'refused']).openapi({
+    description: '`erased`: the key was erased earlier (design §8); `refused`: the item held a secret and the workspace refuses secrets. Neither writes anything.',
+  }),
+  /** Null for `erased` and `refused`: nothing was written. */
   episode_id: z.string().uuid().nullable(),
+  redactions: z
+    .array(Redaction)
+    .optional()
+    .openapi({ description: 'Secrets replaced by `[redacted:<rule>:<hash>]` before the item was hashed and stored; absent when none' }),
+  rule: z.string().optional().openapi({ description: 'For `refused`: the rule that found a secret' }),
+  path: z.string().optional().openapi({ description: 'For `refused`: the field it was in' }),
 });
 
 export const IngestResponse = z
@@ -34,6 +49,8 @@ export const IngestResponse = z
     created: z.number().int(),
     duplicates: z.number().int(),
     erased: z.number().int(),
+    redacted: z.number().int().openapi({ description: 'items stored with secrets replaced (each lists its `redactions`)' }),
+    refused: z.number().int().openapi({ description: 'items refused for holding a secret (workspace policy `secrets: "refuse"`)' }),
   })
   .openapi('IngestResponse');
 

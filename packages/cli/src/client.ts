@@ -8,6 +8,8 @@ import {
   type ContextRequest,
   type SearchParams,
   type SearchResponse,
+  type SecretScanParams,
+  type SecretScanResult,
   type Config,
   type DeadLetter,
   type NightlySchedule,
@@ -23,7 +25,9 @@ import { httpRecallClient, localRecallClient, type RecallClient } from './recall
 /** What a CLI command needs from Canon, whether over HTTP or in this process. */
 export interface CanonClient extends RecallClient {
   readonly mode: 'http' | 'local';
-  ingest(items: unknown[]): Promise<Pick<IngestResult, 'items' | 'created' | 'duplicates'>>;
+  ingest(items: unknown[]): Promise<Pick<IngestResult, 'items' | 'created' | 'duplicates'> & Partial<Pick<IngestResult, 'redacted' | 'refused'>>>;
+  /** Episodes of the log holding a detected secret, one bounded page (owner, maintainer). */
+  secrets(params: SecretScanParams): Promise<SecretScanResult>;
   compile(request: CompileRequest): Promise<CompileResponse>;
   job(id: string): Promise<JobView>;
   rebuild(subject: string): Promise<CompileResult>;
@@ -87,6 +91,7 @@ function localClient(runtime: Runtime, principal: Principal): CanonClient {
     redrive: () => runtime.redrive(principal),
     search: (params) => runtime.search(principal, params),
     context: (request) => runtime.context(principal, request),
+    secrets: (params) => runtime.secrets(principal, params),
     ...localRecallClient(runtime, principal),
     close: () => runtime.close(),
   };
@@ -134,6 +139,11 @@ function httpClient(base: string, key: string): CanonClient {
     redrive: async () => (await call<{ redriven: number }>('POST', '/v1/jobs/dead/redrive')).redriven,
     search: (params) => call('GET', `/v1/search?${searchQuery(params)}`),
     context: (request) => call('POST', '/v1/context', request),
+    secrets(params) {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+      return call('GET', `/v1/secrets?${q.toString()}`);
+    },
     ...httpRecallClient(base, key),
     close: async () => undefined,
   };

@@ -13,6 +13,7 @@ import { registerSearchCommand } from './commands/search.js';
 import { registerContextCommand } from './commands/context.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerInspectCommand } from './commands/inspect.js';
+import { registerSecretsCommands } from './commands/secrets.js';
 import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
 import { connectorsAdd, connectorsList, connectorsRemove, connectorsReset, connectorsRun, type AddOptions } from './commands/connectors.js';
 
@@ -72,7 +73,8 @@ const positiveInteger = (value: string): number => {
   return n;
 };
 type GithubFlags = { repo: string; token?: string; baseUrl?: string };
-type WorkspaceFlags = { id?: string; maxFileBytes?: number };
+type WorkspaceFlags = { id?: string; maxFileBytes?: number; secretFile?: string[]; includeSecretFiles?: boolean };
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 type GitFlags = { id?: string };
 
 const sync = program.command('sync').description('run a connector once: what is new at the source becomes episodes');
@@ -94,7 +96,9 @@ syncFlags(
     .command('workspace <path>')
     .description('the text files of a folder, honouring .gitignore')
     .option('--id <id>', 'the root id in subjects and keys (default: the folder name)')
-    .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger),
+    .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger)
+    .option('--secret-file <pattern>', 'also skip files matching this gitignore pattern as secret files; !pattern reads a default back (repeatable)', collect)
+    .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)'),
 ).action(run(async (path: string, opts: WorkspaceFlags & ConnectorCommandOptions) => syncCommand(config(), workspaceTarget(path, opts), opts)));
 syncFlags(
   sync
@@ -122,7 +126,9 @@ addFlags(
   add
     .command('workspace <path>')
     .option('--id <id>', 'the root id (default: the folder name)')
-    .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger),
+    .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger)
+    .option('--secret-file <pattern>', 'also skip files matching this gitignore pattern as secret files; !pattern reads a default back (repeatable)', collect)
+    .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)'),
 ).action(run(async (path: string, opts: WorkspaceFlags & AddOptions) => connectorsAdd(config(), workspaceTarget(path, opts), opts)));
 addFlags(add.command('git <path>').option('--id <id>', 'the repository id')).action(
   run(async (path: string, opts: GitFlags & AddOptions) => connectorsAdd(config(), gitTarget(path, opts), opts)),
@@ -158,5 +164,6 @@ registerSearchCommand(program, run, config);
 registerContextCommand(program, run, config);
 registerMcpCommand(program, run, config);
 registerInspectCommand(program, run, config);
+registerSecretsCommands(program, run, config);
 
 await program.parseAsync(process.argv);

@@ -347,7 +347,7 @@ export interface paths {
         put?: never;
         /**
          * Append one episode or a batch of up to 1,000 to the log
-         * @description Per item: `created` or `duplicate` (same key, same envelope) with the episode id. Any invalid item or key conflict rejects the whole batch and stores nothing.
+         * @description Per item: `created` or `duplicate` (same key, same envelope) with the episode id. Any invalid item or key conflict rejects the whole batch and stores nothing. Every string of every item is scanned for secrets first: each is replaced by `[redacted:<rule>:<hash>]` and listed in the item’s `redactions`, or, under the workspace policy `secrets: "refuse"`, the item is `refused` (one episode posted alone: 400 `secret_refused`) while the rest of the batch proceeds.
          */
         post: {
             parameters: {
@@ -419,7 +419,7 @@ export interface paths {
                         "application/json": components["schemas"]["IngestResponse"];
                     };
                 };
-                /** @description Invalid items (`issues` names each item and why); nothing stored */
+                /** @description Invalid items (`issues` names each item and why), or one episode posted alone that holds a secret in a workspace that refuses them (`secret_refused`, naming `rule` and `path`); nothing stored */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1221,6 +1221,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Episodes of the log that hold a detected secret (owner, maintainer)
+         * @description Scans the stored log with the rules ingest uses — for episodes stored before redaction, or that older rules missed — reading at most `limit` episodes per answer in order; `next` resumes. Names each episode (id, source, key, subject) and each secret by rule and field, never its value. Erase what it finds with `POST /v1/erasures` or `DELETE /v1/subjects/{subject}`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    after?: string;
+                    limit?: number;
+                    subject?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What the scanned part of the log holds */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SecretScan"];
+                    };
+                };
+                /** @description Invalid query or cursor */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner or a maintainer may scan for secrets */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/subjects": {
         parameters: {
             query?: never;
@@ -1621,9 +1691,22 @@ export interface components {
                 /** Format: uuid */
                 episode_id: string | null;
                 index: number;
-                /** @enum {string} */
-                status: "created" | "duplicate" | "erased";
+                /** @description For `refused`: the field it was in */
+                path?: string;
+                /** @description Secrets replaced by `[redacted:<rule>:<hash>]` before the item was hashed and stored; absent when none */
+                redactions?: components["schemas"]["Redaction"][];
+                /** @description For `refused`: the rule that found a secret */
+                rule?: string;
+                /**
+                 * @description `erased`: the key was erased earlier (design §8); `refused`: the item held a secret and the workspace refuses secrets. Neither writes anything.
+                 * @enum {string}
+                 */
+                status: "created" | "duplicate" | "erased" | "refused";
             }[];
+            /** @description items stored with secrets replaced (each lists its `redactions`) */
+            redacted: number;
+            /** @description items refused for holding a secret (workspace policy `secrets: "refuse"`) */
+            refused: number;
         };
         Job: {
             completed_at?: string;
@@ -1720,10 +1803,17 @@ export interface components {
             };
             fingerprint: string;
             own: components["schemas"]["WorkspacePolicies"];
+            /**
+             * @description what ingest does with a secret in this workspace
+             * @enum {string}
+             */
+            secrets: "redact" | "refuse";
         };
         Policy: {
             /** @enum {string} */
             cardinality: "one" | "many";
+            /** @description open sides of a dispute before further values become its evidence (default 8) */
+            max_sides?: number;
             /** @enum {string} */
             min_role: "owner" | "maintainer" | "member" | "connector" | "agent" | "reader";
             /** @enum {string} */
@@ -1760,6 +1850,12 @@ export interface components {
             retract?: boolean;
             value?: unknown;
         };
+        Redaction: {
+            /** @description the field, e.g. `body.text`, `body.claims.0.value`; an object key is `<object>.{}` */
+            path: string;
+            /** @description the rule that found the secret, e.g. `stripe`, `private-key` */
+            rule: string;
+        };
         Resolution: {
             idempotency_key?: string;
             reason: string;
@@ -1789,6 +1885,24 @@ export interface components {
             value?: unknown;
             /** @enum {string} */
             value_status: "in_force" | "superseded" | "overruled" | "disputed" | "retracted";
+        };
+        SecretFinding: {
+            episode_id: string;
+            /** @description as stored, with any secret it holds replaced by its marker */
+            idempotency_key: string;
+            log_position: string;
+            /** @description each secret: the rule and the field — never the secret */
+            secrets: components["schemas"]["Redaction"][];
+            source: string;
+            /** @description as stored, with any secret it holds replaced by its marker */
+            subject: string;
+        };
+        SecretScan: {
+            findings: components["schemas"]["SecretFinding"][];
+            /** @description pass as `after` to go on; null at the end of the log */
+            next: string | null;
+            /** @description episodes read by this answer */
+            scanned: number;
         };
         Timeline: {
             dispositions: {
@@ -1824,6 +1938,7 @@ export interface components {
             policy: {
                 /** @enum {string} */
                 cardinality: "one" | "many";
+                max_sides?: number;
                 /** @enum {string} */
                 min_role: "owner" | "maintainer" | "member" | "connector" | "agent" | "reader";
                 /** @enum {string} */
@@ -1870,6 +1985,11 @@ export interface components {
             predicates?: {
                 [key: string]: components["schemas"]["Policy"];
             };
+            /**
+             * @description what ingest does with an item holding a secret: replace it by a marker (`redact`, the default) or reject the item (`refuse`). Not part of the fingerprint: it rebuilds nothing
+             * @enum {string}
+             */
+            secrets?: "redact" | "refuse";
             time_zone?: string;
         } | null;
     };

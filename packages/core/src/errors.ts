@@ -14,7 +14,8 @@ export type ProblemType =
   | 'conflict'
   | 'busy'
   | 'payload_too_large'
-  | 'unsupported_media_type';
+  | 'unsupported_media_type'
+  | 'secret_refused';
 
 export class CanonError extends Error {
   readonly type: ProblemType;
@@ -90,5 +91,15 @@ export class BusyError extends CanonError {
 export class PayloadTooLargeError extends CanonError {
   constructor(message: string) {
     super('payload_too_large', message);
+  }
+}
+
+/**
+ * An item holding a secret, under a workspace policy of `secrets: "refuse"`: nothing of it is
+ * stored. Names the rule and the field, never the secret.
+ */
+export class SecretRefusedError extends CanonError {
+  constructor(readonly rule: string, readonly path: string) {
+    super('secret_refused', `the episode holds a secret (rule ${rule}, at ${path}) and this workspace refuses secrets; nothing was stored`, { rule, path });
   }
 }

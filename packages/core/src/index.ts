@@ -29,6 +29,7 @@ export {
   PreconditionFailedError,
   BusyError,
   PayloadTooLargeError,
+  SecretRefusedError,
   type ProblemType,
   type ItemIssue,
 } from './errors.js';
@@ -83,3 +84,19 @@ export { standingFor } from './standing.js';
 export { maskSlots, resolveDate, type Slot, type SlotType } from './slots.js';
 export { extract, sentences, NOTE_PREDICATE } from './extract.js';
 export { jsonFault, jsonTextTooDeep, stringFault, MAX_JSON_DEPTH, type JsonFault } from './json-guard.js';
+export {
+  SecretsMode,
+  DEFAULT_SECRETS_MODE,
+  REDACTION_MARKER,
+  CANON_SECRET_RULES,
+  redactionMarker,
+  canonSecretFindings,
+  outsideMarkers,
+  mergeFindings,
+  redactText,
+  envelopeStrings,
+  mapEnvelopeStrings,
+  type SecretFinding,
+  type Redaction,
+  type EnvelopeString,
+} from './secrets.js';

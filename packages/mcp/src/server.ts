@@ -41,6 +41,10 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
       const key = String(episode['idempotency_key']);
       const out = await port.ingestAndCompile([episode]);
       const item = out.items[0]!;
+      if (item.status === 'refused') {
+        throw new Error(`not stored: it holds a secret (rule ${item.rule ?? 'secret'}, at ${item.path ?? 'body'}) and this workspace refuses secrets; leave the secret out`);
+      }
+      const redactions = item.redactions ?? [];
       const { memories } = await port.memories(args.subject);
       const decisions: z.infer<typeof RememberOut.decisions> = [];
       for (const k of expectedKeys(args, episode)) {
@@ -74,8 +78,13 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
           (d) => `- ${d.predicate}${qualifierText(d.qualifiers)}: ${d.decision} — ${d.meaning}. Why: ${d.reason}. Now: ${d.current.map((v) => quote(v.value)).join(' vs ') || '(nothing holds)'} [memory ${d.memory_id}]`,
         ),
       ];
-      if (decisions.length === 0 && item.status !== 'erased') lines.push('No fact was read from it (a note needs a sentence with a value, or give predicate and value).');
-      return framed(lines, { episode_id: item.episode_id, idempotency_key: key, ingest: item.status, decision: decisions[0]?.decision ?? null, decisions });
+      if (redactions.length > 0) {
+        lines.push(`Redacted ${redactions.length} secret(s) before storing (${redactions.map((r) => `${r.rule} at ${r.path}`).join(', ')}): the original is kept nowhere.`);
+      }
+      if (decisions.length === 0 && item.status !== 'erased' && redactions.length === 0) {
+        lines.push('No fact was read from it (a note needs a sentence with a value, or give predicate and value).');
+      }
+      return framed(lines, { episode_id: item.episode_id, idempotency_key: key, ingest: item.status, decision: decisions[0]?.decision ?? null, decisions, redactions });
     },
   );
 

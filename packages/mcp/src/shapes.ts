@@ -113,6 +113,9 @@ export const RememberOut = {
   episode_id: z.string().nullable(),
   idempotency_key: z.string(),
   ingest: z.enum(['created', 'duplicate', 'erased']).describe('erased: this statement was erased earlier and is not written again.'),
+  redactions: z
+    .array(z.object({ rule: z.string(), path: z.string() }))
+    .describe('Secrets (tokens, keys, passwords) replaced by [redacted:<rule>:<hash>] before anything was stored: the original is kept nowhere.'),
   decision: z.enum(DECISIONS).nullable().describe('The decision for the (first) memory the call touched.'),
   decisions: z.array(
     z.object({

@@ -42,3 +42,5 @@ export { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
 export { type RecallWrites } from './recall-writes.js';
 export { SUBJECT_LOCK_TIMEOUT } from './subject-write.js';
 export { inspectMemories, inspectSubject, type InspectedMemory, type MemorySections, type SubjectInspection } from './inspection.js';
+export { detectSecrets, redactEnvelopes, scanSecrets, shortRuleId, SecretScanParams, type RedactedEnvelope, type SecretScanFinding, type SecretScanResult } from './secrets.js';
+export { loadSecretsMode } from './policies.js';

@@ -13,19 +13,27 @@ import {
   CanonError,
   type Envelope,
   type ItemIssue,
+  type Redaction,
 } from '@canon/core';
 import { appendEpisodes, erasedKeysAmong, keyOf, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
 import { withWorkspace } from './scope.js';
 import { erasedKeyHash } from './erased-key.js';
+import { loadSecretsMode } from './policies.js';
 import type { Principal } from './principal.js';
+import { redactEnvelopes } from './secrets.js';
 
-export type ItemStatus = 'created' | 'duplicate' | 'erased';
+export type ItemStatus = 'created' | 'duplicate' | 'erased' | 'refused';
 
 export interface IngestItemResult {
   index: number;
   status: ItemStatus;
-  /** Null for an `erased` key: nothing was written. */
+  /** Null for an `erased` or `refused` item: nothing was written. */
   episode_id: string | null;
+  /** Secrets replaced by a marker before the item was hashed and stored (absent: none). */
+  redactions?: Redaction[];
+  /** For a `refused` item: the rule that found a secret in it, and where. */
+  rule?: string;
+  path?: string;
 }
 
 export interface IngestResult {
@@ -34,6 +42,10 @@ export interface IngestResult {
   duplicates: number;
   /** Items whose key was erased earlier (design §8): answered `erased`, nothing written. */
   erased: number;
+  /** Items that held a secret, stored with it replaced (`redactions` on the item). */
+  redacted: number;
+  /** Items that held a secret under a workspace's `secrets: "refuse"`: nothing written. */
+  refused: number;
   /** Distinct subjects the batch wrote to (the ones a compile must visit). */
   subjects: string[];
 }
@@ -54,27 +66,36 @@ export async function ingestEpisodes(
   items: readonly unknown[],
   afterAppend?: AfterAppend,
 ): Promise<IngestResult> {
-  const batch = prepareBatch(principal, items);
+  const batch = await prepareBatch(principal, items);
   return withWorkspace(pool, principal.workspace_id, (tx) => appendBatch(tx, principal, batch, afterAppend));
 }
 
 /** A validated batch, de-duplicated within itself: what `appendBatch` writes. */
 export interface PreparedBatch {
+  /** Every item's envelope, its secrets already replaced. */
   envelopes: Envelope[];
+  /** Per item: the secrets replaced in it. */
+  redactions: Redaction[][];
   uniques: NewEpisode[];
   /** item index → index in `uniques` */
   uniqueIndexOf: number[];
 }
 
-/** Checks the role, the size and every item; throws before anything is written. */
-export function prepareBatch(principal: Principal, items: readonly unknown[]): PreparedBatch {
+/**
+ * Checks the role, the size and every item, and replaces every secret they hold; throws before
+ * anything is written. The envelopes are redacted before they are hashed or compared, so the
+ * log never holds an original and a re-sent item is still a duplicate.
+ */
+export async function prepareBatch(principal: Principal, items: readonly unknown[]): Promise<PreparedBatch> {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot write episodes`);
   if (items.length === 0) throw new ValidationError('the batch is empty');
   if (items.length > LIMITS.batchSize) {
     throw new ValidationError(`a batch holds at most ${LIMITS.batchSize} episodes; this one has ${items.length}`);
   }
 
-  const envelopes = parseBatch(principal, items);
+  const redacted = await redactEnvelopes(parseBatch(principal, items));
+  const envelopes = redacted.map((r) => r.envelope);
+  const redactions = redacted.map((r) => r.redactions);
 
   // Within the batch: the same key twice is a duplicate when identical, a conflict otherwise.
   const firstByKey = new Map<string, number>();
@@ -96,19 +117,33 @@ export function prepareBatch(principal: Principal, items: readonly unknown[]): P
     }
   });
   if (inBatchConflicts.length > 0) throw new KeyConflictError(inBatchConflicts);
-  return { envelopes, uniques, uniqueIndexOf };
+  return { envelopes, redactions, uniques, uniqueIndexOf };
 }
 
 /**
  * Appends a prepared batch inside the caller's transaction (ingest's own, or a proposal's,
- * which compiles in the same one). Keys erased earlier are answered `erased` and skipped; the
+ * which compiles in the same one). Keys erased earlier are answered `erased` and skipped, and
+ * so, under the workspace's `secrets: "refuse"`, are items that held a secret (`refused`); the
  * rest of the batch proceeds.
  */
 export async function appendBatch(tx: PoolClient, principal: Principal, batch: PreparedBatch, afterAppend?: AfterAppend): Promise<IngestResult> {
   const { envelopes, uniqueIndexOf } = batch;
+  // The first item of each unique key carries its redactions (identical items redact alike).
+  const firstItem = new Map<number, number>();
+  uniqueIndexOf.forEach((u, index) => {
+    if (!firstItem.has(u)) firstItem.set(u, index);
+  });
+  const refusing = batch.redactions.some((r) => r.length > 0) && (await loadSecretsMode(tx, principal.workspace_id)) === 'refuse';
+  const refusedRule = new Map<number, Redaction>(); // unique index → the first secret found
+  if (refusing) {
+    batch.uniques.forEach((_, u) => {
+      const found = batch.redactions[firstItem.get(u)!]!;
+      if (found.length > 0) refusedRule.set(u, found[0]!);
+    });
+  }
   const hashes = batch.uniques.map((u) => erasedKeyHash(principal.workspace_id, u.envelope.source, u.envelope.idempotency_key));
   const erasedHashes = await erasedKeysAmong(tx, principal.workspace_id, hashes);
-  const uniques = batch.uniques.filter((_, i) => !erasedHashes.has(hashes[i]!));
+  const uniques = batch.uniques.filter((_, i) => !erasedHashes.has(hashes[i]!) && !refusedRule.has(i));
   const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques);
   const stored = new Map(existing.map((e) => [keyOf(e.source, e.idempotency_key), e]));
   const conflicts: KeyConflictError['conflicts'] = [];
@@ -134,23 +169,31 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
     await afterAppend(tx, created.map((u) => ({ id: u.id, envelope: u.envelope })));
   }
   const byKey = new Map(uniques.map((u, i) => [u, status[i]!]));
-  const outcome = batch.uniques.map((u) => byKey.get(u) ?? { status: 'erased' as const, id: null });
+  const outcome = batch.uniques.map((u, i) =>
+    refusedRule.has(i) ? { status: 'refused' as const, id: null } : (byKey.get(u) ?? { status: 'erased' as const, id: null }),
+  );
 
   const claimed = new Set<number>();
   const results: IngestItemResult[] = envelopes.map((_, index) => {
     const u = uniqueIndexOf[index]!;
     const s = outcome[u]!;
     // Only the first occurrence of a key in the batch can be the one that created it.
-    const status: ItemStatus = s.status === 'erased' ? 'erased' : s.status === 'created' && !claimed.has(u) ? 'created' : 'duplicate';
+    const status: ItemStatus =
+      s.status === 'erased' || s.status === 'refused' ? s.status : s.status === 'created' && !claimed.has(u) ? 'created' : 'duplicate';
     claimed.add(u);
-    return { index, status, episode_id: s.id };
+    const redactions = batch.redactions[index]!;
+    if (status === 'refused') return { index, status, episode_id: null, ...refusedRule.get(u)! };
+    return redactions.length > 0 ? { index, status, episode_id: s.id, redactions } : { index, status, episode_id: s.id };
   });
+  const written = (r: IngestItemResult) => r.status === 'created' || r.status === 'duplicate';
   return {
     items: results,
     created: results.filter((r) => r.status === 'created').length,
     duplicates: results.filter((r) => r.status === 'duplicate').length,
     erased: results.filter((r) => r.status === 'erased').length,
-    subjects: [...new Set(envelopes.filter((_, i) => results[i]!.status !== 'erased').map((e) => e.subject))].sort(),
+    redacted: results.filter((r) => written(r) && r.redactions !== undefined).length,
+    refused: results.filter((r) => r.status === 'refused').length,
+    subjects: [...new Set(envelopes.filter((_, i) => written(results[i]!)).map((e) => e.subject))].sort(),
   };
 }
 

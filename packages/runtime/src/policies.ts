@@ -1,4 +1,4 @@
-import { DEFAULT_POLICY_SET, PolicySet, policyFingerprint, ValidationError, type Policy } from '@canon/core';
+import { DEFAULT_POLICY_SET, DEFAULT_SECRETS_MODE, PolicySet, policyFingerprint, SecretsMode, ValidationError, type Policy } from '@canon/core';
 import { GIT_PREDICATES } from '@canon/connector-git';
 import { GITHUB_PREDICATES } from '@canon/connector-github';
 import { WORKSPACE_PREDICATES } from '@canon/connector-workspace';
@@ -15,8 +15,13 @@ export const DECLARED_PREDICATES: Readonly<Record<string, Policy>> = Object.free
   ...GITHUB_PREDICATES,
 });
 
-/** A workspace's own statement: overrides of the defaults and of declared predicates. */
-export const WorkspacePolicies = PolicySet.partial();
+/**
+ * A workspace's own statement: overrides of the defaults and of declared predicates, and what
+ * ingest does with a secret (`secrets`, default `redact`). `secrets` acts at the door, before
+ * anything is stored, so it is not part of the policy set compiles use nor of its fingerprint:
+ * changing it rebuilds nothing.
+ */
+export const WorkspacePolicies = PolicySet.partial().extend({ secrets: SecretsMode.optional() });
 export type WorkspacePolicies = typeof WorkspacePolicies._zod.output;
 
 export function effectivePolicySet(own: WorkspacePolicies | null): PolicySet {
@@ -27,11 +32,21 @@ export function effectivePolicySet(own: WorkspacePolicies | null): PolicySet {
   });
 }
 
-export async function loadPolicySet(sql: Sql, workspaceId: string): Promise<{ set: PolicySet; fingerprint: string; own: WorkspacePolicies | null }> {
+export async function loadPolicySet(
+  sql: Sql,
+  workspaceId: string,
+): Promise<{ set: PolicySet; fingerprint: string; own: WorkspacePolicies | null; secrets: SecretsMode }> {
   const row = await getPolicySetRow(sql, workspaceId);
   const own = row === null ? null : WorkspacePolicies.parse(row);
   const set = effectivePolicySet(own);
-  return { set, fingerprint: policyFingerprint(set), own };
+  return { set, fingerprint: policyFingerprint(set), own, secrets: own?.secrets ?? DEFAULT_SECRETS_MODE };
+}
+
+/** What ingest does with an item holding a secret in this workspace. */
+export async function loadSecretsMode(sql: Sql, workspaceId: string): Promise<SecretsMode> {
+  const row = await getPolicySetRow(sql, workspaceId);
+  if (row === null) return DEFAULT_SECRETS_MODE;
+  return WorkspacePolicies.parse(row).secrets ?? DEFAULT_SECRETS_MODE;
 }
 
 export async function savePolicySet(sql: Sql, workspaceId: string, input: unknown): Promise<WorkspacePolicies> {

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { atLeast, canonicalJson, ForbiddenError, policyFor, type PolicySet } from '@canon/core';
+import { atLeast, canonicalJson, ForbiddenError, policyFor, type PolicySet, type SecretsMode } from '@canon/core';
 import { subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, type CompileResult } from './compile.js';
 import { bossDb, QUEUES, type CompileJobData } from './jobs.js';
@@ -13,6 +13,8 @@ export interface PoliciesView {
   /** What compiles use: defaults, connector declarations, then the workspace's overrides. */
   effective: PolicySet;
   fingerprint: string;
+  /** What ingest does with an item holding a secret: `redact` (default) or `refuse`. */
+  secrets: SecretsMode;
 }
 
 export interface PolicyChange extends PoliciesView {
@@ -23,8 +25,8 @@ export interface PolicyChange extends PoliciesView {
 
 export async function getPolicies(pool: Pool, principal: Principal): Promise<PoliciesView> {
   return withWorkspace(pool, principal.workspace_id, async (tx) => {
-    const { own, set, fingerprint } = await loadPolicySet(tx, principal.workspace_id);
-    return { own, effective: set, fingerprint };
+    const { own, set, fingerprint, secrets } = await loadPolicySet(tx, principal.workspace_id);
+    return { own, effective: set, fingerprint, secrets };
   });
 }
 
@@ -59,7 +61,7 @@ export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Pr
           ? await subjectsOfWorkspace(tx, ws)
           : await subjectsOfPredicates(tx, ws, changedPredicates(before.set, after.set));
     if (boss && subjects.length > 0) await enqueueRebuilds(boss, tx, ws, subjects);
-    return { own: after.own, effective: after.set, fingerprint: after.fingerprint, changed: before.fingerprint !== after.fingerprint, subjects };
+    return { own: after.own, effective: after.set, fingerprint: after.fingerprint, secrets: after.secrets, changed: before.fingerprint !== after.fingerprint, subjects };
   });
   const { subjects, ...view } = saved;
   if (subjects.length === 0) return { ...view, rebuild: { subjects, mode: 'none' } };

@@ -32,6 +32,7 @@ import { contextBundle, type ContextBundle, type ContextRequest } from './contex
 import { recomputeAndCompare, type RecomputeReport } from './verify.js';
 import { createRecallWrites, type RecallWrites } from './recall-writes.js';
 import { recallMemory, recallSubject, type RecallParams } from './time-travel.js';
+import { scanSecrets, type SecretScanParams, type SecretScanResult } from './secrets.js';
 
 export interface IngestOptions {
   inTransaction?: (tx: PoolClient) => Promise<void>;
@@ -104,6 +105,8 @@ export interface Runtime extends RecallWrites {
   memory(principal: Principal, id: string, params?: RecallParams): Promise<MemoryDetail & { known_at: string | null }>;
   /** Lexical search over current memory values; include_history brings superseded values back, marked. */
   search(principal: Principal, params: SearchParams): Promise<SearchResponse>;
+  /** Episodes of the log holding a detected secret (owner, maintainer), a bounded page at a time. */
+  secrets(principal: Principal, params: SecretScanParams): Promise<SecretScanResult>;
   /** A deterministic context bundle of a subject for a task, within a token budget. */
   context(principal: Principal, request: ContextRequest): Promise<ContextBundle>;
   metrics(): Promise<string>;
@@ -246,6 +249,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     memory: (principal, id, params = {}) => recallMemory(pool, principal, id, params),
     ...createRecallWrites(pool, () => boss),
     search: (principal, params) => searchMemories(pool, principal, params, new Date().toISOString()),
+    secrets: (principal, params) => scanSecrets(pool, principal, params),
     context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
 
     metrics: () => collectMetrics(pool, boss),

@@ -1,4 +1,4 @@
-import { BusyError, NotFoundError, ValidationError, type EpisodeInput } from '@canon/core';
+import { BusyError, NotFoundError, SecretRefusedError, ValidationError, type EpisodeInput } from '@canon/core';
 import { insertPending, memoriesByIds, sqlState, SQLSTATE, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
 import { compilePendingInTransaction, lockSubject, type CompileResult } from './compile.js';
 import { appendBatch, prepareBatch } from './ingest.js';
@@ -55,12 +55,13 @@ export async function appendAndCompile(
   principal: Principal,
   episode: EpisodeInput | Record<string, unknown>,
 ): Promise<{ episode_id: string; compiled: CompileResult }> {
-  const batch = prepareBatch(principal, [episode]);
+  const batch = await prepareBatch(principal, [episode]);
   const subject = batch.envelopes[0]!.subject;
   const ingested = await appendBatch(ctx.tx, principal, batch, (tx, created) =>
     insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id }))),
   );
   const item = ingested.items[0]!;
+  if (item.status === 'refused') throw new SecretRefusedError(item.rule ?? 'secret', item.path ?? 'body');
   if (item.status === 'erased' || item.episode_id === null) {
     throw new ValidationError('idempotency_key: this key belongs to an erased episode; use another key');
   }

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { EpisodeInput, ValidationError } from '@canon/core';
+import { EpisodeInput, SecretRefusedError, ValidationError } from '@canon/core';
 import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { EpisodeBatch, EpisodePage, IngestResponse, problemResponse } from '../schemas.js';
@@ -10,7 +10,8 @@ const postEpisodes = createRoute({
   path: '/v1/episodes',
   summary: 'Append one episode or a batch of up to 1,000 to the log',
   description:
-    'Per item: `created` or `duplicate` (same key, same envelope) with the episode id. Any invalid item or key conflict rejects the whole batch and stores nothing.',
+    'Per item: `created` or `duplicate` (same key, same envelope) with the episode id. Any invalid item or key conflict rejects the whole batch and stores nothing. ' +
+    'Every string of every item is scanned for secrets first: each is replaced by `[redacted:<rule>:<hash>]` and listed in the item’s `redactions`, or, under the workspace policy `secrets: "refuse"`, the item is `refused` (one episode posted alone: 400 `secret_refused`) while the rest of the batch proceeds.',
   security: [{ bearer: [] }],
   request: {
     query: z.object({ compile: z.enum(['wait']).optional() }),
@@ -18,7 +19,7 @@ const postEpisodes = createRoute({
   },
   responses: {
     200: { description: 'Every item stored or recognised', content: { 'application/json': { schema: IngestResponse } } },
-    400: problemResponse('Invalid items (`issues` names each item and why); nothing stored'),
+    400: problemResponse('Invalid items (`issues` names each item and why), or one episode posted alone that holds a secret in a workspace that refuses them (`secret_refused`, naming `rule` and `path`); nothing stored'),
     401: problemResponse('Missing, unknown or revoked key'),
     403: problemResponse('The key’s role cannot write'),
     409: problemResponse('An idempotency key already names a different episode; nothing stored'),
@@ -66,12 +67,18 @@ export function episodeRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void 
     }
     const compile = c.req.query('compile');
     if (compile !== undefined && compile !== 'wait') throw new ValidationError('compile: the only value is "wait"');
+    const single = !Array.isArray(body) && items.length === 1 && !(body !== null && typeof body === 'object' && 'episodes' in body);
     const result = await runtime.ingest(c.get('principal'), items, compile === 'wait' ? { compile: 'wait' } : {});
+    // One episode posted alone is answered like an invalid one; in a batch the rest proceeds.
+    const refused = result.items[0];
+    if (single && refused?.status === 'refused') throw new SecretRefusedError(refused.rule ?? 'secret', refused.path ?? 'body');
     return c.json({
       items: result.items,
       created: result.created,
       duplicates: result.duplicates,
       erased: result.erased,
+      redacted: result.redacted,
+      refused: result.refused,
       ...(result.compiled ? { compiled: result.compiled } : {}),
     });
   });

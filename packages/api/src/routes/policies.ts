@@ -19,6 +19,9 @@ const WorkspacePoliciesSchema = z
     defaults: PolicySchema.optional(),
     predicates: z.record(z.string().min(1).max(512), PolicySchema).optional(),
     time_zone: z.string().min(1).max(100).optional(),
+    secrets: z.enum(['redact', 'refuse']).optional().openapi({
+      description: 'what ingest does with an item holding a secret: replace it by a marker (`redact`, the default) or reject the item (`refuse`). Not part of the fingerprint: it rebuilds nothing',
+    }),
   })
   .strict()
   .openapi('WorkspacePolicies');
@@ -26,7 +29,12 @@ const WorkspacePoliciesSchema = z
 const EffectiveSchema = z.object({ defaults: PolicySchema, predicates: z.record(z.string(), PolicySchema), time_zone: z.string() });
 
 const PoliciesSchema = z
-  .object({ own: WorkspacePoliciesSchema.nullable(), effective: EffectiveSchema, fingerprint: z.string() })
+  .object({
+    own: WorkspacePoliciesSchema.nullable(),
+    effective: EffectiveSchema,
+    fingerprint: z.string(),
+    secrets: z.enum(['redact', 'refuse']).openapi({ description: 'what ingest does with a secret in this workspace' }),
+  })
   .openapi('Policies');
 
 const PolicyChangeSchema = PoliciesSchema.extend({

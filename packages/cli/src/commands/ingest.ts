@@ -24,7 +24,7 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
     process.stderr.isTTY && !opts.json
       ? new cliProgress.SingleBar({ format: 'ingest [{bar}] {value}/{total} episodes | {eta_formatted} left', stream: process.stderr }, cliProgress.Presets.shades_classic)
       : null;
-  const summary = { created: 0, duplicates: 0, rejected: 0, batches: 0 };
+  const summary = { created: 0, duplicates: 0, rejected: 0, redacted: 0, refused: 0, batches: 0 };
   bar?.start(items.length, 0);
   try {
     for (let i = 0; i < items.length; i += opts.batch) {
@@ -33,6 +33,10 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
         const result = await client.ingest(batch);
         summary.created += result.created;
         summary.duplicates += result.duplicates;
+        // Refused items (secrets, in a workspace that refuses them) are rejected; the rest stands.
+        summary.redacted += result.redacted ?? 0;
+        summary.refused += result.refused ?? 0;
+        summary.rejected += result.refused ?? 0;
         summary.batches += 1;
       } catch (err) {
         summary.rejected += batch.length;
@@ -49,9 +53,13 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
   report(summary, opts);
 }
 
-function report(summary: { created: number; duplicates: number; rejected: number; batches: number }, opts: IngestOptions): void {
+function report(summary: { created: number; duplicates: number; rejected: number; redacted: number; refused: number; batches: number }, opts: IngestOptions): void {
   if (opts.json) console.log(JSON.stringify(summary));
-  else console.log(`created ${summary.created}, duplicates ${summary.duplicates}, rejected ${summary.rejected}`);
+  else {
+    const secrets =
+      (summary.redacted > 0 ? `; secrets redacted in ${summary.redacted}` : '') + (summary.refused > 0 ? `; ${summary.refused} refused for holding a secret` : '');
+    console.log(`created ${summary.created}, duplicates ${summary.duplicates}, rejected ${summary.rejected}${secrets}`);
+  }
 }
 
 async function readJsonl(file: string): Promise<unknown[]> {

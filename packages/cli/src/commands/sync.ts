@@ -22,10 +22,19 @@ export function githubTarget(opts: { repo: string; token?: string; baseUrl?: str
   };
 }
 
-export function workspaceTarget(path: string, opts: { id?: string; maxFileBytes?: number }): ConnectorTarget {
+export function workspaceTarget(
+  path: string,
+  opts: { id?: string; maxFileBytes?: number; secretFile?: string[]; includeSecretFiles?: boolean },
+): ConnectorTarget {
   return {
     connector: 'workspace',
-    config: { path, ...(opts.id ? { id: opts.id } : {}), ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}) },
+    config: {
+      path,
+      ...(opts.id ? { id: opts.id } : {}),
+      ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}),
+      ...(opts.secretFile?.length ? { secretFiles: opts.secretFile } : {}),
+      ...(opts.includeSecretFiles ? { includeSecretFiles: true } : {}),
+    },
   };
 }
 
@@ -110,7 +119,9 @@ export function printSummary(summary: SyncConnectorResult, opts: { json?: boolea
       `${summary.instance_id}${summary.dry_run ? ' (dry run: nothing written)' : ''}: fetched ${summary.fetched}, ` +
         `${summary.dry_run ? `would submit ${summary.submitted}` : `created ${summary.created}, duplicates ${summary.duplicates}`}, ` +
         `retractions ${summary.retractions}, skipped ${skipped}${reasons ? ` (${reasons})` : ''}` +
-        (summary.erased > 0 ? `, erased ${summary.erased}` : ''),
+        (summary.erased > 0 ? `, erased ${summary.erased}` : '') +
+        (summary.redacted > 0 ? `, secrets redacted in ${summary.redacted}` : '') +
+        (summary.refused > 0 ? `, refused ${summary.refused} (secrets)` : ''),
     );
   }
   for (const c of summary.key_conflicts) {

@@ -74,6 +74,7 @@ export function createPostgresSink(runtime: Pick<Runtime, 'pool' | 'ingest'>, ta
           index: item.index,
           status: item.status,
           episode_id: item.episode_id ?? null,
+          ...(item.redactions ? { redacted: item.redactions.length } : {}),
         }));
       } catch (err) {
         if (err instanceof IngestKeyConflictError) {

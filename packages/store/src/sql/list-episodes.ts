@@ -7,6 +7,11 @@ export interface ListEpisodesQuery {
   /** An opaque `log_position` from an earlier page. */
   after?: string | undefined;
   limit: number;
+  /**
+   * false: do not wait for older transactions (a scan of what is committed now, which may pass
+   * over a row an in-flight transaction commits later below the cursor). Default true.
+   */
+  settled?: boolean;
 }
 
 export type ListEpisodesResult =
@@ -44,7 +49,7 @@ export async function listEpisodes(sql: Sql, q: ListEpisodesQuery): Promise<List
      WHERE workspace_id = $1
        AND ($2::text IS NULL OR subject = $2)
        AND (tx_id, position) > ($3::text::xid8, $4::bigint)
-       AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+       ${q.settled === false ? '' : 'AND tx_id < pg_snapshot_xmin(pg_current_snapshot())'}
      ORDER BY tx_id, position
      LIMIT $5`,
     [q.workspaceId, q.subject ?? null, afterTx, afterPos, q.limit],

@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { sha256 } from './hash.js';
+import type { Envelope } from './episode.js';
+
+/**
+ * The pure half of "secrets never enter the log" (design §3): the replacement format, Canon's
+ * own detection rules (what secretlint's recommended preset does not cover), and the walk over
+ * every string of an envelope. The runtime adds secretlint, which is asynchronous.
+ */
+
+/** What a workspace does with an item holding a secret: replace it (default), or reject the item. */
+export const SecretsMode = z.enum(['redact', 'refuse']);
+export type SecretsMode = z.infer<typeof SecretsMode>;
+export const DEFAULT_SECRETS_MODE: SecretsMode = 'redact';
+
+/** One detected secret in one string: the rule that found it and its UTF-16 range. */
+export interface SecretFinding {
+  rule: string;
+  start: number;
+  end: number;
+}
+
+/** Where a secret was replaced (or found): the rule and the field, as a dotted path. */
+export interface Redaction {
+  rule: string;
+  path: string;
+}
+
+/** ModHex (as YubiKeys print): the hex digits 0–f written as letters only. */
+const MODHEX = 'cbdefghijklnrtuv';
+
+/**
+ * The replacement: `[redacted:<rule>:<short hash>]`, the short hash being the first 12 hex
+ * digits of a SHA-256 of the workspace and the secret, written in ModHex letters (`0`–`f` →
+ * `cbdefghijklnrtuv`) so that no extractor reads its digits as a number or a unit. The same
+ * secret gives the same text, so a re-sync stays a duplicate; one workspace's markers cannot
+ * be matched against another's. It is not reversible: 48 bits of a hash say nothing about a
+ * high-entropy token or key. A short, guessable password could be confirmed by hashing
+ * candidates — as it could by trying it — which is one more reason it is only a prefix.
+ */
+export function redactionMarker(workspaceId: string, rule: string, secret: string): string {
+  const hex = sha256(`canon/secret/1\u0000${workspaceId}\u0000${secret}`).slice(0, 12);
+  return `[redacted:${rule}:${[...hex].map((d) => MODHEX[parseInt(d, 16)]).join('')}]`;
+}
+
+/** A marker in a text: never a secret again, whatever a rule's pattern says about it. */
+export const REDACTION_MARKER = /\[redacted:[a-z0-9-]+:[cbdefghijklnrtuv]{12}\]/g;
+
+/** Findings that touch a marker already in the text are dropped: a redacted text stays as it is. */
+export function outsideMarkers(text: string, findings: readonly SecretFinding[]): SecretFinding[] {
+  if (!text.includes('[redacted:')) return [...findings];
+  const markers = [...text.matchAll(REDACTION_MARKER)].map((m) => [m.index, m.index + m[0].length] as const);
+  return findings.filter((f) => !markers.some(([start, end]) => f.start < end && f.end > start));
+}
+
+/** A placeholder rather than a value: `${NPM_TOKEN}`, `$PASSWORD`, `<password>`, `****`, `xxxx`. */
+function isPlaceholder(value: string): boolean {
+  return /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\*+|x+|X+|\.\.\.|…)$/.test(value);
+}
+
+/**
+ * Canon's rules, each a pure function of one string. They fill what secretlint's recommended
+ * preset misses: a connection string of any scheme with a password, a private key block of any
+ * size (the preset needs 100 characters of body), `.npmrc` auth settings whose token is not an
+ * `npm_` one, and credentials in a kubeconfig.
+ */
+export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: string) => SecretFinding[] }> = Object.freeze([
+  {
+    // scheme://user:password@host — the whole credential through the host, as secretlint's own
+    // database rule does: the host of a leaked credential is part of what leaked.
+    rule: 'connection-string',
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      for (const m of text.matchAll(/\b[a-z][a-z0-9+.-]{1,30}:\/\/([^\s:/?#@'"<>]*):([^\s/?#@'"<>]+)@[^\s/?#'"<>@]+/gi)) {
+        if (isPlaceholder(m[2]!)) continue;
+        out.push({ rule: 'connection-string', start: m.index, end: m.index + m[0].length });
+      }
+      return out;
+    },
+  },
+  {
+    // BEGIN … PRIVATE KEY through its END; a block cut short runs to the end of the string.
+    rule: 'private-key',
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      for (const m of text.matchAll(/-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g)) {
+        out.push({ rule: 'private-key', start: m.index, end: m.index + m[0].length });
+      }
+      return out;
+    },
+  },
+  {
+    // `.npmrc`: `//registry/:_authToken=…`, `_auth=…` (base64 user:password), `_password=…`.
+    rule: 'npmrc-auth-token',
+    find(text: string): SecretFinding[] {
+      return valueGroups(text, /(?:^|[\s;])(?:\/\/[^\s=]*:)?_(?:authToken|auth|password)[ \t]*=[ \t]*"?([^\s"]+)/dgm, 'npmrc-auth-token');
+    },
+  },
+  {
+    // `client-key-data:` exists only in kubeconfigs; `token:`, `password:` and the auth-provider
+    // secrets count only in text shaped like one (`kind: Config`, or `users:` with `clusters:`).
+    rule: 'kubeconfig-credential',
+    find(text: string): SecretFinding[] {
+      const out = valueGroups(text, /\bclient-key-data:[ \t]*["']?([A-Za-z0-9+/=]{8,})/dg, 'kubeconfig-credential');
+      const kubeconfig = /^\s*kind:\s*["']?Config\b/m.test(text) || (/^\s*users:/m.test(text) && /^\s*clusters:/m.test(text));
+      if (kubeconfig) {
+        out.push(
+          ...valueGroups(
+            text,
+            /^[ \t-]*(?:token|password|client-secret|id-token|refresh-token|access-token)[ \t]*:[ \t]*["']?([^\s"'#]+)/dgm,
+            'kubeconfig-credential',
+          ),
+        );
+      }
+      return out;
+    },
+  },
+]);
+
+/** Findings for the first capture group of each match (the value, not its setting's name). */
+function valueGroups(text: string, re: RegExp, rule: string): SecretFinding[] {
+  const out: SecretFinding[] = [];
+  for (const m of text.matchAll(re)) {
+    const span = m.indices?.[1];
+    if (!span || isPlaceholder(m[1]!)) continue;
+    out.push({ rule, start: span[0], end: span[1] });
+  }
+  return out;
+}
+
+/** Canon's own rules over one string. */
+export function canonSecretFindings(text: string): SecretFinding[] {
+  return outsideMarkers(text, CANON_SECRET_RULES.flatMap((r) => r.find(text)));
+}
+
+/**
+ * Overlapping findings (two rules on one key, a rule inside another's match) become one span,
+ * named by the rule that starts first (the longest on a tie): one marker per secret.
+ */
+export function mergeFindings(findings: readonly SecretFinding[]): SecretFinding[] {
+  const sorted = [...findings]
+    .filter((f) => f.end > f.start)
+    .sort((a, b) => a.start - b.start || b.end - a.end || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+  const merged: SecretFinding[] = [];
+  for (const f of sorted) {
+    const last = merged.at(-1);
+    if (last && f.start < last.end) last.end = Math.max(last.end, f.end);
+    else merged.push({ ...f });
+  }
+  return merged;
+}
+
+/** Replaces each (merged) finding by its marker. */
+export function redactText(workspaceId: string, text: string, findings: readonly SecretFinding[]): string {
+  let out = '';
+  let at = 0;
+  for (const f of mergeFindings(findings)) {
+    out += text.slice(at, f.start) + redactionMarker(workspaceId, f.rule, text.slice(f.start, f.end));
+    at = f.end;
+  }
+  return out + text.slice(at);
+}
+
+/** One string of an envelope, where it stands. */
+export interface EnvelopeString {
+  path: string;
+  text: string;
+}
+
+/**
+ * The fields a secret can arrive in: the key, subject, lineage, source_ref and every string of
+ * the body — values and object keys, at any depth. Source, kind and scope are slugs or enums
+ * (a marker would not fit their shape), workspace, owner and actor come from the credential.
+ */
+const TEXT_FIELDS = ['idempotency_key', 'subject', 'lineage', 'source_ref'] as const;
+
+/** Every string of the envelope a secret can be in, in a fixed order. */
+export function envelopeStrings(envelope: Envelope): EnvelopeString[] {
+  const out: EnvelopeString[] = [];
+  mapEnvelopeStrings(envelope, (path, text) => {
+    out.push({ path, text });
+    return text;
+  });
+  return out;
+}
+
+/**
+ * The envelope with every string passed through `fn`, always in the same order (callers match
+ * strings by position). An object's keys are strings too; their path is the object's followed
+ * by `.{}`, so a path never spells out a key that held a secret.
+ */
+export function mapEnvelopeStrings(envelope: Envelope, fn: (path: string, text: string) => string): Envelope {
+  const out: Envelope = { ...envelope };
+  for (const field of TEXT_FIELDS) {
+    const v = envelope[field];
+    if (typeof v === 'string') out[field] = fn(field, v);
+  }
+  out.body = mapJson(envelope.body, 'body', fn) as Envelope['body'];
+  return out;
+}
+
+function mapJson(value: unknown, path: string, fn: (path: string, text: string) => string): unknown {
+  if (typeof value === 'string') return fn(path, value);
+  if (Array.isArray(value)) return value.map((v, i) => mapJson(v, `${path}.${i}`, fn));
+  if (value !== null && typeof value === 'object') {
+    // fromEntries defines properties, so a `__proto__` key stays a key.
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        const key = fn(`${path}.{}`, k);
+        return [key, mapJson(v, `${path}.${key}`, fn)];
+      }),
+    );
+  }
+  return value;
+}

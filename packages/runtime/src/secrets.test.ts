@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { canonSecretFindings, DEFAULT_POLICY_SET, extract, REDACTION_MARKER, redactionMarker, toEnvelope, EpisodeInput, type Envelope } from '@canon/core';
+import { detectSecrets, redactEnvelopes } from './secrets.js';
+
+// Planted values are assembled at run time so that no scanner mistakes this file for a leak.
+export const PLANTED = {
+  dbPassword: ['Tr0ub4dor', 'horse', 'staple', '42'].join('-'),
+  stripe: 'sk_' + 'live_' + '51HqLyjWDarjtT1zdp7dcXqWEv6rF3xYz',
+  github: 'ghp_' + 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx',
+  npm: 'c2VjcmV0LXRva2VuLXZhbHVl' + 'LTEyMy1ucG1yYw',
+  keyBody: 'MIIEowIBAAKCAQEAx7qq0b8s9QmLk' + 'Wq2Z3g7Fm2abcdefABCDEF0123456789',
+  kubeKey: 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt' + 'LS0tLQpNSUlFcEFJQkFBS0NBUUVB',
+  kubeToken: 'eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9' + '.a2V5Ym9keQ.c2lnbmF0dXJl',
+};
+const { dbPassword, stripe, github, npm, keyBody, kubeKey, kubeToken } = PLANTED;
+const pem = `-----BEGIN RSA PRIVATE KEY-----\n${keyBody}\n${keyBody}\n-----END RSA PRIVATE KEY-----`;
+const kubeconfig = [
+  'apiVersion: v1',
+  'kind: Config',
+  'clusters:',
+  '- name: prod',
+  '  cluster: {server: "https://k8s.internal:6443"}',
+  'users:',
+  '- name: admin',
+  '  user:',
+  `    client-key-data: ${kubeKey}`,
+  `    token: ${kubeToken}`,
+].join('\n');
+
+async function rules(text: string): Promise<string[]> {
+  const [found] = await detectSecrets([text]);
+  return found!.map((f) => f.rule);
+}
+
+function envelope(input: Record<string, unknown>): Envelope {
+  return toEnvelope(EpisodeInput.parse({ idempotency_key: 'k1', subject: 'service:billing', ...input }), 'w1', { role: 'agent', user: null });
+}
+
+describe('secret detection', () => {
+  it('finds each kind: recommended preset and Canon rules', async () => {
+    expect(await rules(`DATABASE_URL=postgres://admin:${dbPassword}@db.internal/prod`)).toEqual(['database-connection-string']);
+    expect(await rules(`STRIPE_KEY=${stripe}`)).toEqual(['stripe']);
+    expect(await rules(`the bot uses ${github} to comment`)).toEqual(['github']);
+    expect(await rules(pem)).toEqual(['private-key']);
+    expect(await rules(`//registry.example.com/:_authToken=${npm}\n`)).toEqual(['npmrc-auth-token']);
+    expect(await rules(`amqp://worker:${dbPassword}@mq.internal:5672`)).toEqual(['connection-string']);
+    expect((await rules(kubeconfig)).sort()).toEqual(['kubeconfig-credential', 'kubeconfig-credential']);
+  });
+
+  it('each Canon rule alone', () => {
+    const spans = (text: string) => canonSecretFindings(text).map((f) => [f.rule, text.slice(f.start, f.end)]);
+    expect(spans(`redis://:${dbPassword}@cache.internal:6379/0`)).toEqual([['connection-string', `redis://:${dbPassword}@cache.internal:6379`]]);
+    expect(spans(`x\n${pem}\ny`)).toEqual([['private-key', pem]]);
+    // A block cut short is a secret to its end.
+    expect(spans(`-----BEGIN OPENSSH PRIVATE KEY-----\n${keyBody}`)).toEqual([['private-key', `-----BEGIN OPENSSH PRIVATE KEY-----\n${keyBody}`]]);
+    expect(spans(`_auth = ${npm}`)).toEqual([['npmrc-auth-token', npm]]);
+    expect(spans(kubeconfig)).toEqual([
+      ['kubeconfig-credential', kubeKey],
+      ['kubeconfig-credential', kubeToken],
+    ]);
+  });
+
+  it('leaves ordinary text alone', async () => {
+    for (const text of [
+      'The password policy requires 12 characters.',
+      'password: see the vault',
+      'token: the bearer header carries it',
+      'The database runs on db.internal.example.com, port 5432.',
+      'See https://example.com/docs/setup and postgres://db.internal/prod',
+      'mailto:ops@example.com',
+      '//registry.npmjs.org/:_authToken=${NPM_TOKEN}',
+      'postgres://admin:${DB_PASSWORD}@db.internal/prod',
+      'ssh-keygen writes -----BEGIN PUBLIC KEY----- blocks',
+    ]) {
+      expect({ text, rules: await rules(text) }).toEqual({ text, rules: [] });
+    }
+  });
+
+  it('maps matches back to their strings when many are linted together', async () => {
+    const texts = ['nothing here', `a ${stripe} b`, '', 'still nothing', `${github}`];
+    const found = await detectSecrets(texts);
+    expect(found.map((f) => f.map((x) => [x.rule, texts[found.indexOf(f)]!.slice(x.start, x.end)]))).toEqual([
+      [],
+      [['stripe', stripe]],
+      [],
+      [],
+      [['github', github]],
+    ]);
+  });
+});
+
+describe('redaction of an envelope', () => {
+  it('replaces secrets in every string, at any depth, keys included, and says where', async () => {
+    const [r] = await redactEnvelopes([
+      envelope({
+        source_ref: `https://ci:${dbPassword}@ci.internal/job/1`,
+        body: {
+          text: `deploy with ${stripe}`,
+          claims: [{ predicate: 'bot token', value: { nested: [{ deep: github }] }, qualifiers: { env: `k=${npm}` }, text: `the token is ${github}` }],
+          [stripe]: 'a key that is a secret',
+        },
+      }),
+    ]);
+    const stored = JSON.stringify(r!.envelope);
+    for (const secret of [dbPassword, stripe, github]) expect(stored).not.toContain(secret);
+    expect(r!.envelope.body.text).toBe(`deploy with ${redactionMarker('w1', 'stripe', stripe)}`);
+    expect(r!.redactions).toEqual([
+      { rule: 'connection-string', path: 'source_ref' },
+      { rule: 'stripe', path: 'body.text' },
+      { rule: 'github', path: 'body.claims.0.value.nested.0.deep' },
+      { rule: 'github', path: 'body.claims.0.text' },
+      { rule: 'stripe', path: 'body.{}' },
+    ]);
+    // The qualifier `k=<token>` is no npmrc line and no known token shape: left as it is.
+    expect(stored.match(REDACTION_MARKER)).toHaveLength(5);
+  });
+
+  it('is deterministic, per workspace, and a marker is never a secret again', async () => {
+    const e = envelope({ body: { text: `key ${stripe}` } });
+    const [a] = await redactEnvelopes([e]);
+    const [b] = await redactEnvelopes([e]);
+    expect(a).toEqual(b);
+    const marker = redactionMarker('w1', 'stripe', stripe);
+    expect(marker).toMatch(/^\[redacted:stripe:[cbdefghijklnrtuv]{12}\]$/);
+    expect(redactionMarker('w2', 'stripe', stripe)).not.toBe(marker);
+    const [again] = await redactEnvelopes([a!.envelope]);
+    expect(again!.redactions).toEqual([]);
+    expect(again!.envelope).toEqual(a!.envelope);
+    // Nor where a rule's pattern would take the marker for a value (`token: [redacted:…]`).
+    const [kube] = await redactEnvelopes([envelope({ body: { text: kubeconfig } })]);
+    expect(kube!.redactions).toHaveLength(2);
+    const [kubeAgain] = await redactEnvelopes([kube!.envelope]);
+    expect(kubeAgain!.redactions).toEqual([]);
+  });
+
+  it('writes the hash in letters, so the extractor never reads a marker as a number', async () => {
+    const [r] = await redactEnvelopes([envelope({ kind: 'document', body: { text: `DATABASE_URL=postgres://admin:${dbPassword}@db.internal/prod\nThe bot token is ${github}.` } })]);
+    const episode = { ...r!.envelope, id: '00000000-0000-0000-0000-000000000000', occurred_at: '2024-01-01T00:00:00.000Z', occurred_at_defaulted: false, ingested_at: '2024-01-01T00:00:00.000Z', content_hash: '' };
+    const claims = extract(episode, DEFAULT_POLICY_SET);
+    expect(claims.map((c) => c.fact_key.predicate)).toEqual(['note', 'note']);
+  });
+
+  it('an envelope without secrets comes back as it was', async () => {
+    const e = envelope({ body: { text: 'The staging deploy runs on Tuesday.' } });
+    const [r] = await redactEnvelopes([e]);
+    expect(r).toEqual({ envelope: e, redactions: [] });
+  });
+});

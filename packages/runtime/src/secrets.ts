@@ -1,0 +1,208 @@
+import { lintSource } from '@secretlint/core';
+import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
+import type { SecretLintCoreConfig } from '@secretlint/types';
+import { z } from 'zod';
+import { listEpisodes, type Pool } from '@canon/store';
+import {
+  atLeast,
+  canonSecretFindings,
+  envelopeOf,
+  ForbiddenError,
+  ValidationError,
+  envelopeStrings,
+  mapEnvelopeStrings,
+  mergeFindings,
+  outsideMarkers,
+  redactText,
+  type Envelope,
+  type Redaction,
+  type SecretFinding,
+} from '@canon/core';
+import type { Principal } from './principal.js';
+import { withWorkspace } from './scope.js';
+
+/**
+ * Secrets at the door (design §3): detection with secretlint's recommended preset plus Canon's
+ * own rules (`CANON_SECRET_RULES` in core), and the redaction of every string of an envelope.
+ * Every writer — HTTP, MCP, CLI, each connector, proposals and resolutions — reaches the log
+ * through `prepareBatch`, which calls `redactEnvelopes` before any envelope is hashed.
+ */
+
+const PRESET_ID = '@secretlint/secretlint-rule-preset-recommend';
+
+const CONFIG: SecretLintCoreConfig = {
+  rules: [
+    {
+      id: PRESET_ID,
+      rule: recommendedPreset,
+      // `secretlint-disable` comments are for a repository's own files; in an episode they
+      // would let any writer wave a secret through.
+      rules: [{ id: '@secretlint/secretlint-rule-filter-comments', disabled: true }],
+    },
+  ],
+};
+
+/** `@secretlint/secretlint-rule-stripe` → `stripe`: the rule as a marker names it. */
+export function shortRuleId(ruleId: string): string {
+  return ruleId.replace(/^@secretlint\/secretlint-rule-/, '').replace(/[^a-z0-9-]/gi, '-').toLowerCase() || 'secret';
+}
+
+async function secretlintFindings(content: string): Promise<SecretFinding[]> {
+  const result = await lintSource({
+    source: { content, filePath: 'episode.txt', ext: '.txt', contentType: 'text' },
+    options: { config: CONFIG, noPhysicFilePath: true },
+  });
+  return result.messages.filter((m) => m.type === 'message').map((m) => ({ rule: shortRuleId(m.ruleId), start: m.range[0], end: m.range[1] }));
+}
+
+// U+0000 never occurs in an accepted string (ingest refuses it), so no secret can contain the
+// separator; a match that still spans one is re-checked string by string.
+const SEPARATOR = '\n\u0000\n';
+/** Strings are linted together up to about this many characters per call. */
+const CHUNK_CHARS = 1 << 20;
+
+/**
+ * Findings per string. secretlint costs about 0.1 ms a call whatever the size, so the strings
+ * are joined (NUL-separated) and linted a chunk at a time, and each match is mapped back to its
+ * string; Canon's rules run on each string alone.
+ */
+export async function detectSecrets(texts: readonly string[]): Promise<SecretFinding[][]> {
+  const found: SecretFinding[][] = texts.map((t) => canonSecretFindings(t));
+  const recheck = new Set<number>();
+  let i = 0;
+  while (i < texts.length) {
+    const first = i;
+    const starts: number[] = [];
+    let content = '';
+    while (i < texts.length && (i === first || content.length + texts[i]!.length <= CHUNK_CHARS)) {
+      if (i > first) content += SEPARATOR;
+      starts.push(content.length);
+      content += texts[i]!;
+      i += 1;
+    }
+    if (content.length === 0) continue;
+    for (const f of await secretlintFindings(content)) {
+      const at = lastAtOrBefore(starts, f.start);
+      const index = first + at;
+      const offset = starts[at]!;
+      if (f.end - offset > texts[index]!.length) {
+        recheck.add(index);
+        continue;
+      }
+      found[index]!.push({ rule: f.rule, start: f.start - offset, end: f.end - offset });
+    }
+  }
+  for (const index of recheck) {
+    const own = await secretlintFindings(texts[index]!);
+    found[index]!.push(...own);
+  }
+  return found.map((f, index) => mergeFindings(outsideMarkers(texts[index]!, f)));
+}
+
+function lastAtOrBefore(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sorted[mid]! <= value) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+export interface RedactedEnvelope {
+  envelope: Envelope;
+  /** One entry per secret replaced, in field order. Never the secret. */
+  redactions: Redaction[];
+}
+
+/**
+ * Every envelope with each detected secret replaced by its marker (`redactionMarker`). The
+ * replacement is deterministic, so the same content redacts to the same envelope and a re-sent
+ * item is still a duplicate.
+ */
+export async function redactEnvelopes(envelopes: readonly Envelope[]): Promise<RedactedEnvelope[]> {
+  const strings = envelopes.map((e) => envelopeStrings(e));
+  const findings = await detectSecrets(strings.flat().map((s) => s.text));
+  let next = 0;
+  return envelopes.map((envelope, e) => {
+    const own = findings.slice(next, next + strings[e]!.length);
+    next += strings[e]!.length;
+    if (own.every((f) => f.length === 0)) return { envelope, redactions: [] };
+    const redactions: Redaction[] = [];
+    let n = 0;
+    // Strings come in the same order as envelopeStrings listed them; match them by position.
+    const redacted = mapEnvelopeStrings(envelope, (path, text) => {
+      const f = own[n++]!;
+      if (f.length === 0) return text;
+      for (const one of f) redactions.push({ rule: one.rule, path });
+      return redactText(envelope.workspace_id, text, f);
+    });
+    return { envelope: redacted, redactions };
+  });
+}
+
+export const SecretScanParams = z.strictObject({
+  subject: z.string().min(1).max(512).optional(),
+  /** The `next` of an earlier answer: the scan resumes after that episode. */
+  after: z.string().max(64).optional(),
+  /** At most this many episodes are read per answer (in chunks of 250). */
+  limit: z.coerce.number().int().min(1).max(10_000).default(2000),
+});
+export type SecretScanParams = z.input<typeof SecretScanParams>;
+
+export interface SecretScanFinding {
+  episode_id: string;
+  source: string;
+  idempotency_key: string;
+  subject: string;
+  log_position: string;
+  /** Each secret: the rule and the field. Never the secret. */
+  secrets: Redaction[];
+}
+
+export interface SecretScanResult {
+  findings: SecretScanFinding[];
+  /** Episodes read by this answer. */
+  scanned: number;
+  /** Pass as `after` to go on; null once the end of the log (as committed now) is reached. */
+  next: string | null;
+}
+
+const SCAN_CHUNK = 250;
+
+/**
+ * The episodes of the log that hold a detected secret — stored before redaction existed, or
+ * missed by the rules of their day. Owners and maintainers only, who can erase them. The log is
+ * read in order a chunk at a time, at most `limit` episodes per answer, so memory stays bounded
+ * whatever its size; `next` resumes.
+ */
+export async function scanSecrets(pool: Pool, principal: Principal, params: SecretScanParams): Promise<SecretScanResult> {
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may scan the log for secrets, not a ${principal.role}`);
+  const parsed = SecretScanParams.safeParse(params);
+  if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  const { subject, limit } = parsed.data;
+  let after = parsed.data.after;
+  const findings: SecretScanFinding[] = [];
+  let scanned = 0;
+  for (;;) {
+    const page = await withWorkspace(pool, principal.workspace_id, (tx) =>
+      // Not gated on older transactions: a long transaction elsewhere in the cluster must not
+      // end a scan early, and what ingest writes now is redacted already.
+      listEpisodes(tx, { workspaceId: principal.workspace_id, subject, after, limit: Math.min(SCAN_CHUNK, limit - scanned), settled: false }),
+    );
+    if (!page.ok) throw new ValidationError('after: not a cursor returned by this API');
+    const found = await redactEnvelopes(page.episodes.map((e) => envelopeOf(e)));
+    page.episodes.forEach((e, i) => {
+      const { envelope, redactions } = found[i]!;
+      // Key and subject as redacted: a secret in either is not printed here either.
+      if (redactions.length > 0) {
+        findings.push({ episode_id: e.id, source: e.source, idempotency_key: envelope.idempotency_key, subject: envelope.subject, log_position: e.log_position, secrets: redactions });
+      }
+    });
+    scanned += page.episodes.length;
+    if (page.next === null) return { findings, scanned, next: null };
+    after = page.next;
+    if (scanned >= limit) return { findings, scanned, next: after };
+  }
+}

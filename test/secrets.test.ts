@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash, EpisodeInput, toEnvelope } from '@canon/core';
+import { syncConnector, withWorkspace, type Principal } from '@canon/runtime';
+import { appendEpisodes } from '@canon/store';
+import { runCanon, startTestCanon, type TestCanon } from '@canon/testing';
+
+// Planted values, assembled at run time so that no scanner mistakes this file for a leak.
+const dbPassword = ['Tr0ub4dor', 'horse', 'staple', '42'].join('-');
+const stripe = 'sk_' + 'live_' + '51HqLyjWDarjtT1zdp7dcXqWEv6rF3xYz';
+const github = 'ghp_' + 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx';
+const npmToken = 'c2VjcmV0LXRva2VuLXZhbHVl' + 'LTEyMy1ucG1yYw';
+const keyLine = 'MIIEowIBAAKCAQEAx7qq0b8s9QmLkWq2Z3g7Fm2abcdefABCDEF0123456789abcd';
+const kubeKey = 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt' + 'LS0tLQpNSUlFcEFJQkFBS0NBUUVB';
+const kubeToken = 'eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9' + '.a2V5Ym9keQ.c2lnbmF0dXJl';
+const PLANTED = { dbPassword, stripe, github, npmToken, keyLine, kubeKey, kubeToken };
+
+const FILES: Record<string, string> = {
+  '.env': `DATABASE_URL=postgres://admin:${dbPassword}@db.internal/prod\nSTRIPE_KEY=${stripe}\n`,
+  '.env.example': 'DATABASE_URL=postgres://localhost:5432/dev\nSTRIPE_KEY=\n',
+  'id_rsa': `-----BEGIN RSA PRIVATE KEY-----\n${keyLine}\n${keyLine.split('').reverse().join('')}\n${keyLine}\n-----END RSA PRIVATE KEY-----\n`,
+  'notes.md': `# Bot\n\nThe release bot authenticates with ${github} until it is rotated.\nDeploys happen on Tuesday.\n`,
+  '.npmrc': `registry=https://registry.example.com/\n//registry.example.com/:_authToken=${npmToken}\n`,
+  'kubeconfig': [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: prod',
+    '  cluster: {server: "https://k8s.internal:6443"}',
+    'users:',
+    '- name: admin',
+    '  user:',
+    `    client-key-data: ${kubeKey}`,
+    `    token: ${kubeToken}`,
+    '',
+  ].join('\n'),
+};
+
+let canon: TestCanon;
+let owner: { key: string; principal: Principal };
+let member: string;
+let dir: string;
+let home: string;
+
+beforeAll(async () => {
+  // The queue on (no workers): compile jobs land in pg-boss's tables, which are searched too.
+  canon = await startTestCanon({ queue: true, workers: false });
+  owner = await canon.key('owner');
+  member = (await canon.key('member', { user: 'mallory' })).key;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-secrets-'));
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-secrets-home-'));
+  for (const [name, content] of Object.entries(FILES)) fs.writeFileSync(path.join(dir, name), content);
+});
+afterAll(async () => {
+  await canon?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+/** Every text-like column of every table of every schema (pgboss included) holding `value`. */
+async function whereIs(value: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: canon.db.url });
+  await client.connect();
+  try {
+    const { rows: columns } = await client.query<{ table_schema: string; table_name: string; column_name: string }>(
+      `SELECT c.table_schema, c.table_name, c.column_name
+         FROM information_schema.columns c
+         JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+        WHERE t.table_type = 'BASE TABLE'
+          AND c.table_schema NOT IN ('pg_catalog', 'information_schema')
+          AND c.data_type IN ('text', 'jsonb', 'json', 'character varying', 'character', 'ARRAY', 'USER-DEFINED')`,
+    );
+    expect(columns.some((c) => c.table_schema === 'pgboss')).toBe(true);
+    expect(columns.some((c) => c.table_name === 'episodes' && c.column_name === 'body')).toBe(true);
+    const found: string[] = [];
+    for (const c of columns) {
+      const q = (s: string) => `"${s.replaceAll('"', '""')}"`;
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${q(c.table_schema)}.${q(c.table_name)} WHERE strpos(${q(c.column_name)}::text, $1) > 0`,
+        [value],
+      );
+      if (rows[0]!.n > 0) found.push(`${c.table_schema}.${c.table_name}.${c.column_name}`);
+    }
+    return found;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The stored episodes of a workspace, read straight from the table: the log's paging waits for
+ * every older transaction of the cluster, which other test files keep open.
+ */
+async function stored(workspace: string, subject?: string): Promise<Array<{ idempotency_key: string; source_ref: string | null; body: { text?: string } }>> {
+  const { rows } = await canon.runtime.pool.query(
+    `SELECT idempotency_key, source_ref, body FROM episodes WHERE workspace_id = $1 AND ($2::text IS NULL OR subject = $2) ORDER BY idempotency_key`,
+    [workspace, subject ?? null],
+  );
+  return rows;
+}
+
+const sync = (id: string, config: Record<string, unknown> = {}) =>
+  syncConnector(canon.runtime, { workspace: 'default', connector: 'workspace', config: { path: dir, id, ...config } });
+
+describe('secrets never become memories', () => {
+  it('a workspace scan skips secret files, reads .env.example, redacts what the files it reads hold, and re-syncs as nothing new', async () => {
+    const first = await sync('app');
+    expect(first.skipped).toMatchObject({ secret_file: 4 }); // .env, id_rsa, .npmrc, kubeconfig
+    expect(first).toMatchObject({ created: 2, redacted: 1 }); // .env.example, notes.md (its token)
+    const episodes = await stored(owner.principal.workspace_id);
+    expect(episodes.map((e) => e.source_ref).sort()).toEqual(['.env.example', 'notes.md']);
+    expect(episodes.find((e) => e.source_ref === '.env.example')!.body.text).toBe(FILES['.env.example']);
+    expect(episodes.find((e) => e.source_ref === 'notes.md')!.body.text).toMatch(/authenticates with \[redacted:github:[cbdefghijklnrtuv]{12}\] until/);
+
+    // Read everything, as someone who asked for it would: each secret is still redacted.
+    const all = await sync('all', { includeSecretFiles: true });
+    expect(all).toMatchObject({ created: 6, redacted: 5 });
+    for (const subject of ['workspace:app:notes.md', 'workspace:all:notes.md', 'workspace:all:.env', 'workspace:all:id_rsa', 'workspace:all:.npmrc', 'workspace:all:kubeconfig', 'workspace:all:.env.example']) {
+      await canon.runtime.compile(owner.principal, { subject });
+    }
+    // The facts of the files are still there, around the markers.
+    const env = await canon.runtime.memories(owner.principal, 'workspace:all:.env');
+    const envText = JSON.stringify(env.memories);
+    expect(envText).toMatch(/\[redacted:database-connection-string:[cbdefghijklnrtuv]{12}\]/);
+    expect(envText).toMatch(/\[redacted:stripe:[cbdefghijklnrtuv]{12}\]/);
+    const search = await canon.request(`/v1/search?q=${encodeURIComponent('redacted')}`, { key: owner.key });
+    expect(search.status).toBe(200);
+
+    for (const [name, value] of Object.entries(PLANTED)) expect({ name, in: await whereIs(value) }).toEqual({ name, in: [] });
+    // Nor the db host of the connection string, which is part of the credential.
+    expect(await whereIs('db.internal/prod')).toEqual([]);
+
+    // A re-sync from scratch (cursor reset) re-reads every file: every item is a duplicate.
+    for (const id of ['app', 'all']) {
+      await canon.runtime.pool.query(`DELETE FROM connector_cursors WHERE instance_id = $1`, [`workspace:${id}`]);
+    }
+    expect(await sync('app')).toMatchObject({ created: 0, duplicates: 2 });
+    expect(await sync('all', { includeSecretFiles: true })).toMatchObject({ created: 0, duplicates: 6, key_conflicts: [] });
+  });
+
+  it('an HTTP post stores the token redacted and says so; posting it again is a duplicate', async () => {
+    const ep = { idempotency_key: 'bot-token-1', subject: 'service:bot', body: { text: `The bot token is ${github}.`, claims: [{ predicate: 'token', value: { github } }] } };
+    const res = await canon.request('/v1/episodes', { key: owner.key, json: ep });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ created: 1, redacted: 1, refused: 0 });
+    expect(body.items[0].redactions).toEqual([
+      { rule: 'github', path: 'body.text' },
+      { rule: 'github', path: 'body.claims.0.value.github' },
+    ]);
+    expect(JSON.stringify(body)).not.toContain(github);
+
+    const again = await (await canon.request('/v1/episodes', { key: owner.key, json: ep })).json();
+    expect(again).toMatchObject({ created: 0, duplicates: 1, items: [{ status: 'duplicate', episode_id: body.items[0].episode_id }] });
+    const bot = await stored(owner.principal.workspace_id, 'service:bot');
+    expect(bot).toHaveLength(1);
+    expect(bot[0]!.body.text).toMatch(/^The bot token is \[redacted:github:[cbdefghijklnrtuv]{12}\]\.$/);
+    expect(await whereIs(github)).toEqual([]);
+
+    // The OpenAPI document carries the new fields.
+    const doc = JSON.stringify(await (await canon.request('/openapi.json')).json());
+    expect(doc).toContain('"redactions"');
+    expect(doc).toContain('/v1/secrets');
+  });
+
+  it('under a refuse policy: one episode posted alone answers 400 naming the rule; in a batch the item is refused and the rest proceeds', async () => {
+    const strict = await canon.key('owner', { workspace: 'strict' });
+    const put = await canon.request('/v1/policies', { method: 'PUT', key: strict.key, json: { secrets: 'refuse' } });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ own: { secrets: 'refuse' }, secrets: 'refuse', changed: false, rebuild: { mode: 'none' } });
+
+    const leaky = { idempotency_key: 'leak-1', subject: 'service:pay', body: { text: `STRIPE_KEY=${stripe}` } };
+    const res = await canon.request('/v1/episodes', { key: strict.key, json: leaky });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const problem = await res.json();
+    expect(problem).toMatchObject({ type: 'urn:canon:problem:secret_refused', status: 400, rule: 'stripe', path: 'body.text' });
+    expect(JSON.stringify(problem)).not.toContain(stripe);
+
+    const batch = await canon.request('/v1/episodes', {
+      key: strict.key,
+      json: { episodes: [leaky, { idempotency_key: 'clean-1', subject: 'service:pay', body: { text: 'Payouts run on Friday.' } }] },
+    });
+    expect(batch.status).toBe(200);
+    expect(await batch.json()).toMatchObject({
+      created: 1,
+      refused: 1,
+      items: [
+        { index: 0, status: 'refused', episode_id: null, rule: 'stripe' },
+        { index: 1, status: 'created' },
+      ],
+    });
+    expect((await stored(strict.principal.workspace_id)).map((e) => e.idempotency_key)).toEqual(['clean-1']);
+    expect(await whereIs(stripe)).toEqual([]);
+
+    // The default workspace still redacts.
+    const other = await canon.request('/v1/episodes', { key: owner.key, json: { ...leaky, idempotency_key: 'leak-default' } });
+    expect(await other.json()).toMatchObject({ created: 1, redacted: 1 });
+  });
+
+  it('GET /v1/secrets and canon secrets scan list stored episodes that hold a secret, never the secret; a member gets 403', async () => {
+    // A transaction left open elsewhere (as other test files do): the scan must not stop short of
+    // what was committed after it began.
+    const blocker = new pg.Client({ connectionString: canon.db.url });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT pg_current_xact_id()');
+    // Setup: an episode stored as it would have been before redaction existed, straight into the log.
+    const legacy = toEnvelope(
+      EpisodeInput.parse({ idempotency_key: 'legacy-1', subject: 'service:legacy', body: { text: `old runbook: psql postgres://ops:${dbPassword}@db.legacy:5432/app` } }),
+      owner.principal.workspace_id,
+      { role: 'owner', user: null },
+    );
+    const id = randomUUID();
+    await withWorkspace(canon.runtime.pool, owner.principal.workspace_id, (tx) =>
+      appendEpisodes(tx, owner.principal.workspace_id, [{ id, envelope: legacy, content_hash: contentHash(legacy), actor_key: null }]),
+    );
+
+    expect((await canon.request('/v1/secrets', { key: member })).status).toBe(403);
+    const res = await canon.request('/v1/secrets?subject=service%3Alegacy', { key: owner.key });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain(dbPassword);
+    expect(JSON.parse(text)).toEqual({
+      findings: [
+        {
+          episode_id: id,
+          source: 'api',
+          idempotency_key: 'legacy-1',
+          subject: 'service:legacy',
+          log_position: expect.any(String),
+          secrets: [{ rule: 'database-connection-string', path: 'body.text' }],
+        },
+      ],
+      scanned: 1,
+      next: null,
+    });
+    // The whole workspace, a page of two at a time: only the legacy episode holds a secret.
+    let after: string | null = null;
+    const ids: string[] = [];
+    let pages = 0;
+    do {
+      const q: string = after ? `?limit=2&after=${encodeURIComponent(after)}` : '?limit=2';
+      const page = await (await canon.request(`/v1/secrets${q}`, { key: owner.key })).json();
+      ids.push(...page.findings.map((f: { episode_id: string }) => f.episode_id));
+      after = page.next;
+      pages += 1;
+    } while (after);
+    expect(ids).toEqual([id]);
+    expect(pages).toBeGreaterThan(2);
+
+    await blocker.query('ROLLBACK');
+    await blocker.end();
+
+    const env = { ...process.env, DATABASE_URL: canon.db.url, CANON_HOME: home, CANON_API_KEY: owner.key };
+    const out = await runCanon(env, 'secrets', 'scan');
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(id);
+    expect(out.stdout).toContain('database-connection-string');
+    expect(out.stdout).toContain('legacy-1');
+    expect(out.stdout).not.toContain(dbPassword);
+    const denied = await runCanon({ ...env, CANON_API_KEY: member }, 'secrets', 'scan');
+    expect(denied.code).toBe(3);
+
+    // Erase it as the README says; the scan comes back empty.
+    expect((await canon.request('/v1/subjects/service%3Alegacy', { method: 'DELETE', key: owner.key })).status).toBe(200);
+    const after2 = await runCanon(env, 'secrets', 'scan', '--subject', 'service:legacy');
+    expect(after2.stdout).toContain('no secrets found');
+    expect(await whereIs(dbPassword)).toEqual([]);
+  });
+});
