@@ -73,7 +73,15 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'Canon', version: '1', description: 'Compiled memory for agents: an append-only episode log and the facts derived from it.' },
+    info: {
+      title: 'Canon',
+      version: '1',
+      description:
+        'Compiled memory for agents: an append-only episode log and the facts derived from it.\n\n' +
+        `Limits on everything a client sends (400 validation naming the field, 415 for a body that is not JSON): a body of at most ${LIMITS.requestBytes} bytes, ` +
+        `nested at most ${LIMITS.jsonDepth} levels; an episode body of at most ${LIMITS.episodeBodyBytes} bytes, a claim value of at most ${LIMITS.valueBytes} bytes as JSON, ` +
+        `${LIMITS.batchSize} episodes per batch, ${LIMITS.claimsPerEpisode} claims per episode; every string (body, path, query) well-formed Unicode without U+0000.`,
+    },
   });
   return app;
 }
