@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCanon, type TestCanon } from '@canon/testing';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRuntime, loadConfig, nightly } from '@canon/runtime';
+import { createTestDatabase, runCanon, startTestCanon, type TestCanon, type TestDatabase } from '@canon/testing';
 
 // One subject that cannot compile must not stop the others: `{all}`, the nightly job and
 // `verify --all` go on and name it; a job dead-letters it with its error.
@@ -14,7 +18,7 @@ const episode = (key: string, subject: string, value: string) => ({
  * An episode the door would refuse today, written straight into the log as an older version of
  * Canon (or a restored backup) might have left it: its claim's predicate is not a string.
  */
-async function poison(canon: TestCanon, subject: string): Promise<void> {
+async function poison(canon: Pick<TestCanon, 'runtime'>, subject: string): Promise<void> {
   const { rows } = await canon.runtime.pool.query<{ id: string }>(
     `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body, occurred_at,
         occurred_at_defaulted, observed_at, sequence, lineage, snapshot, actor_role, actor_user, actor_key, source_ref, content_hash)
@@ -133,5 +137,48 @@ describe('the server answers while a large subject compiles', () => {
     expect(out.async).toBe(false);
     expect(answeredDuring.length).toBeGreaterThan(0);
     expect(new Set(answeredDuring)).toEqual(new Set([200]));
+  }, 120_000);
+});
+
+describe('the command line and the nightly job go on past a poisoned subject', () => {
+  let db: TestDatabase;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-isolation-'));
+    const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
+    const { key, principal } = await runtime.createKey({ workspace: 'default', role: 'owner' }).then(async (k) => ({ key: k.key, principal: await runtime.authenticate(k.key) }));
+    await runtime.ingest(principal, [episode('g1', 'service:good', 'Tuesday'), episode('n1', 'service:nightly', 'Friday')]);
+    await poison({ runtime }, 'service:poisoned');
+    await runtime.close();
+    env = { ...process.env, DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
+  }, 120_000);
+  afterAll(async () => {
+    await db.drop();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('the nightly job compiles every other subject and names the failed one', async () => {
+    const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
+    try {
+      const out = await nightly(runtime.pool);
+      expect(out.failed.map((f) => f.subject)).toEqual(['service:poisoned']);
+      expect(out.compiled).toBe(2);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('canon compile --all and canon verify --all do every other subject, name the failed one and exit 1', async () => {
+    const compile = await runCanon(env, 'compile', '--all');
+    expect(compile.code, compile.stderr).toBe(1);
+    expect(compile.stdout).toContain('FAIL service:poisoned');
+    expect(compile.stdout).toMatch(/service:good: /);
+    const verify = await runCanon(env, 'verify', '--all');
+    expect(verify.code, verify.stderr).toBe(1);
+    expect(verify.stdout).toMatch(/ok +service:good/);
+    expect(verify.stdout).toMatch(/ok +service:nightly/);
+    expect(verify.stdout).toContain('FAIL service:poisoned');
   }, 120_000);
 });
