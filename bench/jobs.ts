@@ -21,7 +21,7 @@ const EPISODES = SMALL ? 10_000 : 50_000;
 const SUBJECTS = 50;
 const JOBS = 30;
 
-function processTree(root: number): number[] {
+export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -42,7 +42,7 @@ function processTree(root: number): number[] {
   return out;
 }
 
-function peakRssMiB(pid: number): number | null {
+export function peakRssMiB(pid: number): number | null {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Math.round(Number(m[1]) / 1024) : null;
@@ -51,7 +51,7 @@ function peakRssMiB(pid: number): number | null {
   }
 }
 
-async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string; key: string; home: string }> {
+export async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string; key: string; home: string }> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-bench-server-'));
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, 'packages/cli/bin/canon.js'), 'start'], {

@@ -8,6 +8,7 @@ import { machine, RESULTS, SMALL, target, writeResult, type Distribution, type T
 import { benchIngest } from './ingest.js';
 import { benchJobs, type JobsResult } from './jobs.js';
 import { benchHostile, type HostileResult } from './hostile.js';
+import { benchSoak, type SoakResult } from './soak.js';
 import { benchRecall } from './recall.js';
 import { fmtDist, lineChart, targetTable } from './report.js';
 
@@ -16,7 +17,7 @@ import { fmtDist, lineChart, targetTable } from './report.js';
  * into bench/results/latest.json and latest.md (with SVG charts of the compile cost curves).
  * `BENCH_SCALE=small` for a quick try.
  */
-const stages = ['ingest', 'compile', 'recall', 'jobs', 'hostile', 'report'] as const;
+const stages = ['ingest', 'compile', 'recall', 'jobs', 'hostile', 'soak', 'report'] as const;
 const bar = new cliProgress.SingleBar(
   { format: 'bench [{bar}] {value}/{total} {stage} | {message}', hideCursor: true, clearOnComplete: false },
   cliProgress.Presets.shades_classic,
@@ -50,6 +51,7 @@ let compile: Record<string, unknown> | null = null;
 let recall: Record<string, unknown> | null = null;
 let jobs: JobsResult | null = null;
 let hostile: HostileResult | null = null;
+let soak: SoakResult | null = null;
 try {
   ingest = await stage('ingest', () => benchIngest(log));
   if (ingest) writeResult('ingest', ingest);
@@ -60,6 +62,8 @@ try {
   jobs = await stage('jobs', () => benchJobs(cluster, log));
   hostile = await stage('hostile', () => benchHostile(cluster, log));
   if (hostile) writeResult('hostile', hostile);
+  soak = await stage('soak', () => benchSoak(cluster, log));
+  if (soak) writeResult('soak', soak);
 } finally {
   await cluster.stop();
 }
@@ -72,6 +76,7 @@ await stage('report', async () => {
     ...((compile?.['targets'] as Target[] | undefined) ?? []),
     ...((recall?.['targets'] as Target[] | undefined) ?? []),
     ...(hostile?.targets ?? []),
+    ...(soak?.targets ?? []),
   ];
   const cases = (compile?.['cases'] as CompileCase[] | undefined) ?? [];
   const sized = cases.filter((c) => c.keys > 1);
@@ -114,6 +119,7 @@ await stage('report', async () => {
     recall,
     jobs,
     hostile,
+    soak,
     errors,
     charts,
     measured_at: new Date().toISOString(),
@@ -209,6 +215,21 @@ function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof
       '',
       `- a ${hostile.dispute.episodes}-way dispute (text episodes from ${hostile.dispute.authors} authors of equal standing, one fact key, distinct values), one compile: **${hostile.dispute.compile_ms} ms**, peak RSS of the process **${hostile.dispute.peak_rss_mb} MB** (${hostile.dispute.rss_before_compile_mb} MB before the compile); open sides after it: ${hostile.dispute.open_sides} (\`max_sides\`)`,
       `- ${hostile.backlog.jobs} one-subject compile jobs queued at once (each a first compile): drained in **${hostile.backlog.drain_ms} ms**, **${hostile.backlog.jobs_per_s} jobs/s** from the first request`,
+      '',
+    );
+  }
+  const soak = latest['soak'] as SoakResult | null;
+  if (soak) {
+    out.push(
+      '## Soak',
+      '',
+      `${soak.seconds} s against a server process: ${soak.ingested} episodes ingested, ${soak.compile_jobs} one-subject and ${soak.all_jobs} \`{all}\` compile jobs, recall reads every 20 ms, and a client sending ${soak.hostile.requests} hostile requests (${Object.entries(soak.hostile.statuses).map(([s, n]) => `${n}× ${s}`).join(', ')}).`,
+      '',
+      `- recall over the run: median ${soak.recall.median_ms} ms, **p95 ${soak.recall.p95_ms} ms** (${soak.recall.runs} reads)`,
+      '',
+      '| minute | recall p95 ms | peak RSS MB |',
+      '|---:|---:|---:|',
+      ...soak.minutes.map((m) => `| ${m.minute} | ${m.recall_p95_ms} | ${m.peak_rss_mb} |`),
       '',
     );
   }
