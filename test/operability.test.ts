@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createApp, requestId } from '@canon/api';
+import { createLogger, createRuntime, formatLine, freePort, isUnavailable, loadConfig, RepeatedErrors } from '@canon/runtime';
 import { isAlive, killChild } from '@canon/testing';
 
 // An operator's afternoon: `canon start` on its embedded PostgreSQL, as a supervisor runs it
@@ -200,4 +202,73 @@ describe('canon start keeps its embedded PostgreSQL', () => {
     expect(lines.some((l) => l['event'] === 'database_gave_up' && l['level'] === 'fatal')).toBe(true);
     await until('every process to end', 10_000, () => (marked(canon.marker).length === 0 ? true : undefined));
   }, 120_000);
+});
+
+describe('with DATABASE_URL, a database out of reach', () => {
+  it('is a 503 unavailable problem with Retry-After on the API, a /readyz that names it, and a live /healthz', async () => {
+    // A real pool, pointed at a port where nothing listens: every connection is refused.
+    const port = await freePort();
+    const runtime = await createRuntime(loadConfig({}, { databaseUrl: `postgres://canon:canon@127.0.0.1:${port}/canon` }), { migrate: false, queue: false });
+    const lines: string[] = [];
+    const app = createApp(runtime, { logger: createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(l) } }) });
+    try {
+      const res = await app.request('/v1/subjects', { headers: { authorization: 'Bearer canon_notakeyatallxxxxxxxxxxxxxxxx', 'x-request-id': 'outage-1' } });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('2');
+      expect(res.headers.get('x-request-id')).toBe('outage-1');
+      expect(await res.json()).toMatchObject({ type: 'urn:canon:problem:unavailable', status: 503 });
+      const ready = await app.request('/readyz');
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ ok: false, database: false, queue: false, missing: ['database', 'queue'] });
+      expect((await app.request('/healthz')).status).toBe(200);
+      const request = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['request_id'] === 'outage-1');
+      expect(request).toMatchObject({ route: '/v1/subjects', status: 503, level: 'info' });
+      expect(lines.join('')).not.toContain('canon_notakeyatall');
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('is told apart from other errors: refused, reset, admin shutdown, cannot connect now, pool timeouts', () => {
+    const coded = (code: string) => Object.assign(new Error('x'), { code });
+    for (const err of [coded('ECONNREFUSED'), coded('ECONNRESET'), coded('57P01'), coded('57P03'), new Error('timeout exceeded when trying to connect'), new Error('Connection terminated unexpectedly'), new AggregateError([coded('ECONNREFUSED')])]) {
+      expect(isUnavailable(err)).toBe(true);
+    }
+    for (const err of [coded('23505'), coded('40001'), new Error('boom'), null, 'ECONNREFUSED']) expect(isUnavailable(err)).toBe(false);
+  });
+});
+
+describe('the log', () => {
+  it('collapses one error repeated into a line and a count', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) } });
+    const repeated = new RepeatedErrors(() => logger, 200);
+    for (let i = 0; i < 50; i += 1) repeated.report('queue', Object.assign(new Error(`connect ECONNREFUSED (Worker: ${i})`), { code: 'ECONNREFUSED' }), {}, 'queue error');
+    repeated.report('queue', new Error('something else'), {}, 'queue error');
+    await new Promise((r) => setTimeout(r, 300));
+    repeated.flushAll();
+    expect(lines.map((l) => [l['msg'], l['repeated'] ?? null])).toEqual([
+      ['queue error', null],
+      ['queue error', null],
+      ['queue error (repeated 49 times)', 49],
+    ]);
+    // One line each, the error as class, code and first line: no stack over many lines.
+    expect(lines[0]!['err']).toMatchObject({ type: 'Error', code: 'ECONNREFUSED', message: 'connect ECONNREFUSED (Worker: 0)' });
+  });
+
+  it('reads CANON_LOG_LEVEL once, refusing a level it does not know', () => {
+    expect(loadConfig({}).logLevel).toBe('info');
+    expect(loadConfig({ CANON_LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
+    expect(() => loadConfig({ CANON_LOG_LEVEL: 'loud' })).toThrow(/CANON_LOG_LEVEL/);
+  });
+
+  it('keeps a sane client request id and replaces any other', () => {
+    expect(requestId('abc-123_x.y:z')).toBe('abc-123_x.y:z');
+    for (const bad of [undefined, '', 'two words', 'a"b', 'x'.repeat(129), 'canon_abcdef', 'é']) expect(requestId(bad)).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reads as lines on a terminal', () => {
+    const line = formatLine(JSON.stringify({ level: 'info', time: '2026-01-01T12:00:01.123Z', service: 'canon', msg: 'GET /healthz 200', status: 200 }));
+    expect(line).toBe('12:00:01.123 INFO  GET /healthz 200  status=200\n');
+  });
 });
