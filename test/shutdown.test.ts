@@ -48,7 +48,7 @@ async function startCanon(via: 'canon start' | 'npm start'): Promise<Running> {
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`canon start did not serve in time:\n${stdout}\n${stderr}`)), 90_000);
     child.stdout!.on('data', () => {
-      const serving = /Canon is serving (http:\/\/\S+)/.exec(stdout);
+      const serving = /Canon is serving (http:\/\/[\w.:-]+)/.exec(stdout);
       if (serving) {
         clearTimeout(timer);
         resolve(serving[1]!);

@@ -1,9 +1,10 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { CanonError, LIMITS, ValidationError } from '@canon/core';
-import type { Runtime } from '@canon/runtime';
+import { isUnavailable, log, type Logger, type Runtime } from '@canon/runtime';
 import { requireKey, type AppEnv } from './auth.js';
 import { problem, problemFromError } from './problem.js';
+import { requestLog } from './request-log.js';
 import { jsonGuard, urlGuard } from './door.js';
 import { episodeRoutes } from './routes/episodes.js';
 import { healthRoutes } from './routes/health.js';
@@ -23,6 +24,12 @@ import { secretRoutes } from './routes/secrets.js';
 export interface AppOptions {
   /** Called with unexpected errors (500s); the response never carries their details. */
   onInternalError?: (err: unknown) => void;
+  /** Where request lines go (default: the process's logger, `log()`). */
+  logger?: Logger;
+  /** Liveness for `/healthz`: false when the process cannot recover by itself (default: always live). */
+  liveness?: () => { live: boolean; reason?: string };
+  /** Called when a request failed because the database could not be reached (it answered 503). */
+  onUnavailable?: (err: unknown) => void;
 }
 
 /** The HTTP API as a Hono app; `app.request()` exercises it with no port opened. */
@@ -36,14 +43,20 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
     },
   });
 
+  const logger = () => options.logger ?? log();
   app.onError((err, c) => {
-    if (!(err instanceof CanonError)) options.onInternalError?.(err);
+    if (isUnavailable(err)) options.onUnavailable?.(err);
+    else if (!(err instanceof CanonError)) {
+      logger().error({ event: 'internal_error', request_id: c.get('requestId'), err }, 'internal error');
+      options.onInternalError?.(err);
+    }
     return problemFromError(c, err);
   });
   app.notFound((c) => problem(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
 
+  app.use('*', requestLog(logger));
   app.use('*', urlGuard);
-  healthRoutes(app, runtime);
+  healthRoutes(app, runtime, options.liveness);
 
   app.use(
     '/v1/*',

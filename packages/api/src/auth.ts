@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Principal, Runtime } from '@canon/runtime';
 
-export type AppEnv = { Variables: { principal: Principal } };
+export type AppEnv = { Variables: { principal: Principal; requestId: string } };
 
 /** Every /v1 request: the bearer key decides workspace, role and user. */
 export function requireKey(runtime: Runtime): MiddlewareHandler<AppEnv> {

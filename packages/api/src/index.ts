@@ -1,3 +1,4 @@
 export { createApp, type AppOptions } from './app.js';
 export { problemTypeUri, type HttpProblemType } from './problem.js';
 export type { AppEnv } from './auth.js';
+export { requestId } from './request-log.js';

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { CanonError, type ProblemType } from '@canon/core';
+import { CanonError, UnavailableError, type ProblemType } from '@canon/core';
+import { isUnavailable } from '@canon/runtime';
 
 /** Problem types that only the HTTP layer produces. */
 export type HttpProblemType = ProblemType | 'not_acceptable' | 'internal';
@@ -18,6 +19,7 @@ const STATUS: Record<HttpProblemType, number> = {
   precondition_failed: 412,
   payload_too_large: 413,
   busy: 503,
+  unavailable: 503,
   secret_refused: 400,
   internal: 500,
 };
@@ -35,6 +37,7 @@ const TITLE: Record<HttpProblemType, string> = {
   precondition_failed: 'Precondition failed',
   payload_too_large: 'Payload too large',
   busy: 'Busy, retry later',
+  unavailable: 'Service unavailable, retry later',
   secret_refused: 'Secret refused',
   internal: 'Internal error',
 };
@@ -51,7 +54,7 @@ export function problem(
   const status = STATUS[type];
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (type === 'unauthorized') headers['www-authenticate'] = 'Bearer';
-  if (type === 'busy') headers['retry-after'] = String(extra['retry_after'] ?? 1);
+  if (type === 'busy' || type === 'unavailable') headers['retry-after'] = String(extra['retry_after'] ?? 1);
   return new Response(
     JSON.stringify({ type: problemTypeUri(type), title: TITLE[type], status, detail, instance: c.req.path, ...extra }),
     { status, headers },
@@ -60,6 +63,12 @@ export function problem(
 
 export function problemFromError(c: Context, err: unknown): Response {
   if (err instanceof CanonError) return problem(c, err.type, err.message, err.details);
+  // The database went away (or is not back yet): the request did nothing and may be retried, so
+  // say that — a 500 would tell a client to give up and an operator to look for a bug.
+  if (isUnavailable(err)) {
+    const unavailable = new UnavailableError();
+    return problem(c, unavailable.type, unavailable.message, unavailable.details);
+  }
   // Hono's JSON validator (behind every zod-openapi body) throws a 400 HTTPException for a body
   // that does not parse: a client error, not an internal one.
   if (err instanceof HTTPException && err.status === 400) return problem(c, 'malformed_json', err.message || 'the body is not valid JSON');

@@ -13,6 +13,7 @@ export type ProblemType =
   | 'precondition_failed'
   | 'conflict'
   | 'busy'
+  | 'unavailable'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'secret_refused';
@@ -85,6 +86,16 @@ export class PreconditionFailedError extends CanonError {
 export class BusyError extends CanonError {
   constructor(message: string, readonly retryAfterSeconds = 1) {
     super('busy', message, { retry_after: retryAfterSeconds });
+  }
+}
+
+/**
+ * The database (or the queue on it) cannot be reached right now: nothing was done, and the same
+ * request may succeed after `retryAfterSeconds`. Not the caller's fault and not a bug.
+ */
+export class UnavailableError extends CanonError {
+  constructor(message = 'the database is unavailable; retry shortly', readonly retryAfterSeconds = 2, options?: ErrorOptions) {
+    super('unavailable', message, { retry_after: retryAfterSeconds }, options);
   }
 }
 

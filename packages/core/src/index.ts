@@ -28,6 +28,7 @@ export {
   KeyConflictError,
   PreconditionFailedError,
   BusyError,
+  UnavailableError,
   PayloadTooLargeError,
   SecretRefusedError,
   type ProblemType,

@@ -42,6 +42,7 @@ import {
 } from '@canon/store';
 import { loadPolicySet } from './policies.js';
 import { enterWorkspace } from './scope.js';
+import { log, subjectRef } from './log.js';
 
 export interface CompileResult {
   subject: string;
@@ -109,7 +110,29 @@ export async function lockSubject(tx: PoolClient, workspaceId: string, subject: 
  * written and pending rows deleted together. A subject compiled under another compiler
  * version or other policies is rebuilt instead, so its state never mixes the two.
  */
-export async function compileSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
+export function compileSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
+  return logged('compile', workspaceId, subject, options, () => compileInChunks(pool, workspaceId, subject, options));
+}
+
+/**
+ * One log line per compile or rebuild: the subject as a digest (never its name), the counters,
+ * the duration; a failure at error level with the error's class and code.
+ */
+async function logged(op: 'compile' | 'rebuild', workspaceId: string, subject: string, options: CompileOptions, run: () => Promise<CompileResult>): Promise<CompileResult> {
+  const started = performance.now();
+  const base = { event: op, workspace_id: workspaceId, subject: subjectRef(workspaceId, subject), ...(options.jobId ? { job_id: options.jobId } : {}) };
+  try {
+    const result = await run();
+    const { subject: _name, state_hash: _hash, compiler_version: _version, ...counters } = result;
+    log().info({ ...base, ...counters, duration_ms: Math.round(performance.now() - started) }, op === 'compile' ? 'compiled' : 'rebuilt');
+    return result;
+  } catch (err) {
+    log().error({ ...base, err, duration_ms: Math.round(performance.now() - started) }, `${op} failed`);
+    throw err;
+  }
+}
+
+async function compileInChunks(pool: Pool, workspaceId: string, subject: string, options: CompileOptions): Promise<CompileResult> {
   const chunk = options.chunkSize ?? DEFAULT_CHUNK;
   let total: CompileResult | null = null;
   for (;;) {
@@ -165,13 +188,15 @@ export async function compilePendingInTransaction(
 }
 
 /** Recomputes a subject from its whole log: the same state_hash as incremental compiles. */
-export async function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
-  return inTransaction(pool, async (tx) => {
-    await enterWorkspace(tx, workspaceId);
-    await lockSubject(tx, workspaceId, subject);
-    const policies = await loadPolicySet(tx, workspaceId);
-    return rebuildInTransaction(tx, workspaceId, subject, policies, options);
-  });
+export function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
+  return logged('rebuild', workspaceId, subject, options, () =>
+    inTransaction(pool, async (tx) => {
+      await enterWorkspace(tx, workspaceId);
+      await lockSubject(tx, workspaceId, subject);
+      const policies = await loadPolicySet(tx, workspaceId);
+      return rebuildInTransaction(tx, workspaceId, subject, policies, options);
+    }),
+  );
 }
 
 /** A rebuild inside the caller's transaction; the caller holds the subject's lock. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { LOG_LEVELS, type LogLevel } from './log.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
@@ -18,6 +19,7 @@ export const ConfigSchema = z.object({
   CANON_JOB_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(3650).default(7)),
   CANON_NIGHTLY_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
   CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  CANON_LOG_LEVEL: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(LOG_LEVELS).default('info')),
 });
 
 export interface Config {
@@ -27,6 +29,8 @@ export interface Config {
   readonly port: number;
   readonly pgPort: number | undefined;
   readonly poolSize: number;
+  /** The server's log level (`canon start`); one-shot commands do not log. */
+  readonly logLevel: LogLevel;
   readonly jobs: {
     readonly debounceSeconds: number;
     readonly compileAfter: number;
@@ -54,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port: e.CANON_PORT,
     pgPort: e.CANON_PG_PORT,
     poolSize: e.CANON_POOL_SIZE,
+    logLevel: e.CANON_LOG_LEVEL,
     jobs: Object.freeze({
       debounceSeconds: e.CANON_COMPILE_DEBOUNCE_SECONDS,
       compileAfter: e.CANON_COMPILE_AFTER,

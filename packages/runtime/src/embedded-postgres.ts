@@ -41,6 +41,15 @@ export interface EmbeddedDatabase {
   dataDir: string;
   /** True when another process already runs PostgreSQL on this folder and we only connect to it. */
   attached: boolean;
+  /** The postmaster's process id (null when attached: another process owns it). */
+  readonly pid: number | null;
+  /**
+   * Calls `listener` when the server exits without `stop()` — killed, crashed, out of memory —
+   * with how it went (a signal name or `code N`). Never for an attached server.
+   */
+  onUnexpectedExit(listener: (how: string) => void): void;
+  /** Starts the server again on the same folder and port, after an unexpected exit. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -74,7 +83,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (running) {
     const url = connectionUrl(running.port, database);
     await ensureDatabase(running.port, database);
-    return { url, dataDir, attached: true, stop: async () => undefined };
+    return {
+      url,
+      dataDir,
+      attached: true,
+      pid: null,
+      onUnexpectedExit: () => undefined,
+      restart: () => Promise.reject(new EmbeddedPostgresError('this PostgreSQL belongs to another process; it is not restarted from here')),
+      stop: async () => undefined,
+    };
   }
 
   const logFile = path.join(home, 'postgres.log');
@@ -113,20 +130,53 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     }
   }
 
-  let server: ChildProcess;
-  try {
-    server = await startPostmaster({ dataDir, port, flags, logFile, ids: isRoot ? postgresIds() : null });
-  } catch (err) {
-    throw new EmbeddedPostgresError(`PostgreSQL did not start on 127.0.0.1:${port} from ${dataDir} (see ${logFile}): ${firstLine(err)}`, { cause: err });
-  }
+  const postmaster = { dataDir, port, flags, logFile, ids: isRoot ? postgresIds() : null };
+  const launch = async () => {
+    try {
+      return await startPostmaster(postmaster);
+    } catch (err) {
+      throw new EmbeddedPostgresError(`PostgreSQL did not start on 127.0.0.1:${port} from ${dataDir} (see ${logFile}): ${firstLine(err)}`, { cause: err });
+    }
+  };
+  let server = await launch();
   let stopping: Promise<void> | null = null;
+  let restarting: Promise<void> | null = null;
+  const exitListeners = new Set<(how: string) => void>();
+  const watch = (child: ChildProcess) => {
+    child.once('exit', (code, signal) => {
+      // A stop we asked for, or a server already replaced, is no news.
+      if (stopping || child !== server) return;
+      for (const listener of exitListeners) listener(signal ?? `code ${code}`);
+    });
+  };
+  watch(server);
   const db: EmbeddedDatabase = {
     url: connectionUrl(port, database),
     dataDir,
     attached: false,
+    get pid() {
+      return server.pid ?? null;
+    },
+    onUnexpectedExit: (listener) => void exitListeners.add(listener),
+    restart: () => {
+      if (stopping) return Promise.reject(new EmbeddedPostgresError('PostgreSQL is being stopped'));
+      restarting ??= (async () => {
+        if (server.exitCode === null && server.signalCode === null) return;
+        // Same folder, same port: the pool's and the queue's connection string stays valid, so
+        // they reconnect by themselves on their next query.
+        const next = await launch();
+        server = next;
+        watch(next);
+      })().finally(() => (restarting = null));
+      return restarting;
+    },
     stop: () => {
-      // Every caller waits for the same stop, so none goes on while PostgreSQL still runs.
-      stopping ??= stopPostmaster(server).finally(() => started.delete(db));
+      // Every caller waits for the same stop, so none goes on while PostgreSQL still runs; a
+      // restart under way finishes first, so the server it started is the one stopped.
+      stopping ??= (async () => {
+        await restarting?.catch(() => undefined);
+        await stopPostmaster(server);
+      })().finally(() => started.delete(db));
       return stopping;
     },
   };

@@ -44,3 +44,6 @@ export { SUBJECT_LOCK_TIMEOUT } from './subject-write.js';
 export { inspectMemories, inspectSubject, type InspectedMemory, type MemorySections, type SubjectInspection } from './inspection.js';
 export { detectSecrets, redactEnvelopes, scanSecrets, shortRuleId, SecretScanParams, type RedactedEnvelope, type SecretScanFinding, type SecretScanResult } from './secrets.js';
 export { loadSecretsMode } from './policies.js';
+export { isUnavailable } from '@canon/store';
+export { createLogger, log, useLogger, silentLogger, subjectRef, serializeError, formatLine, RepeatedErrors, LOG_LEVELS, type Logger, type LogLevel } from './log.js';
+export { superviseDatabase, type DatabaseSupervisor, type SupervisorOptions } from './supervision.js';

@@ -1,3 +1,4 @@
+import { log, subjectRef } from './log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
 import { saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
@@ -131,22 +132,44 @@ export const POLLING = Object.freeze({ pollingIntervalSeconds: 0.5, notifyPollin
 /** Registers the workers of this process. */
 export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobSettings, 'compileChunk'>): Promise<void> {
   const chunkSize = settings.compileChunk;
-  await boss.work<CompileJobData, CompileResult>(QUEUES.compile, { localConcurrency: 2, ...POLLING }, async ([job]) => {
-    const { workspace_id, subject, rebuild } = job!.data;
-    return rebuild
-      ? rebuildSubject(pool, workspace_id, subject, { jobId: job!.id })
-      : compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
-  });
+  await boss.work<CompileJobData, CompileResult>(QUEUES.compile, { localConcurrency: 2, ...POLLING }, async ([job]) =>
+    loggedJob(QUEUES.compile, job!, { workspace_id: job!.data.workspace_id, subject: subjectRef(job!.data.workspace_id, job!.data.subject) }, () => {
+      const { workspace_id, subject, rebuild } = job!.data;
+      return rebuild
+        ? rebuildSubject(pool, workspace_id, subject, { jobId: job!.id })
+        : compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
+    }),
+  );
 
-  const many = async ([job]: Array<{ id: string; data: CompileManyData }>) => {
-    const { workspace_id, subjects, all } = job!.data;
-    const targets = all ? await withWorkspace(pool, workspace_id, (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
-    return compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
-  };
-  await boss.work<CompileManyData>(QUEUES.compileMany, { localConcurrency: 4, ...POLLING }, many);
-  await boss.work<CompileManyData>(QUEUES.compileAll, POLLING, many);
+  const many = (queue: string) => async ([job]: Array<{ id: string; data: CompileManyData }>) =>
+    loggedJob(queue, job!, { workspace_id: job!.data.workspace_id }, async () => {
+      const { workspace_id, subjects, all } = job!.data;
+      const targets = all ? await withWorkspace(pool, workspace_id, (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
+      return compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
+    });
+  await boss.work<CompileManyData>(QUEUES.compileMany, { localConcurrency: 4, ...POLLING }, many(QUEUES.compileMany));
+  await boss.work<CompileManyData>(QUEUES.compileAll, POLLING, many(QUEUES.compileAll));
 
-  await boss.work(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => nightly(pool, job!.id, deadLetter(boss)));
+  await boss.work(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => loggedJob(QUEUES.nightly, job!, {}, () => nightly(pool, job!.id, deadLetter(boss))));
+}
+
+/**
+ * One log line per job: queue, id, outcome, duration, and the counters a compile-many sums —
+ * never its data (subject names). A failed job is logged and rethrown, so pg-boss retries it.
+ */
+async function loggedJob<T>(queue: string, job: { id: string }, fields: Record<string, unknown>, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const base = { event: 'job', queue, job_id: job.id, ...fields };
+  try {
+    const result = await run();
+    const many = result !== null && typeof result === 'object' && 'totals' in result ? (result as unknown as ManyResult) : null;
+    const summary = many ? { subjects: many.subjects, failed: many.failed.length, ...many.totals } : {};
+    log().info({ ...base, outcome: 'completed', ...summary, duration_ms: Math.round(performance.now() - started) }, 'job completed');
+    return result;
+  } catch (err) {
+    log().error({ ...base, outcome: 'failed', err, duration_ms: Math.round(performance.now() - started) }, 'job failed');
+    throw err;
+  }
 }
 
 /** A subject whose compile failed: named, with the error, and the others went on. */

@@ -18,6 +18,7 @@ import type { Config } from './config.js';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { registerConnectorWorkers } from './connectors/workers.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
+import { log, RepeatedErrors } from './log.js';
 import { ingestEpisodes, type IngestResult } from './ingest.js';
 import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, setupQueues, startWorkers, type ManyResult } from './jobs.js';
 import { findJob, type JobView } from './job-status.js';
@@ -130,7 +131,10 @@ function requireWriter(principal: Principal, what: string): void {
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const embedded = config.databaseUrl ? null : await startEmbeddedPostgres({ home: config.home, port: config.pgPort });
   const databaseUrl = config.databaseUrl ?? embedded!.url;
-  const pool = createPool(databaseUrl, { max: config.poolSize });
+  // A connection that cannot be had in 10 s is an outage to report (503), not a request to hold.
+  const pool = createPool(databaseUrl, { max: config.poolSize, connectionTimeoutMillis: 10_000 });
+  // pg-boss's pollers fail twice a second each while the database is away: one line, then counts.
+  const queueErrors = new RepeatedErrors(log);
   let boss: PgBoss | null = null;
   try {
     if (options.migrate !== false) await migrateDatabase(pool);
@@ -138,7 +142,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       // Supervision every 10 s: a worker killed mid-job stops heart-beating and its job is
       // retried within seconds rather than at the default minute.
       boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 8, superviseIntervalSeconds: 10, useListenNotify: true, queueCacheIntervalSeconds: 2 });
-      boss.on('error', (err) => console.error('[canon] queue error:', err instanceof Error ? err.message : err));
+      boss.on('error', (err) => queueErrors.report('queue', err, { component: 'queue' }, 'queue error'));
       await boss.start();
       await grantQueueAccess(pool, 'pgboss');
       await setupQueues(boss, config.jobs);
@@ -264,7 +268,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     bootstrap: () => bootstrapOwnerKey(pool),
     async readiness() {
       const database = await pool.query('SELECT 1').then(() => true, () => false);
-      return { database, queue: boss !== null };
+      // The queue has connections of its own: ready when they answer too.
+      const queue = boss !== null && database && (await boss.getDb().executeSql('SELECT 1').then(() => true, () => false));
+      return { database, queue };
     },
     async close() {
       if (closed) return;
@@ -272,6 +278,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await boss?.stop({ graceful: true, timeout: 5000 }).catch(() => undefined);
       await pool.end().catch(() => undefined);
       await embedded?.stop().catch(() => undefined);
+      queueErrors.flushAll();
     },
   };
   if (boss && options.workers !== false) await registerConnectorWorkers(runtime);

@@ -22,3 +22,39 @@ export function isRetryable(err: unknown): boolean {
   const code = sqlState(err);
   return code === SQLSTATE.serializationFailure || code === SQLSTATE.deadlockDetected;
 }
+
+/**
+ * SQLSTATEs of a server that is going away or not there yet: class 08 (connection exception),
+ * 57P01 admin shutdown, 57P02 crash shutdown (a backend died and the server resets), 57P03 cannot
+ * connect now (starting up, recovering).
+ */
+const UNAVAILABLE_STATES = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03']);
+/** Socket errors of a database that cannot be reached. */
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+/**
+ * What pg and pg-pool say, with no code, when a connection is lost or none could be had in
+ * time. They are matched on their message because the libraries give them nothing else.
+ */
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'the database system is',
+];
+
+/**
+ * True when an error says the database is unreachable, not that a request or a statement was
+ * wrong: the caller answers "unavailable, retry" instead of "internal error". Looks through an
+ * error's `cause` chain and an AggregateError's errors (a connect to `localhost` tries ::1 and
+ * 127.0.0.1 and fails with both).
+ */
+export function isUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 5) return false;
+  const code = sqlState(err);
+  if (code && (UNAVAILABLE_STATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+  const message = err instanceof Error ? err.message : '';
+  if (UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true;
+  if (err instanceof AggregateError && err.errors.some((e) => isUnavailable(e, depth + 1))) return true;
+  return 'cause' in err && isUnavailable(err.cause, depth + 1);
+}

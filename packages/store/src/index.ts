@@ -1,6 +1,6 @@
 export { createPool, inTransaction, StaleWriteError, type Sql, type Pool, type PoolClient } from './db.js';
 export { migrateDatabase, grantQueueAccess, MIGRATIONS_FOLDER } from './migrate.js';
-export { SQLSTATE, sqlState, isRetryable } from './errors.js';
+export { SQLSTATE, sqlState, isRetryable, isUnavailable } from './errors.js';
 export * as schema from './schema.js';
 export { type LoggedEpisode } from './sql/episode-row.js';
 export { appendEpisodes, findEpisodesByKeys, keyOf, type NewEpisode, type AppendResult } from './sql/append-episodes.js';

@@ -5,7 +5,7 @@ import { csrf } from 'hono/csrf';
 import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
 import { CanonError, UnauthorizedError } from '@canon/core';
-import { inspectSubject, type Runtime } from '@canon/runtime';
+import { inspectSubject, isUnavailable, log, type Runtime } from '@canon/runtime';
 import { inspectorKey, KEY_COOKIE, type InspectorEnv } from './auth.js';
 import { page } from './layout.js';
 import { conflictsPage, loginPage, subjectPage, subjectsPage } from './pages.js';
@@ -29,7 +29,10 @@ export function inspectorRoutes(runtime: Runtime): Hono<InspectorEnv> {
     if (err instanceof CanonError) return c.html(page('Error', html`<h1>Error</h1><p class="error" role="alert">${err.message}</p>`), STATUS[err.type] ?? 400);
     // The csrf() Origin check (a cross-site form post) and the body limit answer for themselves.
     if (err instanceof HTTPException) return err.getResponse();
-    console.error('[canon] inspector error:', err);
+    if (isUnavailable(err)) {
+      return c.html(page('Unavailable', html`<h1>Unavailable</h1><p class="error" role="alert">The database cannot be reached right now; try again shortly.</p>`), 503, { 'retry-after': '2' });
+    }
+    log().error({ event: 'internal_error', component: 'inspector', err }, 'inspector error');
     return c.html(page('Error', html`<h1>Error</h1><p class="error" role="alert">The inspector could not show this page.</p>`), 500);
   });
 
