@@ -41,7 +41,7 @@ import {
   type PoolClient,
 } from '@canon/store';
 import { loadPolicySet } from './policies.js';
-import { enterWorkspace } from './scope.js';
+import { allUsersOf, enterWorkspace } from './scope.js';
 
 export interface CompileResult {
   subject: string;
@@ -114,7 +114,7 @@ export async function compileSubject(pool: Pool, workspaceId: string, subject: s
   let total: CompileResult | null = null;
   for (;;) {
     const step = await inTransaction(pool, async (tx) => {
-      await enterWorkspace(tx, workspaceId);
+      await enterWorkspace(tx, allUsersOf(workspaceId));
       await lockSubject(tx, workspaceId, subject);
       return compileChunkInTransaction(tx, workspaceId, subject, await loadPolicySet(tx, workspaceId), { ...options, chunkSize: chunk });
     });
@@ -167,7 +167,7 @@ export async function compilePendingInTransaction(
 /** Recomputes a subject from its whole log: the same state_hash as incremental compiles. */
 export async function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
   return inTransaction(pool, async (tx) => {
-    await enterWorkspace(tx, workspaceId);
+    await enterWorkspace(tx, allUsersOf(workspaceId));
     await lockSubject(tx, workspaceId, subject);
     const policies = await loadPolicySet(tx, workspaceId);
     return rebuildInTransaction(tx, workspaceId, subject, policies, options);

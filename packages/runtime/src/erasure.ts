@@ -14,7 +14,7 @@ import { lockSubject, rebuildInTransaction, type CompileResult } from './compile
 import { erasedKeyHash } from './erased-key.js';
 import { loadPolicySet } from './policies.js';
 import type { Principal } from './principal.js';
-import { withWorkspace } from './scope.js';
+import { allUsersOf, withWorkspace } from './scope.js';
 
 export type ErasureTarget = { subject: string } | { user: string };
 
@@ -45,7 +45,8 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     throw new ValidationError(`${'subject' in target ? 'subject' : 'user'}: 1 to 512 characters, no U+0000`);
   }
   const ws = principal.workspace_id;
-  return withWorkspace(pool, ws, async (tx) => {
+  // Erasure acts on every user's episodes of the subject, personal ones included.
+  return withWorkspace(pool, allUsersOf(ws), async (tx) => {
     const targeted = await erasableEpisodes(tx, ws, target);
     const subjects = 'subject' in target ? [target.subject] : [...new Set(targeted.map((e) => e.subject))].sort();
     for (const subject of subjects) await lockSubject(tx, ws, subject);

@@ -67,7 +67,7 @@ export async function ingestEpisodes(
   afterAppend?: AfterAppend,
 ): Promise<IngestResult> {
   const batch = await prepareBatch(principal, items);
-  return withWorkspace(pool, principal.workspace_id, (tx) => appendBatch(tx, principal, batch, afterAppend));
+  return withWorkspace(pool, principal, (tx) => appendBatch(tx, principal, batch, afterAppend));
 }
 
 /** A validated batch, de-duplicated within itself: what `appendBatch` writes. */
@@ -160,6 +160,8 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
       source: u.envelope.source,
       idempotency_key: u.envelope.idempotency_key,
       episode_id: prior?.id ?? null,
+      // The key is in use by a row this key may not see (another user's personal episode).
+      ...(prior ? {} : { taken: true as const }),
     });
     return { status: 'duplicate' as const, id: prior?.id ?? u.id };
   });

@@ -2,7 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import { NotFoundError, ValidationError } from '@canon/core';
 import { getJobProgress, type Pool } from '@canon/store';
 import { QUEUES, type JobState } from './jobs.js';
-import { withWorkspace } from './scope.js';
+import { allUsersOf, withWorkspace } from './scope.js';
 
 export interface JobView {
   job_id: string;
@@ -36,7 +36,7 @@ export async function findJob(boss: PgBoss, pool: Pool, workspaceId: string, job
     if (job.startedOn && job.state !== 'created') view.started_at = new Date(job.startedOn).toISOString();
     if (job.completedOn) view.completed_at = new Date(job.completedOn).toISOString();
     if (queue === QUEUES.compileMany || queue === QUEUES.compileAll) {
-      const progress = await withWorkspace(pool, workspaceId, (tx) => getJobProgress(tx, workspaceId, jobId));
+      const progress = await withWorkspace(pool, allUsersOf(workspaceId), (tx) => getJobProgress(tx, workspaceId, jobId));
       if (progress) view.progress = progress;
     }
     if (job.state === 'completed') view.result = job.output;

@@ -3,7 +3,7 @@ import { COMPILER_VERSION } from '@canon/core';
 import { saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from './policies.js';
-import { withSystem, withWorkspace } from './scope.js';
+import { allUsersOf, withSystem, withWorkspace } from './scope.js';
 
 export const QUEUES = Object.freeze({
   compile: 'compile',
@@ -140,7 +140,7 @@ export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobS
 
   const many = async ([job]: Array<{ id: string; data: CompileManyData }>) => {
     const { workspace_id, subjects, all } = job!.data;
-    const targets = all ? await withWorkspace(pool, workspace_id, (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
+    const targets = all ? await withWorkspace(pool, allUsersOf(workspace_id), (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
     return compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
   };
   await boss.work<CompileManyData>(QUEUES.compileMany, { localConcurrency: 4, ...POLLING }, many);
@@ -208,7 +208,7 @@ export async function compileMany(
   const failed: FailedSubject[] = [];
   // A job reports how far it is, for whoever polls GET /v1/jobs/{id}.
   const progress = (done: number) =>
-    jobId ? withWorkspace(pool, workspaceId, (tx) => saveJobProgress(tx, workspaceId, jobId, done, subjects.length)) : Promise.resolve();
+    jobId ? withWorkspace(pool, allUsersOf(workspaceId), (tx) => saveJobProgress(tx, workspaceId, jobId, done, subjects.length)) : Promise.resolve();
   await progress(0);
   let next = 0;
   let done = 0;

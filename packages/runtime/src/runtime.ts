@@ -183,12 +183,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
 
     subjectEpisodes: (principal, subject) =>
-      withWorkspace(pool, principal.workspace_id, (tx) => episodesOfSubject(tx, principal.workspace_id, subject)),
+      withWorkspace(pool, principal, (tx) => episodesOfSubject(tx, principal.workspace_id, subject)),
 
     async listEpisodes(principal, params) {
       const parsed = ListEpisodesParams.safeParse(params);
       if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-      const result = await withWorkspace(pool, principal.workspace_id, (tx) => listEpisodes(tx, { workspaceId: principal.workspace_id, ...parsed.data }));
+      const result = await withWorkspace(pool, principal, (tx) => listEpisodes(tx, { workspaceId: principal.workspace_id, ...parsed.data }));
       if (!result.ok) throw new ValidationError('after: not a cursor returned by this API');
       return { episodes: result.episodes, next: result.next };
     },
@@ -209,7 +209,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         return { async: true, job_id: id };
       }
       if (r.subject) return { async: false, result: await compileOne(principal, r.subject) };
-      const subjects = r.all ? await withWorkspace(pool, principal.workspace_id, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)) : [...new Set(r.subjects)].sort();
+      const subjects = r.all ? await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)) : [...new Set(r.subjects)].sort();
       return { async: false, result: await compileMany(pool, principal.workspace_id, subjects, null, config.jobs.compileChunk) };
     },
 
@@ -238,7 +238,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       return { ...report, ok: report.differences.length === 0, first, second };
     },
 
-    subjects: (principal) => withWorkspace(pool, principal.workspace_id, (tx) => listSubjects(tx, principal.workspace_id)),
+    subjects: (principal) => withWorkspace(pool, principal, (tx) => listSubjects(tx, principal.workspace_id)),
 
     async job(principal, jobId) {
       if (!boss) throw new NotFoundError(`no job ${jobId}`);
