@@ -16,6 +16,14 @@ export const QUEUES = Object.freeze({
 
 export const DEFAULT_NIGHTLY_CRON = '0 3 * * *';
 
+/** pg-boss's key of the default nightly schedule; a workspace's own is keyed by its id. */
+export const DEFAULT_SCHEDULE_KEY = '';
+
+/** A nightly job: one workspace's (its own schedule), or none named — the default schedule's. */
+export interface NightlyData {
+  workspace_id?: string;
+}
+
 export interface JobSettings {
   /** Seconds a burst's first episode waits for the rest before its subject is compiled. */
   debounceSeconds: number;
@@ -89,10 +97,12 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
   await ensureQueue(boss, QUEUES.nightly, { policy: 'stately', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
   // The environment, when it names a schedule, wins; otherwise one set with `canon schedule set`
   // survives restarts, and a fresh database gets 03:00 UTC.
-  const existing = await boss.getSchedules(QUEUES.nightly);
+  // This is the default schedule (the unkeyed one), for every workspace without its own.
+  const existing = await boss.getSchedules(QUEUES.nightly, DEFAULT_SCHEDULE_KEY);
   if (settings.nightlyCron || settings.nightlyTimeZone || existing.length === 0) {
     await boss.schedule(QUEUES.nightly, settings.nightlyCron ?? existing[0]?.cron ?? DEFAULT_NIGHTLY_CRON, {}, {
       tz: settings.nightlyTimeZone ?? existing[0]?.timezone ?? 'UTC',
+      key: DEFAULT_SCHEDULE_KEY,
     });
   }
 }
@@ -146,7 +156,14 @@ export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobS
   await boss.work<CompileManyData>(QUEUES.compileMany, { localConcurrency: 4, ...POLLING }, many);
   await boss.work<CompileManyData>(QUEUES.compileAll, POLLING, many);
 
-  await boss.work(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => nightly(pool, job!.id, deadLetter(boss)));
+  await boss.work<NightlyData>(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => {
+    // A workspace's own schedule covers that workspace; the default covers the workspaces
+    // that have none of their own, so no workspace is compiled twice a night or on another's.
+    const own = job!.data?.workspace_id;
+    const keyed = new Set((await boss.getSchedules(QUEUES.nightly)).map((s) => s.key).filter((k) => k !== DEFAULT_SCHEDULE_KEY));
+    const covers = own ? (ws: string) => ws === own : (ws: string) => !keyed.has(ws);
+    return nightly(pool, job!.id, deadLetter(boss), covers);
+  });
 }
 
 /** A subject whose compile failed: named, with the error, and the others went on. */
@@ -248,6 +265,7 @@ export async function nightly(
   pool: Pool,
   jobId: string | null = null,
   onFailure?: OnFailure,
+  covers: (workspaceId: string) => boolean = () => true,
 ): Promise<{ compiled: number; rebuilt: number; totals: ManyResult['totals']; failed: Array<FailedSubject & { workspace_id: string }> }> {
   // Finding the work spans workspaces (the system role); each compile then runs in its own.
   const { pending, stale } = await withSystem(pool, async (tx) => {
@@ -255,8 +273,8 @@ export async function nightly(
     const { rows: workspaces } = await tx.query<{ id: string }>('SELECT id FROM workspaces');
     for (const w of workspaces) fingerprints.set(w.id, (await loadPolicySet(tx, w.id)).fingerprint);
     return {
-      pending: await subjectsWithPending(tx),
-      stale: await staleSubjects(tx, COMPILER_VERSION, (ws) => fingerprints.get(ws) ?? ''),
+      pending: (await subjectsWithPending(tx)).filter((s) => covers(s.workspace_id)),
+      stale: (await staleSubjects(tx, COMPILER_VERSION, (ws) => fingerprints.get(ws) ?? '')).filter((s) => covers(s.workspace_id)),
     };
   });
   const results: CompileResult[] = [];

@@ -110,7 +110,8 @@ export interface Runtime extends RecallWrites {
   /** A deterministic context bundle of a subject for a task, within a token budget. */
   context(principal: Principal, request: ContextRequest): Promise<ContextBundle>;
   metrics(): Promise<string>;
-  schedule(): Promise<NightlySchedule | null>;
+  /** The key's workspace's nightly compile: its own, or the default while it has none. */
+  schedule(principal: Principal): Promise<NightlySchedule | null>;
   setSchedule(principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule>;
   deadLetters(principal: Principal): Promise<DeadLetter[]>;
   redrive(principal: Principal): Promise<number>;
@@ -253,7 +254,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
 
     metrics: () => collectMetrics(pool, boss),
-    schedule: async () => (boss ? getNightlySchedule(boss) : null),
+    schedule: async (principal) => (boss ? getNightlySchedule(boss, principal.workspace_id) : null),
     setSchedule: (principal, schedule) => setNightlySchedule(needQueue(), principal, schedule),
     deadLetters: (principal) => listDeadLetters(needQueue(), principal),
     redrive: (principal) => redriveDeadLetters(needQueue(), principal),
