@@ -18,6 +18,7 @@ export const ConfigSchema = z.object({
   CANON_JOB_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(3650).default(7)),
   CANON_NIGHTLY_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
   CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  CANON_METRICS_PUBLIC: z.preprocess(emptyAsUndefined, z.enum(['0', '1']).default('0')),
 });
 
 export interface Config {
@@ -27,6 +28,8 @@ export interface Config {
   readonly port: number;
   readonly pgPort: number | undefined;
   readonly poolSize: number;
+  /** `/metrics` without a key, totals only (CANON_METRICS_PUBLIC=1); otherwise a key sees its workspace's. */
+  readonly metricsPublic: boolean;
   readonly jobs: {
     readonly debounceSeconds: number;
     readonly compileAfter: number;
@@ -54,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port: e.CANON_PORT,
     pgPort: e.CANON_PG_PORT,
     poolSize: e.CANON_POOL_SIZE,
+    metricsPublic: e.CANON_METRICS_PUBLIC === '1',
     jobs: Object.freeze({
       debounceSeconds: e.CANON_COMPILE_DEBOUNCE_SECONDS,
       compileAfter: e.CANON_COMPILE_AFTER,

@@ -109,7 +109,8 @@ export interface Runtime extends RecallWrites {
   secrets(principal: Principal, params: SecretScanParams): Promise<SecretScanResult>;
   /** A deterministic context bundle of a subject for a task, within a token budget. */
   context(principal: Principal, request: ContextRequest): Promise<ContextBundle>;
-  metrics(): Promise<string>;
+  /** A key's workspace's metrics; null (only when CANON_METRICS_PUBLIC=1): totals. */
+  metrics(principal: Principal | null): Promise<string>;
   /** The key's workspace's nightly compile: its own, or the default while it has none. */
   schedule(principal: Principal): Promise<NightlySchedule | null>;
   setSchedule(principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule>;
@@ -253,7 +254,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     secrets: (principal, params) => scanSecrets(pool, principal, params),
     context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
 
-    metrics: () => collectMetrics(pool, boss),
+    metrics: (principal) => collectMetrics(pool, boss, principal),
     schedule: async (principal) => (boss ? getNightlySchedule(boss, principal.workspace_id) : null),
     setSchedule: (principal, schedule) => setNightlySchedule(needQueue(), principal, schedule),
     deadLetters: (principal) => listDeadLetters(needQueue(), principal),
