@@ -1,6 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import { NotFoundError, ValidationError } from '@canon/core';
-import { getJobProgress, type Pool } from '@canon/store';
+import { getJobProgress, subjectsOfWorkspace, type Pool } from '@canon/store';
+import type { Principal } from './principal.js';
 import { QUEUES, type JobState } from './jobs.js';
 import { allUsersOf, withWorkspace } from './scope.js';
 
@@ -19,13 +20,29 @@ export interface JobView {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A compile job of this workspace, from pg-boss's own tables (so it survives restarts). */
-export async function findJob(boss: PgBoss, pool: Pool, workspaceId: string, jobId: string): Promise<JobView> {
+/**
+ * A compile job of the key's workspace, from pg-boss's own tables (so it survives restarts).
+ * A job naming a subject the key may not see (another user's personal subject) is as absent
+ * as one of another workspace: its result would name the subject.
+ */
+export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jobId: string): Promise<JobView> {
   if (!UUID.test(jobId)) throw new ValidationError(`not a job id: ${jobId}`);
+  const workspaceId = principal.workspace_id;
   for (const queue of [QUEUES.compileMany, QUEUES.compileAll, QUEUES.compile, QUEUES.compileDead]) {
-    const [job] = await boss.findJobs<{ workspace_id?: string }>(queue, { id: jobId });
+    const [job] = await boss.findJobs<{ workspace_id?: string; subject?: string; subjects?: string[] }>(queue, { id: jobId });
     // Another workspace's job is as absent as one that does not exist.
     if (!job || job.data?.workspace_id !== workspaceId) continue;
+    const named = [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? [])];
+    if (named.length > 0) {
+      // Hidden: a subject that exists for the workspace but not for this key (a name no one
+      // wrote yet hides nothing).
+      const visible = new Set(await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, workspaceId)));
+      const unseen = named.filter((s) => !visible.has(s));
+      if (unseen.length > 0) {
+        const all = new Set(await withWorkspace(pool, allUsersOf(workspaceId), (tx) => subjectsOfWorkspace(tx, workspaceId)));
+        if (unseen.some((s) => all.has(s))) continue;
+      }
+    }
     const failed = job.state === 'failed' || job.state === 'cancelled';
     const view: JobView = {
       job_id: job.id,

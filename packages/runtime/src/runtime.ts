@@ -244,7 +244,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     async job(principal, jobId) {
       if (!boss) throw new NotFoundError(`no job ${jobId}`);
-      return findJob(boss, pool, principal.workspace_id, jobId);
+      return findJob(boss, pool, principal, jobId);
     },
 
     memories: (principal, subject, params = {}) => recallSubject(pool, principal, subject, params),
