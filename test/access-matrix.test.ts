@@ -191,6 +191,10 @@ describe('access matrix', () => {
           // Another user's or workspace's memory, job or conflict is not found.
           const hidden = (t.name === 'alice' && caller.user !== 'alice') || (t.name === 'other') !== (caller.workspace === 'other');
           if (hidden && route.method === 'GET' && /\{(id|job_id)\}/.test(route.path) && res.status !== 404) leaks.push(`${where} (expected 404)`);
+          // Compiling, rebuilding or verifying another user's personal subject finds nothing.
+          if (t.name === 'alice' && caller.user !== 'alice' && caller.workspace === 'default' && caller.role !== 'reader' && ['/v1/compile', '/v1/rebuild', '/v1/verify'].includes(route.path) && res.status !== 404) {
+            leaks.push(`${where} (expected 404)`);
+          }
           // The caller's own reads answer (their role permitting).
           const ownTarget = (t.name === 'own' && caller.workspace === 'default') || (t.name === 'other' && caller.workspace === 'other');
           if (ownTarget && route.method === 'GET' && route.path.startsWith('/v1/') && !route.path.startsWith('/v1/secrets') && res.status >= 400) leaks.push(`${where} (expected to answer)`);

@@ -1,7 +1,8 @@
 import type { PgBoss } from 'pg-boss';
 import { NotFoundError, ValidationError } from '@canon/core';
-import { getJobProgress, subjectsOfWorkspace, type Pool } from '@canon/store';
+import { getJobProgress, type Pool } from '@canon/store';
 import type { Principal } from './principal.js';
+import { hiddenSubjects } from './visibility.js';
 import { QUEUES, type JobState } from './jobs.js';
 import { allUsersOf, withWorkspace } from './scope.js';
 
@@ -33,16 +34,7 @@ export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jo
     // Another workspace's job is as absent as one that does not exist.
     if (!job || job.data?.workspace_id !== workspaceId) continue;
     const named = [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? [])];
-    if (named.length > 0) {
-      // Hidden: a subject that exists for the workspace but not for this key (a name no one
-      // wrote yet hides nothing).
-      const visible = new Set(await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, workspaceId)));
-      const unseen = named.filter((s) => !visible.has(s));
-      if (unseen.length > 0) {
-        const all = new Set(await withWorkspace(pool, allUsersOf(workspaceId), (tx) => subjectsOfWorkspace(tx, workspaceId)));
-        if (unseen.some((s) => all.has(s))) continue;
-      }
-    }
+    if ((await hiddenSubjects(pool, principal, named)).length > 0) continue;
     const failed = job.state === 'failed' || job.state === 'cancelled';
     const view: JobView = {
       job_id: job.id,

@@ -26,6 +26,7 @@ import { collectMetrics } from './metrics.js';
 import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule, type DeadLetter, type NightlySchedule } from './operations.js';
 import type { Principal } from './principal.js';
 import { withWorkspace } from './scope.js';
+import { requireVisibleSubjects } from './visibility.js';
 import type { MemoryDetail, MemorySummary } from './recall.js';
 import { searchMemories, type SearchParams, type SearchResponse } from './search.js';
 import { contextBundle, type ContextBundle, type ContextRequest } from './context.js';
@@ -200,6 +201,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const parsed = CompileRequest.safeParse(request);
       if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
       const r = parsed.data;
+      await requireVisibleSubjects(pool, principal, r.subject ? [r.subject] : (r.subjects ?? []));
       if (r.async) {
         if (!boss) throw new ValidationError('asynchronous compiles need the job queue (start Canon with its queue)');
         const id = r.all
@@ -217,11 +219,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     async rebuild(principal, subject) {
       requireWriter(principal, 'rebuild');
+      await requireVisibleSubjects(pool, principal, [subject]);
       return rebuildSubject(pool, principal.workspace_id, subject);
     },
 
     async verify(principal, subject) {
       requireWriter(principal, 'verify');
+      await requireVisibleSubjects(pool, principal, [subject]);
       const first = await compileOne(principal, subject);
       const second = await compileOne(principal, subject);
       const report = await recomputeAndCompare(pool, principal.workspace_id, subject);
