@@ -159,6 +159,53 @@ describe('compile jobs', () => {
     }
   });
 
+  it('keeps a nightly schedule per workspace: an owner changes their own, and each night covers its workspace only', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { migrate: false });
+    const app = createApp(runtime);
+    const call = (key: string, method = 'GET', json?: unknown) =>
+      Promise.resolve(app.request('/v1/schedule', { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: json ? JSON.stringify(json) : undefined }));
+    try {
+      const mine = (await runtime.createKey({ workspace: 'default', role: 'owner' })).key;
+      const theirs = (await runtime.createKey({ workspace: 'other', role: 'owner' })).key;
+      const lonely = (await runtime.createKey({ workspace: 'third', role: 'member' })).key;
+      expect((await call(theirs, 'PUT', { cron: '30 1 * * *', time_zone: 'Europe/Paris' })).status).toBe(200);
+      expect(await (await call(theirs)).json()).toEqual({ cron: '30 1 * * *', time_zone: 'Europe/Paris' });
+      // The default workspace's night is untouched; a workspace with no schedule of its own has the default.
+      expect(await (await call(mine)).json()).toEqual({ cron: '0 3 * * *', time_zone: 'UTC' });
+      expect(await (await call(lonely)).json()).toEqual({ cron: '0 3 * * *', time_zone: 'UTC' });
+      expect((await call(lonely, 'PUT', { cron: '0 4 * * *', time_zone: 'UTC' })).status).toBe(403);
+      expect((await call(mine, 'PUT', { cron: '45 2 * * *', time_zone: 'UTC' })).status).toBe(200);
+      expect(await (await call(theirs)).json()).toEqual({ cron: '30 1 * * *', time_zone: 'Europe/Paris' });
+      const keyed = (await runtime.boss!.getSchedules(QUEUES.nightly)).map((s) => [s.key, s.cron, s.data]).sort();
+      expect(keyed).toEqual([['', '0 3 * * *', {}], ['default', '45 2 * * *', { workspace_id: 'default' }], ['other', '30 1 * * *', { workspace_id: 'other' }]]);
+
+      for (const ws of ['default', 'other', 'third']) {
+        const who = await runtime.authenticate((await runtime.createKey({ workspace: ws, role: 'member' })).key);
+        await runtime.ingest(who, [ep(`${ws}-1`, `night:${ws}`, 1)]);
+      }
+      // Fire other's night the way its schedule does: only other's subject is compiled.
+      const fire = async (data: object) => {
+        const id = await runtime.boss!.send(QUEUES.nightly, data);
+        return until('the nightly job', async () => {
+          const [j] = await runtime.boss!.findJobs(QUEUES.nightly, { id: id! });
+          return j?.state === 'completed' ? j : null;
+        });
+      };
+      expect((await fire({ workspace_id: 'other' })).output).toMatchObject({ compiled: 1 });
+      // The default schedule covers only the workspaces without their own: third.
+      expect((await fire({})).output).toMatchObject({ compiled: 1 });
+      const { rows } = await runtime.pool.query(`SELECT workspace_id, subject FROM compile_runs ORDER BY 1`);
+      expect(rows).toEqual([
+        { workspace_id: 'other', subject: 'night:other' },
+        { workspace_id: 'third', subject: 'night:third' },
+      ]);
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
   it('leaves no partial state when a worker is killed with SIGKILL mid-compile, and the retried job finishes the same', async () => {
     const db = await createTestDatabase();
     // Small chunks, so the kill lands between two committed chunks of one job.

@@ -138,6 +138,10 @@ describe('the HTTP surface under fuzzing', () => {
 
   it('leaves every subject verifiable', async () => {
     const owner = keys[0]!;
+    // The fuzzing may have erased the seed, and a subject row no episode backs (a rebuild of a
+    // name never written) is not listed since subjects show only through a visible episode:
+    // one more subject, so there is always something to verify.
+    await canon.request('/v1/episodes?compile=wait', { key: owner, json: { idempotency_key: 'after-fuzz', subject: 'service:after-fuzz', body: { text: 'The deploy runs on Friday.' } } });
     const { subjects } = (await (await canon.request('/v1/subjects?limit=1000', { key: owner })).json()) as { subjects: Array<{ subject: string }> };
     expect(subjects.length).toBeGreaterThan(0);
     for (const s of subjects) {

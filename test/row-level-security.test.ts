@@ -89,3 +89,67 @@ describe('row-level security', () => {
     }
   });
 });
+
+describe('personal scope in the database', () => {
+  const SUBJECT = 'note:alice-only-7f3c';
+  let alice: { key: string; principal: import('@canon/runtime').Principal };
+  let bob: { key: string; principal: import('@canon/runtime').Principal };
+
+  beforeAll(async () => {
+    alice = await canon.key('member', { workspace: 'alpha', user: 'alice' });
+    bob = await canon.key('member', { workspace: 'alpha', user: 'bob' });
+    await canon.runtime.ingest(
+      alice.principal,
+      [{ idempotency_key: 'alice-note', subject: SUBJECT, scope: 'personal', body: { claims: [{ predicate: 'favourite editor', value: 'alice-marker-91b2' }] } }],
+      { compile: 'wait' },
+    );
+    // A workspace episode of the same subject: the subject is shared, its personal rows are not.
+    await canon.runtime.ingest(bob.principal, [{ idempotency_key: 'bob-note', subject: 'service:shared-name', scope: 'personal', body: { text: 'bob-marker-22c1' } }], { compile: 'wait' });
+  });
+
+  it('shows a personal row and everything derived from it to its owner only, even to a query with no filter', async () => {
+    const rowsAs = (user: string | null) =>
+      withWorkspace(canon.runtime.pool, { workspace_id: 'alpha', user }, async (tx) => {
+        const out: Record<string, string> = {};
+        for (const t of TABLES) out[t] = JSON.stringify((await tx.query(`SELECT * FROM ${t}`)).rows);
+        return out;
+      });
+    const [asAlice, asBob, asNobody] = [await rowsAs('alice'), await rowsAs('bob'), await rowsAs(null)];
+    for (const t of ['episodes', 'claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers', 'subjects', 'compile_runs']) {
+      // evidence and dispositions name the episode's key; the other tables its subject.
+      expect(asAlice[t], t).toContain(t === 'evidence' || t === 'dispositions' ? 'alice-note' : SUBJECT);
+      expect(asBob[t], t).not.toContain('alice-marker-91b2');
+      expect(asBob[t], t).not.toContain('alice-note');
+      expect(asBob[t], t).not.toContain(SUBJECT);
+      expect(asNobody[t], t).not.toContain(SUBJECT);
+      expect(asAlice[t], t).not.toContain('bob-marker-22c1');
+    }
+  });
+
+  it('refuses to write a personal row for another user', async () => {
+    await expect(
+      withWorkspace(canon.runtime.pool, { workspace_id: 'alpha', user: 'bob' }, (tx) =>
+        tx.query(`UPDATE memories SET status = status WHERE subject = $1 RETURNING id`, [SUBJECT]),
+      ),
+    ).resolves.toMatchObject({ rowCount: 0 });
+  });
+
+  it('lists and counts only what the key may see', async () => {
+    const names = async (key: string) => ((await (await canon.request('/v1/subjects', { key })).json()) as { subjects: Array<{ subject: string; episodes: number; memories: number }> }).subjects;
+    expect((await names(bob.key)).map((s) => s.subject)).not.toContain(SUBJECT);
+    expect((await names(alice.key)).find((s) => s.subject === SUBJECT)).toMatchObject({ episodes: 1, memories: 1 });
+    const shared = async (key: string) => (await names(key)).find((s) => s.subject === 'service:shared-name')!;
+    expect((await shared(alice.key)).episodes).toBe((await shared(bob.key)).episodes - 1);
+    const log = await canon.request(`/v1/episodes?subject=${encodeURIComponent(SUBJECT)}`, { key: bob.key });
+    expect(await log.text()).not.toContain('alice');
+  });
+
+  it('answers a key taken by another user’s personal episode without naming it', async () => {
+    const res = await canon.request('/v1/episodes', { key: bob.key, json: { idempotency_key: 'alice-note', subject: SUBJECT, body: { text: 'x' } } });
+    expect(res.status).toBe(409);
+    const text = await res.text();
+    expect(text).toContain('taken');
+    const ids = await withSystem(canon.runtime.pool, async (tx) => (await tx.query<{ id: string }>(`SELECT id FROM episodes WHERE idempotency_key = 'alice-note'`)).rows);
+    expect(text).not.toContain(ids[0]!.id);
+  });
+});

@@ -85,7 +85,7 @@ function localClient(runtime: Runtime, principal: Principal): CanonClient {
     rebuild: (subject) => runtime.rebuild(principal, subject),
     verify: (subject) => runtime.verify(principal, subject),
     subjects: () => runtime.subjects(principal),
-    schedule: () => runtime.schedule(),
+    schedule: () => runtime.schedule(principal),
     setSchedule: (schedule) => runtime.setSchedule(principal, schedule),
     deadLetters: () => runtime.deadLetters(principal),
     redrive: () => runtime.redrive(principal),

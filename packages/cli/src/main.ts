@@ -49,8 +49,13 @@ keys
   .addOption(new Option('--role <role>', 'role').choices(ROLES).makeOptionMandatory())
   .option('--user <user>', 'the user the key speaks for (needed for personal memories)')
   .option('--label <label>', 'a note to tell keys apart')
+  .option(
+    '--source <source>',
+    'a connector source the key may write (github, git, workspace, …); repeat for several. Connector sources are reserved for keys bound to them',
+    (value: string, previous: string[] = []) => [...previous, value],
+  )
   .option('--json', 'print JSON')
-  .action(run(async (opts: { workspace: string; role: Role; user?: string; label?: string; json?: boolean }) => keysCreate(config(), opts)));
+  .action(run(async (opts: { workspace: string; role: Role; user?: string; label?: string; source?: string[]; json?: boolean }) => keysCreate(config(), opts)));
 keys
   .command('list')
   .option('--workspace <id>', 'only this workspace')

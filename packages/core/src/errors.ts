@@ -62,13 +62,16 @@ export class NotFoundError extends CanonError {
 /** The same idempotency key was posted with a different envelope: a key names one event. */
 export class KeyConflictError extends CanonError {
   constructor(
-    readonly conflicts: Array<{ index: number; source: string; idempotency_key: string; episode_id: string | null }>,
+    readonly conflicts: Array<{ index: number; source: string; idempotency_key: string; episode_id: string | null; taken?: true }>,
   ) {
     const first = conflicts[0];
     super(
       'key_conflict',
       first
-        ? `idempotency key ${JSON.stringify(first.idempotency_key)} of source ${JSON.stringify(first.source)} already names a different episode` +
+        ? first.taken
+          ? // Another user's personal episode: the caller learns the key is taken, nothing of it.
+            `idempotency key ${JSON.stringify(first.idempotency_key)} of source ${JSON.stringify(first.source)} is taken`
+          : `idempotency key ${JSON.stringify(first.idempotency_key)} of source ${JSON.stringify(first.source)} already names a different episode` +
             (first.episode_id ? ` (${first.episode_id})` : ' in this batch')
         : 'key conflict',
       { conflicts },

@@ -41,7 +41,7 @@ import {
   type PoolClient,
 } from '@canon/store';
 import { loadPolicySet } from './policies.js';
-import { enterWorkspace } from './scope.js';
+import { allUsersOf, enterWorkspace } from './scope.js';
 import { log, subjectRef } from './log.js';
 
 export interface CompileResult {
@@ -137,7 +137,7 @@ async function compileInChunks(pool: Pool, workspaceId: string, subject: string,
   let total: CompileResult | null = null;
   for (;;) {
     const step = await inTransaction(pool, async (tx) => {
-      await enterWorkspace(tx, workspaceId);
+      await enterWorkspace(tx, allUsersOf(workspaceId));
       await lockSubject(tx, workspaceId, subject);
       return compileChunkInTransaction(tx, workspaceId, subject, await loadPolicySet(tx, workspaceId), { ...options, chunkSize: chunk });
     });
@@ -191,7 +191,7 @@ export async function compilePendingInTransaction(
 export function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
   return logged('rebuild', workspaceId, subject, options, () =>
     inTransaction(pool, async (tx) => {
-      await enterWorkspace(tx, workspaceId);
+      await enterWorkspace(tx, allUsersOf(workspaceId));
       await lockSubject(tx, workspaceId, subject);
       const policies = await loadPolicySet(tx, workspaceId);
       return rebuildInTransaction(tx, workspaceId, subject, policies, options);

@@ -20,6 +20,7 @@ export const ConfigSchema = z.object({
   CANON_NIGHTLY_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
   CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   CANON_LOG_LEVEL: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(LOG_LEVELS).default('info')),
+  CANON_METRICS_PUBLIC: z.preprocess(emptyAsUndefined, z.enum(['0', '1']).default('0')),
 });
 
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   readonly poolSize: number;
   /** The server's log level (`canon start`); one-shot commands do not log. */
   readonly logLevel: LogLevel;
+  /** `/metrics` without a key, totals only (CANON_METRICS_PUBLIC=1); otherwise a key sees its workspace's. */
+  readonly metricsPublic: boolean;
   readonly jobs: {
     readonly debounceSeconds: number;
     readonly compileAfter: number;
@@ -59,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pgPort: e.CANON_PG_PORT,
     poolSize: e.CANON_POOL_SIZE,
     logLevel: e.CANON_LOG_LEVEL,
+    metricsPublic: e.CANON_METRICS_PUBLIC === '1',
     jobs: Object.freeze({
       debounceSeconds: e.CANON_COMPILE_DEBOUNCE_SECONDS,
       compileAfter: e.CANON_COMPILE_AFTER,

@@ -57,7 +57,7 @@ export type ResolveInput = z.input<typeof ResolveInput>;
 export async function listConflicts(pool: Pool, principal: Principal, raw: unknown): Promise<OpenConflict[]> {
   const q = parseWith(ConflictQuery, raw);
   const now = new Date().toISOString();
-  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+  return withWorkspace(pool, principal, async (tx) => {
     const rows = await conflictedMemories(tx, principal.workspace_id, q.subject ?? null, q.limit);
     const out: OpenConflict[] = [];
     for (const row of rows) {

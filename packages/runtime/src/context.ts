@@ -187,7 +187,7 @@ export async function contextBundle(pool: Pool, principal: Principal, request: C
   const parsed = ContextRequest.safeParse(request);
   if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   const r = parsed.data;
-  const rows = await withWorkspace(pool, principal.workspace_id, (tx) => memoriesOfSubject(tx, principal.workspace_id, r.subject));
+  const rows = await withWorkspace(pool, principal, (tx) => memoriesOfSubject(tx, principal.workspace_id, r.subject));
   const visible = rows.filter((row) => visibleTo(principal, row.timeline)).map((row) => ({ id: row.id, timeline: row.timeline }));
   return buildContext(r.subject, r.task, r.max_tokens, r.as_of ?? now, visible);
 }

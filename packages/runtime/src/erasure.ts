@@ -4,6 +4,7 @@ import {
   deleteCompileRunsOfSubject,
   deleteDerivedOfSubject,
   deleteEpisodes,
+  deleteJobsNaming,
   erasableEpisodes,
   getSubject,
   insertErasedKeys,
@@ -14,7 +15,7 @@ import { lockSubject, rebuildInTransaction, type CompileResult } from './compile
 import { erasedKeyHash } from './erased-key.js';
 import { loadPolicySet } from './policies.js';
 import type { Principal } from './principal.js';
-import { withWorkspace } from './scope.js';
+import { allUsersOf, withWorkspace } from './scope.js';
 
 export type ErasureTarget = { subject: string } | { user: string };
 
@@ -45,7 +46,8 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     throw new ValidationError(`${'subject' in target ? 'subject' : 'user'}: 1 to 512 characters, no U+0000`);
   }
   const ws = principal.workspace_id;
-  return withWorkspace(pool, ws, async (tx) => {
+  // Erasure acts on every user's episodes of the subject, personal ones included.
+  return withWorkspace(pool, allUsersOf(ws), async (tx) => {
     const targeted = await erasableEpisodes(tx, ws, target);
     const subjects = 'subject' in target ? [target.subject] : [...new Set(targeted.map((e) => e.subject))].sort();
     for (const subject of subjects) await lockSubject(tx, ws, subject);
@@ -61,13 +63,22 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     const deleted = await deleteEpisodes(tx, ws, episodes.map((e) => e.id));
     await insertErasedKeys(tx, ws, erasureId, episodes.map((e) => erasedKeyHash(ws, e.source, e.idempotency_key)));
     const rebuilt: CompileResult[] = [];
+    // Subjects gone with the erasure: nothing may name them afterwards — not their compile
+    // audit, not a job's data or result in the queue (design §8).
+    let gone: string[];
     if ('subject' in target) {
       await deleteDerivedOfSubject(tx, ws, target.subject);
-      await deleteCompileRunsOfSubject(tx, ws, target.subject);
+      gone = [target.subject];
     } else {
       const policies = await loadPolicySet(tx, ws);
-      for (const subject of subjects) rebuilt.push(await rebuildInTransaction(tx, ws, subject, policies, {}));
+      gone = [];
+      for (const subject of subjects) {
+        rebuilt.push(await rebuildInTransaction(tx, ws, subject, policies, {}));
+        if ((await erasableEpisodes(tx, ws, { subject })).length === 0) gone.push(subject);
+      }
     }
+    for (const subject of gone) await deleteCompileRunsOfSubject(tx, ws, subject);
+    await deleteJobsNaming(tx, ws, gone);
     const audit = await insertErasure(tx, {
       workspace_id: ws,
       id: erasureId,

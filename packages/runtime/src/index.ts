@@ -28,7 +28,7 @@ export { subjectMemories, memoryDetail, summarize, visibleTo, parseInstant, type
 export { recomputeAndCompare, type RecomputeReport, type VerifyDifference } from './verify.js';
 export { collectMetrics } from './metrics.js';
 export { getNightlySchedule, setNightlySchedule, listDeadLetters, redriveDeadLetters, type NightlySchedule, type DeadLetter } from './operations.js';
-export { withWorkspace, withSystem, enterWorkspace } from './scope.js';
+export { withWorkspace, withSystem, enterWorkspace, allUsersOf, asAllUsers, type ScopeOf } from './scope.js';
 export { searchMemories, SearchParams, type SearchResult, type SearchResponse } from './search.js';
 export { contextBundle, buildContext, estimateTokens, ContextRequest, MAX_CONTEXT_TOKENS, type ContextBundle, type ContextConflict, type ContextMemory } from './context.js';
 export { compilePendingInTransaction } from './compile.js';

@@ -16,6 +16,7 @@ import {
   type Redaction,
 } from '@canon/core';
 import { appendEpisodes, erasedKeysAmong, keyOf, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
+import { isReservedSource } from './connectors/registry.js';
 import { withWorkspace } from './scope.js';
 import { erasedKeyHash } from './erased-key.js';
 import { loadSecretsMode } from './policies.js';
@@ -67,7 +68,7 @@ export async function ingestEpisodes(
   afterAppend?: AfterAppend,
 ): Promise<IngestResult> {
   const batch = await prepareBatch(principal, items);
-  return withWorkspace(pool, principal.workspace_id, (tx) => appendBatch(tx, principal, batch, afterAppend));
+  return withWorkspace(pool, principal, (tx) => appendBatch(tx, principal, batch, afterAppend));
 }
 
 /** A validated batch, de-duplicated within itself: what `appendBatch` writes. */
@@ -160,6 +161,8 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
       source: u.envelope.source,
       idempotency_key: u.envelope.idempotency_key,
       episode_id: prior?.id ?? null,
+      // The key is in use by a row this key may not see (another user's personal episode).
+      ...(prior ? {} : { taken: true as const }),
     });
     return { status: 'duplicate' as const, id: prior?.id ?? u.id };
   });
@@ -218,6 +221,16 @@ function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[]
   if (issues.length > 0) {
     const items = new Set(issues.map((i) => i.index)).size;
     throw new ValidationError(`${items} of ${envelopes.length + items} episodes are invalid; nothing was stored`, issues);
+  }
+  // A connector's source is reserved for keys bound to it (design §2): no other writer may take
+  // its idempotency keys first, or pass for it.
+  const bound = new Set(principal.sources ?? []);
+  const taken = envelopes.findIndex((e) => isReservedSource(e.source) && !bound.has(e.source));
+  if (taken >= 0) {
+    const source = envelopes[taken]!.source;
+    throw new ForbiddenError(
+      `episode ${taken}: source ${JSON.stringify(source)} is reserved for keys bound to it (canon keys create --source ${source}); nothing was stored`,
+    );
   }
   return envelopes;
 }

@@ -109,7 +109,7 @@ export async function inspectSubject(
   const at = parseInstant('as_of', options.asOf, new Date().toISOString());
   const perPage = Math.min(Math.max(options.perPage ?? 50, 1), 500);
   const number = Math.max(Math.floor(options.page ?? 1), 1);
-  const { page, sources } = await withWorkspace(runtime.pool, principal.workspace_id, async (tx) => ({
+  const { page, sources } = await withWorkspace(runtime.pool, principal, async (tx) => ({
     page: await memoriesPage(tx, { workspaceId: principal.workspace_id, subject, user: principal.user, offset: (number - 1) * perPage, limit: perPage }),
     sources: await episodeSources(tx, principal.workspace_id, subject, principal.user),
   }));

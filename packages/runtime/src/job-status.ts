@@ -1,8 +1,10 @@
 import type { PgBoss } from 'pg-boss';
 import { NotFoundError, ValidationError } from '@canon/core';
 import { getJobProgress, type Pool } from '@canon/store';
+import type { Principal } from './principal.js';
+import { hiddenSubjects } from './visibility.js';
 import { QUEUES, type JobState } from './jobs.js';
-import { withWorkspace } from './scope.js';
+import { allUsersOf, withWorkspace } from './scope.js';
 
 export interface JobView {
   job_id: string;
@@ -19,13 +21,20 @@ export interface JobView {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A compile job of this workspace, from pg-boss's own tables (so it survives restarts). */
-export async function findJob(boss: PgBoss, pool: Pool, workspaceId: string, jobId: string): Promise<JobView> {
+/**
+ * A compile job of the key's workspace, from pg-boss's own tables (so it survives restarts).
+ * A job naming a subject the key may not see (another user's personal subject) is as absent
+ * as one of another workspace: its result would name the subject.
+ */
+export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jobId: string): Promise<JobView> {
   if (!UUID.test(jobId)) throw new ValidationError(`not a job id: ${jobId}`);
+  const workspaceId = principal.workspace_id;
   for (const queue of [QUEUES.compileMany, QUEUES.compileAll, QUEUES.compile, QUEUES.compileDead]) {
-    const [job] = await boss.findJobs<{ workspace_id?: string }>(queue, { id: jobId });
+    const [job] = await boss.findJobs<{ workspace_id?: string; subject?: string; subjects?: string[] }>(queue, { id: jobId });
     // Another workspace's job is as absent as one that does not exist.
     if (!job || job.data?.workspace_id !== workspaceId) continue;
+    const named = [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? [])];
+    if ((await hiddenSubjects(pool, principal, named)).length > 0) continue;
     const failed = job.state === 'failed' || job.state === 'cancelled';
     const view: JobView = {
       job_id: job.id,
@@ -36,7 +45,7 @@ export async function findJob(boss: PgBoss, pool: Pool, workspaceId: string, job
     if (job.startedOn && job.state !== 'created') view.started_at = new Date(job.startedOn).toISOString();
     if (job.completedOn) view.completed_at = new Date(job.completedOn).toISOString();
     if (queue === QUEUES.compileMany || queue === QUEUES.compileAll) {
-      const progress = await withWorkspace(pool, workspaceId, (tx) => getJobProgress(tx, workspaceId, jobId));
+      const progress = await withWorkspace(pool, allUsersOf(workspaceId), (tx) => getJobProgress(tx, workspaceId, jobId));
       if (progress) view.progress = progress;
     }
     if (job.state === 'completed') view.result = job.output;

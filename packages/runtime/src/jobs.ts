@@ -4,7 +4,7 @@ import { COMPILER_VERSION } from '@canon/core';
 import { saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from './policies.js';
-import { withSystem, withWorkspace } from './scope.js';
+import { allUsersOf, withSystem, withWorkspace } from './scope.js';
 
 export const QUEUES = Object.freeze({
   compile: 'compile',
@@ -16,6 +16,14 @@ export const QUEUES = Object.freeze({
 });
 
 export const DEFAULT_NIGHTLY_CRON = '0 3 * * *';
+
+/** pg-boss's key of the default nightly schedule; a workspace's own is keyed by its id. */
+export const DEFAULT_SCHEDULE_KEY = '';
+
+/** A nightly job: one workspace's (its own schedule), or none named — the default schedule's. */
+export interface NightlyData {
+  workspace_id?: string;
+}
 
 export interface JobSettings {
   /** Seconds a burst's first episode waits for the rest before its subject is compiled. */
@@ -90,10 +98,12 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
   await ensureQueue(boss, QUEUES.nightly, { policy: 'stately', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
   // The environment, when it names a schedule, wins; otherwise one set with `canon schedule set`
   // survives restarts, and a fresh database gets 03:00 UTC.
-  const existing = await boss.getSchedules(QUEUES.nightly);
+  // This is the default schedule (the unkeyed one), for every workspace without its own.
+  const existing = await boss.getSchedules(QUEUES.nightly, DEFAULT_SCHEDULE_KEY);
   if (settings.nightlyCron || settings.nightlyTimeZone || existing.length === 0) {
     await boss.schedule(QUEUES.nightly, settings.nightlyCron ?? existing[0]?.cron ?? DEFAULT_NIGHTLY_CRON, {}, {
       tz: settings.nightlyTimeZone ?? existing[0]?.timezone ?? 'UTC',
+      key: DEFAULT_SCHEDULE_KEY,
     });
   }
 }
@@ -144,13 +154,22 @@ export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobS
   const many = (queue: string) => async ([job]: Array<{ id: string; data: CompileManyData }>) =>
     loggedJob(queue, job!, { workspace_id: job!.data.workspace_id }, async () => {
       const { workspace_id, subjects, all } = job!.data;
-      const targets = all ? await withWorkspace(pool, workspace_id, (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
+      const targets = all ? await withWorkspace(pool, allUsersOf(workspace_id), (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
       return compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
     });
   await boss.work<CompileManyData>(QUEUES.compileMany, { localConcurrency: 4, ...POLLING }, many(QUEUES.compileMany));
   await boss.work<CompileManyData>(QUEUES.compileAll, POLLING, many(QUEUES.compileAll));
 
-  await boss.work(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) => loggedJob(QUEUES.nightly, job!, {}, () => nightly(pool, job!.id, deadLetter(boss))));
+  await boss.work<NightlyData>(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) =>
+    loggedJob(QUEUES.nightly, job!, {}, async () => {
+      // A workspace's own schedule covers that workspace; the default covers the workspaces
+      // that have none of their own, so no workspace is compiled twice a night or on another's.
+      const own = job!.data?.workspace_id;
+      const keyed = new Set((await boss.getSchedules(QUEUES.nightly)).map((s) => s.key).filter((k) => k !== DEFAULT_SCHEDULE_KEY));
+      const covers = own ? (ws: string) => ws === own : (ws: string) => !keyed.has(ws);
+      return nightly(pool, job!.id, deadLetter(boss), covers);
+    }),
+  );
 }
 
 /**
@@ -231,7 +250,7 @@ export async function compileMany(
   const failed: FailedSubject[] = [];
   // A job reports how far it is, for whoever polls GET /v1/jobs/{id}.
   const progress = (done: number) =>
-    jobId ? withWorkspace(pool, workspaceId, (tx) => saveJobProgress(tx, workspaceId, jobId, done, subjects.length)) : Promise.resolve();
+    jobId ? withWorkspace(pool, allUsersOf(workspaceId), (tx) => saveJobProgress(tx, workspaceId, jobId, done, subjects.length)) : Promise.resolve();
   await progress(0);
   let next = 0;
   let done = 0;
@@ -271,6 +290,7 @@ export async function nightly(
   pool: Pool,
   jobId: string | null = null,
   onFailure?: OnFailure,
+  covers: (workspaceId: string) => boolean = () => true,
 ): Promise<{ compiled: number; rebuilt: number; totals: ManyResult['totals']; failed: Array<FailedSubject & { workspace_id: string }> }> {
   // Finding the work spans workspaces (the system role); each compile then runs in its own.
   const { pending, stale } = await withSystem(pool, async (tx) => {
@@ -278,8 +298,8 @@ export async function nightly(
     const { rows: workspaces } = await tx.query<{ id: string }>('SELECT id FROM workspaces');
     for (const w of workspaces) fingerprints.set(w.id, (await loadPolicySet(tx, w.id)).fingerprint);
     return {
-      pending: await subjectsWithPending(tx),
-      stale: await staleSubjects(tx, COMPILER_VERSION, (ws) => fingerprints.get(ws) ?? ''),
+      pending: (await subjectsWithPending(tx)).filter((s) => covers(s.workspace_id)),
+      stale: (await staleSubjects(tx, COMPILER_VERSION, (ws) => fingerprints.get(ws) ?? '')).filter((s) => covers(s.workspace_id)),
     };
   });
   const results: CompileResult[] = [];

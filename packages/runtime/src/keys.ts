@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { cleanString, ROLES, type Role, sha256, UnauthorizedError, NotFoundError, ValidationError } from '@canon/core';
+import { cleanString, ROLES, SourceId, type Role, sha256, UnauthorizedError, NotFoundError, ValidationError } from '@canon/core';
 import {
   ensureWorkspace,
   findActiveApiKey,
@@ -26,6 +26,8 @@ export const CreateKeyInput = z.object({
   role: z.enum(ROLES),
   user: cleanString(z.string().min(1).max(200)).optional(),
   label: cleanString(z.string().min(1).max(200)).optional(),
+  /** Reserved sources the key may write: `--source github` for a GitHub connector's key. */
+  sources: z.array(SourceId).max(32).optional(),
 });
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 
@@ -46,6 +48,7 @@ async function createApiKeyIn(tx: PoolClient, input: CreateKeyInput): Promise<Cr
     throw new ValidationError(`${issue.path.join('.')}: ${issue.message}`);
   }
   const { workspace, role, user, label } = parsed.data;
+  const sources = [...new Set(parsed.data.sources ?? [])].sort();
   const secret = randomBytes(24).toString('base64url');
   const key = `${KEY_PREFIX}${secret}`;
   await ensureWorkspace(tx, workspace);
@@ -57,6 +60,7 @@ async function createApiKeyIn(tx: PoolClient, input: CreateKeyInput): Promise<Cr
     key_hash: sha256(key),
     prefix: key.slice(0, KEY_PREFIX.length + 6),
     label: label ?? null,
+    sources,
   });
   return { key, record };
 }
@@ -66,7 +70,13 @@ export async function authenticate(pool: Pool, bearer: string | undefined): Prom
   // Before the key is found its workspace is unknown: the one lookup that spans workspaces.
   const record = await withSystem(pool, (tx) => findActiveApiKey(tx, sha256(bearer)));
   if (!record) throw new UnauthorizedError('unknown or revoked API key');
-  return Object.freeze({ workspace_id: record.workspace_id, role: record.role, user: record.user_id, key_id: record.id });
+  return Object.freeze({
+    workspace_id: record.workspace_id,
+    role: record.role,
+    user: record.user_id,
+    key_id: record.id,
+    sources: Object.freeze([...(record.sources ?? [])]),
+  });
 }
 
 export function listKeys(pool: Pool, workspace?: string): Promise<ApiKeyRecord[]> {

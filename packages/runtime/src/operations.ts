@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import { ForbiddenError, ValidationError } from '@canon/core';
-import { QUEUES } from './jobs.js';
+import { DEFAULT_SCHEDULE_KEY, QUEUES, type NightlyData } from './jobs.js';
 import type { Principal } from './principal.js';
 
 export interface NightlySchedule {
@@ -12,9 +12,15 @@ function requireOwner(principal: Principal, what: string): void {
   if (principal.role !== 'owner') throw new ForbiddenError(`only an owner key can ${what}`);
 }
 
-/** The nightly compile's schedule, as pg-boss keeps it (so it survives restarts). */
-export async function getNightlySchedule(boss: PgBoss): Promise<NightlySchedule | null> {
-  const [s] = await boss.getSchedules(QUEUES.nightly);
+/**
+ * A workspace's nightly compile, as pg-boss keeps it (so it survives restarts): its own schedule
+ * (the pg-boss schedule keyed by the workspace id) or, until its owner sets one, the default
+ * (the unkeyed schedule, from CANON_NIGHTLY_CRON / _TZ), which covers every workspace without
+ * one of its own.
+ */
+export async function getNightlySchedule(boss: PgBoss, workspaceId: string): Promise<NightlySchedule | null> {
+  const [own] = await boss.getSchedules(QUEUES.nightly, workspaceId);
+  const s = own ?? (await boss.getSchedules(QUEUES.nightly, DEFAULT_SCHEDULE_KEY))[0];
   return s ? { cron: s.cron, time_zone: s.timezone ?? 'UTC' } : null;
 }
 
@@ -25,8 +31,10 @@ export async function setNightlySchedule(boss: PgBoss, principal: Principal, sch
   } catch (err) {
     throw new ValidationError(`not a valid schedule: ${(err as Error).message}`);
   }
-  await boss.schedule(QUEUES.nightly, schedule.cron, {}, { tz: schedule.time_zone });
-  return (await getNightlySchedule(boss))!;
+  // Keyed by the workspace, carrying it: the owner changes their workspace's night and no other.
+  const data: NightlyData = { workspace_id: principal.workspace_id };
+  await boss.schedule(QUEUES.nightly, schedule.cron, data, { tz: schedule.time_zone, key: principal.workspace_id });
+  return (await getNightlySchedule(boss, principal.workspace_id))!;
 }
 
 export interface DeadLetter {

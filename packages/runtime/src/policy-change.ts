@@ -5,7 +5,7 @@ import { compileSubject, type CompileResult } from './compile.js';
 import { bossDb, QUEUES, type CompileJobData } from './jobs.js';
 import { loadPolicySet, savePolicySet, type WorkspacePolicies } from './policies.js';
 import type { Principal } from './principal.js';
-import { withWorkspace } from './scope.js';
+import { asAllUsers, withWorkspace } from './scope.js';
 
 export interface PoliciesView {
   /** What the workspace stated itself (null: nothing, the defaults apply). */
@@ -24,7 +24,7 @@ export interface PolicyChange extends PoliciesView {
 }
 
 export async function getPolicies(pool: Pool, principal: Principal): Promise<PoliciesView> {
-  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+  return withWorkspace(pool, principal, async (tx) => {
     const { own, set, fingerprint, secrets } = await loadPolicySet(tx, principal.workspace_id);
     return { own, effective: set, fingerprint, secrets };
   });
@@ -48,27 +48,41 @@ function changedPredicates(before: PolicySet, after: PolicySet): string[] {
 export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Principal, input: unknown): Promise<PolicyChange> {
   if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may change policies, not a ${principal.role}`);
   const ws = principal.workspace_id;
-  const saved = await withWorkspace(pool, ws, async (tx) => {
+  const saved = await withWorkspace(pool, principal, async (tx) => {
     const before = await loadPolicySet(tx, ws);
     await savePolicySet(tx, ws, input);
     const after = await loadPolicySet(tx, ws);
     const everything =
       canonicalJson(before.set.defaults) !== canonicalJson(after.set.defaults) || before.set.time_zone !== after.set.time_zone;
-    const subjects =
+    // Every user's subjects are rebuilt; the answer names only those this key may see.
+    const affected = await asAllUsers(tx, async () =>
       before.fingerprint === after.fingerprint
         ? []
         : everything
           ? await subjectsOfWorkspace(tx, ws)
-          : await subjectsOfPredicates(tx, ws, changedPredicates(before.set, after.set));
-    if (boss && subjects.length > 0) await enqueueRebuilds(boss, tx, ws, subjects);
-    return { own: after.own, effective: after.set, fingerprint: after.fingerprint, secrets: after.secrets, changed: before.fingerprint !== after.fingerprint, subjects };
+          : await subjectsOfPredicates(tx, ws, changedPredicates(before.set, after.set)),
+    );
+    if (boss && affected.length > 0) await enqueueRebuilds(boss, tx, ws, affected);
+    const visible = new Set(await subjectsOfWorkspace(tx, ws));
+    return {
+      own: after.own,
+      effective: after.set,
+      fingerprint: after.fingerprint,
+      secrets: after.secrets,
+      changed: before.fingerprint !== after.fingerprint,
+      affected,
+      subjects: affected.filter((s) => visible.has(s)),
+    };
   });
-  const { subjects, ...view } = saved;
-  if (subjects.length === 0) return { ...view, rebuild: { subjects, mode: 'none' } };
+  const { subjects, affected, ...view } = saved;
+  if (affected.length === 0) return { ...view, rebuild: { subjects, mode: 'none' } };
   if (boss) return { ...view, rebuild: { subjects, mode: 'queued' } };
   // No queue (a CLI one-shot, a test): rebuild here, one subject at a time, each under its lock.
   const results: CompileResult[] = [];
-  for (const subject of subjects) results.push(await compileSubject(pool, ws, subject));
+  for (const subject of affected) {
+    const result = await compileSubject(pool, ws, subject);
+    if (subjects.includes(subject)) results.push(result);
+  }
   return { ...view, rebuild: { subjects, mode: 'compiled', results } };
 }
 

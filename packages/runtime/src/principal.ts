@@ -6,4 +6,9 @@ export interface Principal {
   readonly role: Role;
   readonly user: string | null;
   readonly key_id: string;
+  /**
+   * The reserved sources (a connector's: `github`, `git`, `workspace`, …) this key may write,
+   * besides every unreserved one (design §2). Absent: none.
+   */
+  readonly sources?: readonly string[];
 }

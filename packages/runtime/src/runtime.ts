@@ -27,6 +27,7 @@ import { collectMetrics } from './metrics.js';
 import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule, type DeadLetter, type NightlySchedule } from './operations.js';
 import type { Principal } from './principal.js';
 import { withWorkspace } from './scope.js';
+import { requireVisibleSubjects } from './visibility.js';
 import type { MemoryDetail, MemorySummary } from './recall.js';
 import { searchMemories, type SearchParams, type SearchResponse } from './search.js';
 import { contextBundle, type ContextBundle, type ContextRequest } from './context.js';
@@ -110,8 +111,10 @@ export interface Runtime extends RecallWrites {
   secrets(principal: Principal, params: SecretScanParams): Promise<SecretScanResult>;
   /** A deterministic context bundle of a subject for a task, within a token budget. */
   context(principal: Principal, request: ContextRequest): Promise<ContextBundle>;
-  metrics(): Promise<string>;
-  schedule(): Promise<NightlySchedule | null>;
+  /** A key's workspace's metrics; null (only when CANON_METRICS_PUBLIC=1): totals. */
+  metrics(principal: Principal | null): Promise<string>;
+  /** The key's workspace's nightly compile: its own, or the default while it has none. */
+  schedule(principal: Principal): Promise<NightlySchedule | null>;
   setSchedule(principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule>;
   deadLetters(principal: Principal): Promise<DeadLetter[]>;
   redrive(principal: Principal): Promise<number>;
@@ -187,12 +190,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
 
     subjectEpisodes: (principal, subject) =>
-      withWorkspace(pool, principal.workspace_id, (tx) => episodesOfSubject(tx, principal.workspace_id, subject)),
+      withWorkspace(pool, principal, (tx) => episodesOfSubject(tx, principal.workspace_id, subject)),
 
     async listEpisodes(principal, params) {
       const parsed = ListEpisodesParams.safeParse(params);
       if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-      const result = await withWorkspace(pool, principal.workspace_id, (tx) => listEpisodes(tx, { workspaceId: principal.workspace_id, ...parsed.data }));
+      const result = await withWorkspace(pool, principal, (tx) => listEpisodes(tx, { workspaceId: principal.workspace_id, ...parsed.data }));
       if (!result.ok) throw new ValidationError('after: not a cursor returned by this API');
       return { episodes: result.episodes, next: result.next };
     },
@@ -202,6 +205,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const parsed = CompileRequest.safeParse(request);
       if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
       const r = parsed.data;
+      await requireVisibleSubjects(pool, principal, r.subject ? [r.subject] : (r.subjects ?? []));
       if (r.async) {
         if (!boss) throw new ValidationError('asynchronous compiles need the job queue (start Canon with its queue)');
         const id = r.all
@@ -213,17 +217,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         return { async: true, job_id: id };
       }
       if (r.subject) return { async: false, result: await compileOne(principal, r.subject) };
-      const subjects = r.all ? await withWorkspace(pool, principal.workspace_id, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)) : [...new Set(r.subjects)].sort();
+      const subjects = r.all ? await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)) : [...new Set(r.subjects)].sort();
       return { async: false, result: await compileMany(pool, principal.workspace_id, subjects, null, config.jobs.compileChunk) };
     },
 
     async rebuild(principal, subject) {
       requireWriter(principal, 'rebuild');
+      await requireVisibleSubjects(pool, principal, [subject]);
       return rebuildSubject(pool, principal.workspace_id, subject);
     },
 
     async verify(principal, subject) {
       requireWriter(principal, 'verify');
+      await requireVisibleSubjects(pool, principal, [subject]);
       const first = await compileOne(principal, subject);
       const second = await compileOne(principal, subject);
       const report = await recomputeAndCompare(pool, principal.workspace_id, subject);
@@ -242,11 +248,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       return { ...report, ok: report.differences.length === 0, first, second };
     },
 
-    subjects: (principal) => withWorkspace(pool, principal.workspace_id, (tx) => listSubjects(tx, principal.workspace_id)),
+    subjects: (principal) => withWorkspace(pool, principal, (tx) => listSubjects(tx, principal.workspace_id)),
 
     async job(principal, jobId) {
       if (!boss) throw new NotFoundError(`no job ${jobId}`);
-      return findJob(boss, pool, principal.workspace_id, jobId);
+      return findJob(boss, pool, principal, jobId);
     },
 
     memories: (principal, subject, params = {}) => recallSubject(pool, principal, subject, params),
@@ -256,8 +262,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     secrets: (principal, params) => scanSecrets(pool, principal, params),
     context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
 
-    metrics: () => collectMetrics(pool, boss),
-    schedule: async () => (boss ? getNightlySchedule(boss) : null),
+    metrics: (principal) => collectMetrics(pool, boss, principal),
+    schedule: async (principal) => (boss ? getNightlySchedule(boss, principal.workspace_id) : null),
     setSchedule: (principal, schedule) => setNightlySchedule(needQueue(), principal, schedule),
     deadLetters: (principal) => listDeadLetters(needQueue(), principal),
     redrive: (principal) => redriveDeadLetters(needQueue(), principal),

@@ -1,24 +1,64 @@
 import { inTransaction, type Pool, type PoolClient } from '@canon/store';
 
 /**
- * Runs fn in one transaction confined to a workspace: the transaction-local setting
- * `canon.workspace_id` is what the row-level security policies compare every row with.
- * Every request-scoped database access of the runtime goes through here.
+ * Who a transaction reads and writes for. A request carries its key's user, so row-level
+ * security shows it workspace rows and that user's personal rows only; the compiler and erasure
+ * act on a subject as a whole (every user's personal timelines are part of its state), so they
+ * run with `allUsers`.
  */
-export function withWorkspace<T>(pool: Pool, workspaceId: string, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
+export type ScopeOf = { workspace_id: string; user: string | null } | { workspace_id: string; allUsers: true };
+
+/** A bare workspace id is its workspace rows only: no user, so no personal row. */
+const scopeOf = (scope: string | ScopeOf): ScopeOf => (typeof scope === 'string' ? { workspace_id: scope, user: null } : scope);
+
+/**
+ * Runs fn in one transaction confined to a workspace and a user: the transaction-local settings
+ * `canon.workspace_id`, `canon.user` and `canon.all_users` are what the row-level security
+ * policies compare every row with. Every request-scoped database access of the runtime goes
+ * through here.
+ */
+export function withWorkspace<T>(pool: Pool, scope: string | ScopeOf, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
   return inTransaction(pool, async (tx) => {
-    await enterWorkspace(tx, workspaceId);
+    await enterWorkspace(tx, scope);
     return fn(tx);
   });
+}
+
+/** Every user's rows of one workspace: compiles, rebuilds, erasure, the job queue's own work. */
+export function allUsersOf(workspaceId: string): ScopeOf {
+  return { workspace_id: workspaceId, allUsers: true };
 }
 
 /**
  * Confines an open transaction to a workspace: from here to its end it runs as the non-owner
  * role canon_app, which row-level security limits to rows whose workspace_id equals the
- * transaction-local setting. Both end with the transaction (SET LOCAL, set_config(…, true)).
+ * transaction-local setting, and — for a personal row — whose owner is `canon.user` (unless
+ * `canon.all_users` is on). All end with the transaction (set_config(…, true)).
  */
-export async function enterWorkspace(tx: PoolClient, workspaceId: string): Promise<void> {
-  await tx.query(`SELECT set_config('canon.workspace_id', $1, true), set_config('role', 'canon_app', true)`, [workspaceId]);
+export async function enterWorkspace(tx: PoolClient, to: string | ScopeOf): Promise<void> {
+  const scope = scopeOf(to);
+  const all = 'allUsers' in scope;
+  await tx.query(
+    `SELECT set_config('canon.workspace_id', $1, true), set_config('canon.user', $2, true),
+            set_config('canon.all_users', $3, true), set_config('role', 'canon_app', true)`,
+    [scope.workspace_id, 'user' in scope ? (scope.user ?? '') : '', all ? 'on' : 'off'],
+  );
+}
+
+/**
+ * Runs fn with every user's rows of the transaction's workspace visible, then narrows back: a
+ * request that compiles in its own transaction (read-your-writes, proposals, resolutions)
+ * compiles the whole subject, yet reads back only what its key may see.
+ */
+export async function asAllUsers<T>(tx: PoolClient, fn: () => Promise<T>): Promise<T> {
+  const { rows } = await tx.query<{ v: string | null }>(`SELECT current_setting('canon.all_users', true) AS v`);
+  const before = rows[0]?.v === 'on' ? 'on' : 'off';
+  await tx.query(`SELECT set_config('canon.all_users', 'on', true)`);
+  try {
+    return await fn();
+  } finally {
+    await tx.query(`SELECT set_config('canon.all_users', $1, true)`, [before]);
+  }
 }
 
 /**

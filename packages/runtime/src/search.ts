@@ -54,7 +54,7 @@ export async function searchMemories(pool: Pool, principal: Principal, params: S
   const parsed = SearchParams.safeParse(params);
   if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; '));
   const p = parsed.data;
-  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+  return withWorkspace(pool, principal, async (tx) => {
     const hits = await searchMemoryValues(tx, {
       workspaceId: principal.workspace_id,
       q: p.q,

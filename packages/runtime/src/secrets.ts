@@ -186,7 +186,7 @@ export async function scanSecrets(pool: Pool, principal: Principal, params: Secr
   const findings: SecretScanFinding[] = [];
   let scanned = 0;
   for (;;) {
-    const page = await withWorkspace(pool, principal.workspace_id, (tx) =>
+    const page = await withWorkspace(pool, principal, (tx) =>
       // Not gated on older transactions: a long transaction elsewhere in the cluster must not
       // end a scan early, and what ingest writes now is redacted already.
       listEpisodes(tx, { workspaceId: principal.workspace_id, subject, after, limit: Math.min(SCAN_CHUNK, limit - scanned), settled: false }),

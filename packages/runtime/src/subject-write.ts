@@ -5,7 +5,7 @@ import { appendBatch, prepareBatch } from './ingest.js';
 import { loadPolicySet } from './policies.js';
 import type { Principal } from './principal.js';
 import { visibleTo } from './recall.js';
-import { withWorkspace } from './scope.js';
+import { asAllUsers, withWorkspace } from './scope.js';
 
 /** How long a conditional write waits for a subject another writer holds before answering 503. */
 export const SUBJECT_LOCK_TIMEOUT = '2s';
@@ -26,13 +26,13 @@ export interface SubjectWriteContext {
  */
 export async function withMemorySubject<T>(pool: Pool, principal: Principal, memoryId: string, fn: (ctx: SubjectWriteContext) => Promise<T>): Promise<T> {
   try {
-    return await withWorkspace(pool, principal.workspace_id, async (tx) => {
+    return await withWorkspace(pool, principal, async (tx) => {
       const found = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
       if (!found || !visibleTo(principal, found.timeline)) throw new NotFoundError(`no memory ${memoryId}`);
       await tx.query(`SET LOCAL lock_timeout = '${SUBJECT_LOCK_TIMEOUT}'`);
       await lockSubject(tx, principal.workspace_id, found.subject);
       const policies = await loadPolicySet(tx, principal.workspace_id);
-      await compilePendingInTransaction(tx, principal.workspace_id, found.subject, policies);
+      await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, found.subject, policies));
       const memory = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
       if (!memory) throw new NotFoundError(`no memory ${memoryId}`);
       return fn({ tx, memory, policies });
@@ -65,6 +65,6 @@ export async function appendAndCompile(
   if (item.status === 'erased' || item.episode_id === null) {
     throw new ValidationError('idempotency_key: this key belongs to an erased episode; use another key');
   }
-  const compiled = await compilePendingInTransaction(ctx.tx, principal.workspace_id, subject, ctx.policies);
+  const compiled = await asAllUsers(ctx.tx, () => compilePendingInTransaction(ctx.tx, principal.workspace_id, subject, ctx.policies));
   return { episode_id: item.episode_id, compiled };
 }

@@ -40,7 +40,7 @@ export async function recallSubject(
   params: RecallParams,
 ): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }> {
   const { at, known_at } = recallInstants(params, new Date().toISOString());
-  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+  return withWorkspace(pool, principal, async (tx) => {
     if (known_at === null) return { subject, at, known_at, memories: await subjectMemories(tx, principal, subject, at) };
     const { set } = await loadPolicySet(tx, principal.workspace_id);
     const byMemory = await claimsOfSubject(tx, principal.workspace_id, subject);
@@ -59,7 +59,7 @@ export async function recallSubject(
 /** One memory at `as_of`, as known at `known_at`: 404 when it was not known yet. */
 export async function recallMemory(pool: Pool, principal: Principal, id: string, params: RecallParams): Promise<MemoryDetail & { known_at: string | null }> {
   const { at, known_at } = recallInstants(params, new Date().toISOString());
-  return withWorkspace(pool, principal.workspace_id, async (tx) => {
+  return withWorkspace(pool, principal, async (tx) => {
     if (known_at === null) return { ...(await memoryDetail(tx, principal, id, at)), known_at };
     const claims = (await claimsOfMemories(tx, principal.workspace_id, [id])).get(id) ?? [];
     const subject = claims[0]?.subject;

@@ -2,7 +2,7 @@ import { COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, ti
 import { episodesOfSubject, getSubject, memoriesOfSubject, projectionRowsOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemory } from './compile.js';
 import { loadPolicySet } from './policies.js';
-import { enterWorkspace } from './scope.js';
+import { allUsersOf, enterWorkspace } from './scope.js';
 
 export interface VerifyDifference {
   subject: string;
@@ -32,7 +32,7 @@ export async function recomputeAndCompare(pool: Pool, workspaceId: string, subje
   const tx = await pool.connect();
   try {
     await tx.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await enterWorkspace(tx, workspaceId);
+    await enterWorkspace(tx, allUsersOf(workspaceId));
     const report = await compareInSnapshot(tx, workspaceId, subject);
     await tx.query('COMMIT');
     return report;

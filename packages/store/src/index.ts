@@ -52,7 +52,7 @@ export {
   type DeleteConnectorInstanceResult,
 } from './sql/connector-instances.js';
 export { erasedKeysAmong, insertErasedKeys } from './sql/erased-keys.js';
-export { erasableEpisodes, deleteEpisodes, deleteCompileRunsOfSubject, type ErasableEpisode } from './sql/erase-episodes.js';
+export { erasableEpisodes, deleteEpisodes, deleteCompileRunsOfSubject, deleteJobsNaming, type ErasableEpisode } from './sql/erase-episodes.js';
 export { insertErasure, type ErasureRow } from './sql/erasures.js';
 export { claimsOfSubject, compiledSnapshotVersions } from './sql/known-at-inputs.js';
 export { conflictedMemories } from './sql/conflicted-memories.js';

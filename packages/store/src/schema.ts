@@ -47,6 +47,11 @@ export const apiKeys = pgTable(
     /** The first characters of the key, so a person can tell keys apart in `keys list`. */
     prefix: text('prefix').notNull(),
     label: text('label'),
+    /**
+     * The sources this key may write besides `api` and `mcp` (design §2): a connector's sources
+     * are reserved for keys bound to them, so no other writer takes its idempotency keys first.
+     */
+    sources: text('sources').array().notNull().default(sql`'{}'::text[]`),
     created_at: ms('created_at').notNull().defaultNow(),
     revoked_at: ms('revoked_at'),
   },

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Runtime } from '@canon/runtime';
-import type { AppEnv } from '../auth.js';
+import { bearerToken, type AppEnv } from '../auth.js';
 
 /**
  * `/healthz` is liveness: it fails only when this process cannot get well by itself (the
@@ -19,5 +19,11 @@ export function healthRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime, livenes
     const ok = missing.length === 0;
     return c.json({ ok, ...ready, missing }, ok ? 200 : 503);
   });
-  app.get('/metrics', async (c) => c.text(await runtime.metrics(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
+  // A key sees its workspace's numbers; without one only when the operator made the totals
+  // public (CANON_METRICS_PUBLIC=1), since queue and pending counts say how busy every tenant is.
+  app.get('/metrics', async (c) => {
+    const header = c.req.header('authorization');
+    const principal = header || !runtime.config.metricsPublic ? await runtime.authenticate(bearerToken(header)) : null;
+    return c.text(await runtime.metrics(principal), 200, { 'content-type': 'text/plain; version=0.0.4' });
+  });
 }

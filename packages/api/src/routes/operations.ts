@@ -20,7 +20,7 @@ const verify = createRoute({
 const getSchedule = createRoute({
   method: 'get',
   path: '/v1/schedule',
-  summary: 'The nightly compile schedule',
+  summary: 'The nightly compile schedule of the key’s workspace (its own, or the default until its owner sets one)',
   security: [{ bearer: [] }],
   responses: { 200: { description: 'The schedule', content: { 'application/json': { schema: Schedule.nullable() } } } },
 });
@@ -28,7 +28,7 @@ const getSchedule = createRoute({
 const putSchedule = createRoute({
   method: 'put',
   path: '/v1/schedule',
-  summary: 'Change the nightly compile schedule (owner)',
+  summary: 'Change the nightly compile schedule of the key’s workspace (owner); other workspaces keep theirs',
   security: [{ bearer: [] }],
   request: { body: { required: true, content: { 'application/json': { schema: Schedule } } } },
   responses: {
@@ -64,7 +64,7 @@ const redrive = createRoute({
 
 export function operationRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
   app.openapi(verify, async (c) => c.json(await runtime.verify(c.get('principal'), c.req.valid('json').subject) as unknown as Record<string, unknown>, 200));
-  app.openapi(getSchedule, async (c) => c.json(await runtime.schedule(), 200));
+  app.openapi(getSchedule, async (c) => c.json(await runtime.schedule(c.get('principal')), 200));
   app.openapi(putSchedule, async (c) => c.json(await runtime.setSchedule(c.get('principal'), c.req.valid('json')), 200));
   app.openapi(deadLetters, async (c) => c.json({ jobs: await runtime.deadLetters(c.get('principal')) }, 200));
   app.openapi(redrive, async (c) => c.json({ redriven: await runtime.redrive(c.get('principal')) }, 200));

@@ -14,10 +14,10 @@ async function withRuntime<T>(config: Config, fn: (rt: Awaited<ReturnType<typeof
 
 export async function keysCreate(
   config: Config,
-  opts: { workspace: string; role: Role; user?: string; label?: string; json?: boolean },
+  opts: { workspace: string; role: Role; user?: string; label?: string; source?: string[]; json?: boolean },
 ): Promise<void> {
   const created = await withRuntime(config, (rt) =>
-    rt.createKey({ workspace: opts.workspace, role: opts.role, user: opts.user, label: opts.label }),
+    rt.createKey({ workspace: opts.workspace, role: opts.role, user: opts.user, label: opts.label, sources: opts.source }),
   );
   if (opts.json) {
     console.log(JSON.stringify({ key: created.key, ...created.record }));
@@ -25,7 +25,8 @@ export async function keysCreate(
   }
   console.log(created.key);
   console.error(`key ${created.record.id}: workspace ${created.record.workspace_id}, role ${created.record.role}` +
-    `${created.record.user_id ? `, user ${created.record.user_id}` : ''} — shown once, store it now`);
+    `${created.record.user_id ? `, user ${created.record.user_id}` : ''}` +
+    `${created.record.sources.length > 0 ? `, sources ${created.record.sources.join(', ')}` : ''} — shown once, store it now`);
 }
 
 export async function keysList(config: Config, opts: { workspace?: string; json?: boolean }): Promise<void> {
@@ -40,6 +41,7 @@ export async function keysList(config: Config, opts: { workspace?: string; json?
       workspace: k.workspace_id,
       role: k.role,
       user: k.user_id ?? '',
+      sources: k.sources.join(','),
       prefix: `${k.prefix}…`,
       created: k.created_at,
       revoked: k.revoked_at ?? '',

@@ -7,12 +7,15 @@ import type { Principal } from '../principal.js';
 export interface ConnectorRunTarget {
   workspaceId: string;
   instanceId: string;
+  /** The connector's id, the one reserved source its run may write. */
+  connector: string;
 }
 
 /**
  * The principal of an in-process connector run: the `connector` role (design §3 standing), and
- * the instance as the user, so every episode says which instance wrote it. No API key backs it:
- * only code holding the runtime can build one.
+ * the instance as the user, so every episode says which instance wrote it, bound to its
+ * connector's source like a connector key. No API key backs it: only code holding the runtime
+ * can build one.
  */
 export function connectorPrincipal(target: ConnectorRunTarget): Principal {
   return Object.freeze({
@@ -20,6 +23,7 @@ export function connectorPrincipal(target: ConnectorRunTarget): Principal {
     role: 'connector',
     user: `connector:${target.instanceId}`,
     key_id: `connector:${target.instanceId}`,
+    sources: Object.freeze([target.connector]),
   });
 }
 

@@ -87,3 +87,11 @@ export function checkInstanceId(id: string): string {
   }
   return id;
 }
+
+/**
+ * A connector's id is a reserved source (design §2): only keys bound to it, and the runs of the
+ * connector itself, may write episodes with it. Every connector registered here is reserved.
+ */
+export function isReservedSource(source: string): boolean {
+  return Object.hasOwn(registered, source);
+}

@@ -45,7 +45,7 @@ export async function syncConnector(runtime: ConnectorRuntime, options: SyncConn
   // The workspace row must exist before the first episode references it; a dry run leaves
   // the database as it found it.
   if (!dryRun) await ensureWorkspace(runtime.pool, options.workspace);
-  const sink = createPostgresSink(runtime, { workspaceId: options.workspace, instanceId });
+  const sink = createPostgresSink(runtime, { workspaceId: options.workspace, instanceId, connector: options.connector });
   const summary = await runConnector(connector, sink, {
     dryRun,
     since: options.since,

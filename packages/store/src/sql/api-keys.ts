@@ -8,11 +8,13 @@ export interface ApiKeyRecord {
   user_id: string | null;
   prefix: string;
   label: string | null;
+  /** Reserved sources the key may write (design §2). */
+  sources: string[];
   created_at: string;
   revoked_at: string | null;
 }
 
-const COLUMNS = 'id, workspace_id, role, user_id, prefix, label, created_at, revoked_at';
+const COLUMNS = 'id, workspace_id, role, user_id, prefix, label, sources, created_at, revoked_at';
 
 export async function ensureWorkspace(sql: Sql, workspaceId: string): Promise<{ created: boolean }> {
   const { rowCount } = await sql.query(
@@ -24,12 +26,12 @@ export async function ensureWorkspace(sql: Sql, workspaceId: string): Promise<{ 
 
 export async function insertApiKey(
   sql: Sql,
-  key: { id: string; workspace_id: string; role: Role; user_id: string | null; key_hash: string; prefix: string; label: string | null },
+  key: { id: string; workspace_id: string; role: Role; user_id: string | null; key_hash: string; prefix: string; label: string | null; sources?: readonly string[] },
 ): Promise<ApiKeyRecord> {
   const { rows } = await sql.query<ApiKeyRecord>(
-    `INSERT INTO api_keys (workspace_id, id, role, user_id, key_hash, prefix, label)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-    [key.workspace_id, key.id, key.role, key.user_id, key.key_hash, key.prefix, key.label],
+    `INSERT INTO api_keys (workspace_id, id, role, user_id, key_hash, prefix, label, sources)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[]) RETURNING ${COLUMNS}`,
+    [key.workspace_id, key.id, key.role, key.user_id, key.key_hash, key.prefix, key.label, [...(key.sources ?? [])]],
   );
   return rows[0]!;
 }

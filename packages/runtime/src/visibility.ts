@@ -1,0 +1,27 @@
+import { NotFoundError } from '@canon/core';
+import { subjectsOfWorkspace, type Pool } from '@canon/store';
+import type { Principal } from './principal.js';
+import { allUsersOf, withWorkspace } from './scope.js';
+
+/**
+ * The subjects among `named` that exist in the key's workspace but not for the key: another
+ * user's personal subjects. A name no one wrote yet hides nothing.
+ */
+export async function hiddenSubjects(pool: Pool, principal: Principal, named: readonly string[]): Promise<string[]> {
+  if (named.length === 0) return [];
+  const ws = principal.workspace_id;
+  const visible = new Set(await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, ws)));
+  const unseen = named.filter((s) => !visible.has(s));
+  if (unseen.length === 0) return [];
+  const all = new Set(await withWorkspace(pool, allUsersOf(ws), (tx) => subjectsOfWorkspace(tx, ws)));
+  return unseen.filter((s) => all.has(s));
+}
+
+/**
+ * Compiling, rebuilding or verifying a subject answers with its counts, hashes and fact keys:
+ * for a subject the key may not see, as for one of another workspace, there is nothing.
+ */
+export async function requireVisibleSubjects(pool: Pool, principal: Principal, named: readonly string[]): Promise<void> {
+  const hidden = await hiddenSubjects(pool, principal, named);
+  if (hidden.length > 0) throw new NotFoundError(`no subject ${JSON.stringify(hidden[0])}`);
+}
