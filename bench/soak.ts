@@ -11,7 +11,9 @@ import { processTree, startServer } from './jobs.js';
  * 10% of the second minute's (memory flat, not growing with time).
  */
 const SECONDS = Number(process.env['SOAK_SECONDS'] ?? (SMALL ? 60 : 600));
-const SUBJECTS = 200;
+// Spread like a real workspace: many subjects, each with a modest history (a key restated
+// without end is the compile benchmark's case, not the soak's).
+const SUBJECTS = 2_000;
 
 export interface SoakResult {
   seconds: number;
