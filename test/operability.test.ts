@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApp, requestId } from '@canon/api';
 import { createLogger, createRuntime, formatLine, freePort, isUnavailable, loadConfig, RepeatedErrors } from '@canon/runtime';
-import { isAlive, killChild } from '@canon/testing';
+import { isAlive, killChild, untilServing } from '@canon/testing';
 
 // An operator's afternoon: `canon start` on its embedded PostgreSQL, as a supervisor runs it
 // (stdout a pipe, so the log is JSON lines), the PostgreSQL killed under it.
@@ -40,27 +40,9 @@ async function startCanon(): Promise<Running> {
   delete env['CANON_LOG_LEVEL'];
   const child = spawn(process.execPath, [BIN, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`canon start did not serve in time:\n${stdout}\n${stderr}`)), 90_000);
-    child.stdout!.on('data', () => {
-      const serving = /Canon is serving (http:\/\/[\w.:-]+)/.exec(stdout);
-      if (serving) {
-        clearTimeout(timer);
-        resolve(serving[1]!);
-      }
-    });
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`canon start exited with ${code} before serving:\n${stderr}`));
-    });
-  });
+  const { url, stdout, stderr, exited } = await untilServing(child);
   const key = fs.readFileSync(path.join(home, 'dev-key'), 'utf8').trim();
-  return { child, home, url, key, marker, stdout: () => stdout, stderr: () => stderr, exited };
+  return { child, home, url, key, marker, stdout, stderr, exited };
 }
 
 const postmasterOf = (home: string) => Number(fs.readFileSync(path.join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);

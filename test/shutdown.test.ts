@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, runCanon } from '@canon/testing';
+import { isAlive, runCanon, untilServing } from '@canon/testing';
 
 // `canon start` as a user runs it: the real binary on the embedded PostgreSQL, in a folder of its
 // own, stopped by the signal a terminal (SIGINT) or a supervisor (SIGTERM) sends.
@@ -38,28 +38,8 @@ async function startCanon(via: 'canon start' | 'npm start'): Promise<Running> {
   // SIGINT to every process of that group.
   const [command, args] = via === 'npm start' ? ['npm', ['start', '--silent']] : [process.execPath, [BIN, 'start']];
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`canon start did not serve in time:\n${stdout}\n${stderr}`)), 90_000);
-    child.stdout!.on('data', () => {
-      const serving = /Canon is serving (http:\/\/[\w.:-]+)/.exec(stdout);
-      if (serving) {
-        clearTimeout(timer);
-        resolve(serving[1]!);
-      }
-    });
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`canon start exited with ${code} before serving:\n${stderr}`));
-    });
-  });
-  return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
+  const { url, stdout, stderr, exited } = await untilServing(child);
+  return { child, url, stdout, stderr, exited };
 }
 
 const CASES = [

@@ -3,4 +3,4 @@ export { startTestCanon, type TestCanon } from './runtime.js';
 export { withDatabase } from './global-setup.js';
 export { actorName, deploymentStory, freezeResolution, shuffled, storyActors, type StoryStep } from './stories.js';
 export { runCanon, type CliOutcome } from './cli.js';
-export { isAlive, killChild } from './processes.js';
+export { isAlive, killChild, untilServing, type ServingProcess } from './processes.js';
