@@ -141,3 +141,22 @@ export function target(metric: string, measured: number | null, limit: number, d
   const times = factor < 1.1 ? factor.toFixed(2) : factor.toFixed(1);
   return { metric, goal, limit, direction, measured, met, missed_by: met ? null : `${times}× (${measured} vs ${`${limit} ${unit}`.trim()})` };
 }
+
+/**
+ * A fresh database of the bench PostgreSQL, a runtime over it and that runtime served on a
+ * loopback port, for the length of `fn`; everything is dropped and stopped afterwards.
+ */
+export async function withServedRuntime<T>(dbName: string, fn: (runtime: Runtime, url: string) => Promise<T>): Promise<T> {
+  const { startBenchCluster, benchRuntime } = await import('./cluster.js');
+  const cluster = await startBenchCluster();
+  const runtime = await benchRuntime(await cluster.createDatabase(dbName));
+  const server = await serveRuntime(runtime);
+  try {
+    return await fn(runtime, server.url);
+  } finally {
+    await server.close();
+    await runtime.close();
+    await cluster.dropDatabase(dbName);
+    await cluster.stop();
+  }
+}

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { benchRuntime, startBenchCluster } from '../cluster.js';
-import { machine, postgresVersion, RESULTS, serveRuntime, SMALL } from '../harness.js';
+import { machine, postgresVersion, RESULTS, SMALL, withServedRuntime } from '../harness.js';
 import { appendOnly } from './baselines/append-only.js';
 import { jaccardSupersession } from './baselines/jaccard-supersession.js';
 import { lastWriteWins } from './baselines/last-write-wins.js';
@@ -76,13 +75,9 @@ export function evalMarkdown(reports: SystemReport[], meta: { seed: number; epis
 
 async function main() {
   const workload = generateWorkload(SEED, PER_SCENARIO);
-  const cluster = await startBenchCluster();
-  const dbName = 'canon_bench_eval';
-  const runtime = await benchRuntime(await cluster.createDatabase(dbName));
-  const server = await serveRuntime(runtime);
-  try {
+  await withServedRuntime('canon_bench_eval', async (runtime, url) => {
     const canon = canonSystem({
-      request: (p, init) => fetch(`${server.url}${p}`, init),
+      request: (p, init) => fetch(`${url}${p}`, init),
       createKey: async (workspace, role, user) => (await runtime.createKey({ workspace, role, ...(user ? { user } : {}) })).key,
     });
     const reports = await evaluate([canon, appendOnly, lastWriteWins, jaccardSupersession], workload, ORDERS, console.error);
@@ -101,15 +96,10 @@ async function main() {
     const md = evalMarkdown(reports, meta);
     fs.writeFileSync(path.join(RESULTS, 'eval.md'), md);
     console.log(md);
-    const decisions = await runDecisions(runtime, server.url);
+    const decisions = await runDecisions(runtime, url);
     writeSection(decisions);
     console.log(decisions);
-  } finally {
-    await server.close();
-    await runtime.close();
-    await cluster.dropDatabase(dbName);
-    await cluster.stop();
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Runtime } from '@canon/runtime';
-import { benchRuntime, startBenchCluster } from '../../cluster.js';
-import { RESULTS, serveRuntime } from '../../harness.js';
+import { RESULTS, withServedRuntime } from '../../harness.js';
 import { CASES_DIR, loadCases } from './cases.js';
 import { canonDecisions } from './canon.js';
 import { evaluateDecisions } from './evaluate.js';
@@ -47,20 +46,11 @@ export function writeSection(markdown: string): void {
 }
 
 async function main() {
-  const cluster = await startBenchCluster();
-  const dbName = 'canon_bench_decisions';
-  const runtime = await benchRuntime(await cluster.createDatabase(dbName));
-  const server = await serveRuntime(runtime);
-  try {
-    const md = await runDecisions(runtime, server.url);
+  await withServedRuntime('canon_bench_decisions', async (runtime, url) => {
+    const md = await runDecisions(runtime, url);
     writeSection(md);
     console.log(md);
-  } finally {
-    await server.close();
-    await runtime.close();
-    await cluster.dropDatabase(dbName);
-    await cluster.stop();
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
