@@ -61,6 +61,23 @@ function marked(marker: string): number[] {
   return found;
 }
 
+/**
+ * fetch, sending again when the server closed a kept-alive socket before answering: an HTTP
+ * client's retry of a request that never reached the server (a restart of PostgreSQL drops the
+ * server's idle connections' timing, and undici may pick a socket in the moment it closes).
+ */
+async function fetch(url: string, init?: RequestInit): Promise<Response> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await globalThis.fetch(url, init);
+    } catch (err) {
+      const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
+      if (attempt < 2 && code === 'UND_ERR_SOCKET') continue;
+      throw err;
+    }
+  }
+}
+
 async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
