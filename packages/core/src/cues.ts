@@ -38,9 +38,10 @@ export const STANDING_PENALTY: Readonly<Record<'hedge' | 'hypothetical' | 'hears
 });
 export const MAX_PENALTY = 9;
 
-const WHEN = `(?<when>${DATE_EXPR})`;
+// Not followed by a digit: "Dec 2024" is a month of a year (PERIOD), never "Dec 20" and a stray "24".
+const WHEN = `(?<when>${DATE_EXPR})(?!\\d)`;
 /** A past period named by a year, or a month and a year: "2017", "Aug 2022", "January 2024". */
-const PERIOD = '(?<when>(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?\\s+)?(?:19|20)\\d{2})';
+const PERIOD = '(?<when>(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?\\s+|q[1-4]\\s+|h[12]\\s+)?(?:19|20)\\d{2})(?![-/.]\\d)';
 /** Documents that can carry a date of their own. */
 const RECORD =
   '(?:spreadsheet|sheet|runbook|wiki|doc|document|page|contract|agreement|email|e-mail|note|notes|deck|slides?|export|report|audit|inventory|list|memo|diagram|ticket|invoice|handbook|manual|readme|plan|minutes|backup|archive|snapshot|config|dump)s?';
@@ -63,6 +64,7 @@ export const CUES: readonly Cue[] = Object.freeze([
   { name: 'should-read', class: 'correction', place: 'any', pattern: '\\bshould (?:read|say|have said|have been)\\b', example: 'The rate should read $120.' },
   { name: 'my-mistake', class: 'correction', place: 'any', pattern: '\\b(?:my mistake|my bad|typo|mis-?typed|wrongly (?:stated|listed|said)|incorrectly (?:stated|listed|said))\\b', example: 'My mistake, the rate is $120.' },
   { name: 'corrected', class: 'correction', place: 'any', pattern: '\\b(?:corrected|correcting|correction)\\b', example: 'Corrected rate is $120.' },
+  { name: 'erratum', class: 'correction', place: 'any', pattern: '\\b(?:erratum|errata|corrigendum)\\b', example: 'Erratum for the 2.3 release notes: the minimum Node.js version is 20.' },
   { name: 'correct-to', class: 'correction', place: 'any', pattern: "\\b(?:(?:must|please|to|let me|i'?ll|we'?ll|need to|have to)\\s+correct\\b|correct(?:s|ed)?\\s+(?:\\S+\\s+){0,8}?to\\b)", example: 'Please correct the Acme support rate to $120/hour.' },
   { name: 'replace-with', class: 'correction', place: 'any', pattern: '\\b(?:replaces?|replacing|supersedes?)\\b', example: 'relay-02.mail.internal replaces smtp1.mail.internal for invoice mails.' },
   { name: 'wrong-value', class: 'correction', place: 'any', pattern: '\\b(?:(?:had|has|have|listed|showed|shows|with) the wrong|(?:fix(?:es|ed|ing)?|correct(?:s|ed|ing)?)\\s+(?:the\\s+|a\\s+)?(?:wrong|incorrect|bad|stale|outdated)|wrongly|erroneous(?:ly)?)\\b', example: 'docs: fix wrong redis host for checkout-web, it is cache-02.internal.' },
@@ -89,6 +91,7 @@ export const CUES: readonly Cue[] = Object.freeze([
   { name: 'system-of-record', class: 'attestation', place: 'lead', pattern: `(?:the\\s+)?(?:monitoring|status page|registry|database|cmdb|ledger|billing system|system of record|source of truth|admin console)\\s+(?:now\\s+)?(?:shows?|confirms?|reports?|lists|says)${THAT}[,:]?`, example: 'The billing system shows the rate is $120.' },
   { name: 'per-record', class: 'attestation', place: 'any', pattern: `\\b(?:per|according to|as (?:stated|written|listed) in|under)\\s+(?:the|our|their|its|this)\\s+(?:[\\w-]+\\s+){0,3}?${RECORD_OF_PRESENT}`, example: 'Per the countersigned contract, the support rate is $155/hour.' },
   { name: 'system-shows', class: 'attestation', place: 'any', pattern: `\\b${SYSTEM}\\b[^.;]{0,40}?\\b(?:now\\s+)?(?:shows?|lists?|says|reads|reports?|confirms?|returns?|has)\\b`, example: 'The billing system lists 310 seats for Globex.' },
+  { name: 'command-output', class: 'attestation', place: 'any', pattern: '`[^`]{2,200}`\\s+(?:on\\s+\\S+\\s+)?(?:says|shows|returns|prints|outputs|reports|lists|gives)\\b', example: '`show run | i router bgp` on edge-router-2 says: router bgp 65001.' },
   { name: 'pulled-live', class: 'attestation', place: 'any', pattern: '\\b(?:(?:pulled|read|checked|dumped|exported|queried|looked at|inspected)\\s+(?:the\\s+)?(?:live|running|current|production|prod|deployed)\\b|(?:pulled|checked|verified|read|exported|queried)\\s+(?:just now|today|this morning|a minute ago|minutes ago))', example: 'Pulled the live zone file: public-api is a CNAME to lb-eu-1.example.net.' },
   { name: 'fresh-record', class: 'attestation', place: 'any', pattern: `\\b(?:today'?s|this morning'?s|tonight'?s|the latest|a fresh|the new|the current)\\s+(?:[\\w-]+\\s+){0,2}?(?:audit|scan|export|report|inventory|check|health check|snapshot|invoice|statement|sync|dump|run)\\b`, example: "This morning's CMDB export shows billing-db on host db-bill-7." },
   { name: 'verified-now', class: 'attestation', place: 'lead', pattern: '(?:verified|confirmed|checked)\\s+(?:just now|today|in production|live|against production)[,:]?', example: 'Confirmed in production: the staging deploy runs on Thursday.' },
@@ -108,10 +111,10 @@ export const CUES: readonly Cue[] = Object.freeze([
   // — second-hand or unverifiable origin —
   { name: 'heard', class: 'hearsay', place: 'lead', pattern: `(?:rumou?r has it|word is|i heard|i'?ve heard|we heard|someone (?:said|mentioned|told me|says)|somebody (?:said|mentioned|told me)|people (?:say|said)|i was told|we were told|apparently|according to (?:someone|a colleague|a friend|hearsay|rumou?rs?|the grapevine|slack)|(?:a|one) (?:colleague|friend|co-?worker|customer|user|contractor) (?:said|mentioned|told me)|from what i(?:'ve)? heard|heard in passing|secondhand|second-hand)${THAT}[,:]?`, example: 'Someone mentioned that the staging deploy runs on Thursday.' },
   { name: 'hearsay-adverb', class: 'hearsay', place: 'word', pattern: '(?:reportedly|allegedly|supposedly|apparently|purportedly|rumou?redly)', example: 'The staging deploy reportedly runs on Thursday.' },
-  { name: 'anonymous', class: 'hearsay', place: 'any', pattern: "\\b(?:unsigned|anonymous(?:ly)?|unattributed|unauthenticated|unidentified|unknown (?:sender|source|caller|author|origin|number|address)|(?:would|did) not (?:give|leave|sign|share) (?:a|their|his|her) name|no name|without (?:a name|signing))\\b", example: 'Found an unsigned note in the DC cage: billing-db is on db-bill-2.' },
+  { name: 'anonymous', class: 'hearsay', place: 'any', pattern: "\\b(?:unsigned|anonymous(?:ly)?|unattributed|unauthenticated|unidentified|unknown (?:sender|source|caller|author|origin|number|address)|(?:would|did|will)(?:\\s+not|n'?t)\\s+(?:give|leave|sign|share|say) (?:a|their|his|her) name|(?:would|did|will)(?:\\s+not|n'?t)\\s+say who|no name|without (?:a name|signing))\\b", example: 'Found an unsigned note in the DC cage: billing-db is on db-bill-2.' },
   { name: 'low-confidence', class: 'hedge', place: 'any', pattern: '\\b(?:barely legible|illegible|hard to read|partly legible|partially legible|smudged|blurry|blurred|garbled|low[- ]confidence|uncertain|unclear|unreadable|faded)\\b', example: 'OCR uncertain (smudged): the liability cap is $200,000.' },
   { name: 'unapproved', class: 'hypothetical', place: 'any', pattern: "\\b(?:wip|work in progress|unreviewed|unapproved|not (?:yet\\s+)?(?:reviewed|approved|merged|signed|countersigned|final|binding|official)|do ?n[o']?t merge|pending (?:review|approval|signature|sign-?off)|awaiting (?:review|approval|signature|sign-?off))\\b", example: '[WIP, not reviewed] bump prod replicas for public-api to 5.' },
-  { name: 'unverified', class: 'hearsay', place: 'any', pattern: "\\b(?:unverified|not verified|can'?t verify|cannot verify|could not verify|anecdotally|hearsay|unconfirmed|unsourced|rumou?rs?)\\b", example: 'Unverified: the staging deploy runs on Thursday.' },
+  { name: 'unverified', class: 'hearsay', place: 'any', pattern: "\\b(?:unverified|not verified|can'?t verify|cannot verify|could not verify|couldn'?t verify|unable to verify|can'?t confirm|couldn'?t confirm|could not confirm|anecdotally|hearsay|unconfirmed|unsourced|rumou?rs?)\\b", example: 'Unverified: the staging deploy runs on Thursday.' },
 ]);
 
 export interface CueMatch {

@@ -91,19 +91,32 @@ export function sentences(text: string): string[] {
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 /**
- * A period named by a year or a month and a year ("2017", "Aug 2022"): its start, when the whole
- * period lies before the episode — a statement about the past. A period still running is no date.
+ * A period named by a year, a month, a quarter or a half and a year ("2017", "Aug 2022", "Q3
+ * 2023", "H1 2021"): its start, when the whole period lies before the episode — a statement about
+ * the past. A period still running is no date.
  */
 export function pastPeriod(when: string, ctx: DateContext): string | null {
-  const m = /^(?:([a-z]+)\.?\s+)?(\d{4})$/iu.exec(when.trim());
+  const m = /^(?:([a-z]+[1-4]?)\.?\s+)?(\d{4})$/iu.exec(when.trim());
   if (!m) return null;
   const year = Number(m[2]);
-  const month = m[1] ? MONTHS.indexOf(m[1].slice(0, 3).toLowerCase()) + 1 : 0;
-  if (m[1] && month === 0) return null;
-  const start = { year, month: month || 1, day: 1 };
-  const end = month ? (month === 12 ? { year: year + 1, month: 1, day: 1 } : { year, month: month + 1, day: 1 }) : { year: year + 1, month: 1, day: 1 };
+  const part = m[1]?.toLowerCase();
+  let first = 1;
+  let months = 12;
+  if (part) {
+    const quarter = /^q([1-4])$/.exec(part);
+    const half = /^h([12])$/.exec(part);
+    if (quarter) [first, months] = [(Number(quarter[1]) - 1) * 3 + 1, 3];
+    else if (half) [first, months] = [(Number(half[1]) - 1) * 6 + 1, 6];
+    else {
+      const month = MONTHS.indexOf(part.slice(0, 3)) + 1;
+      if (month === 0) return null;
+      [first, months] = [month, 1];
+    }
+  }
+  const endIndex = first - 1 + months; // months after January of `year`
+  const end = { year: year + Math.floor(endIndex / 12), month: (endIndex % 12) + 1, day: 1 };
   if (compareInstants(startOfDay(end, ctx.timeZone), ctx.occurredAt) > 0) return null;
-  return startOfDay(start, ctx.timeZone);
+  return startOfDay({ year, month: first, day: 1 }, ctx.timeZone);
 }
 
 function effectiveOf(matches: readonly CueMatch[], ctx: DateContext): string | null {
