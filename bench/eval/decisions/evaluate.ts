@@ -1,7 +1,7 @@
-import { isHeldOut, OUTCOMES, type DecisionCase, type Outcome } from './cases.js';
+import { OUTCOMES, splitOf, SPLITS, type DecisionCase, type Outcome, type Split } from './cases.js';
 import { keyName, valueText, type DecisionSystem, type KeyAnswer } from './systems.js';
 
-export type Split = 'development' | 'held-out';
+export type { Split } from './cases.js';
 
 export interface CaseScore {
   id: string;
@@ -54,7 +54,7 @@ export function scoreCase(c: DecisionCase, answers: readonly KeyAnswer[]): CaseS
     }
     return { key: keyName(h), expected, shown: a.values, flagged: a.flagged };
   });
-  return { id: c.id, split: isHeldOut(c.id) ? 'held-out' : 'development', expected: c.expected, correct, protected: protectedFacts, lost, shown };
+  return { id: c.id, split: splitOf(c.id), expected: c.expected, correct, protected: protectedFacts, lost, shown };
 }
 
 function tally(scores: readonly CaseScore[]): Tally {
@@ -74,7 +74,7 @@ export function summarize(scores: readonly CaseScore[]): DecisionReport['by_spli
       by_outcome: Object.fromEntries(OUTCOMES.map((o) => [o, tally(mine.filter((s) => s.expected === o))])) as Record<Outcome, Tally>,
     };
   };
-  return { development: split('development'), 'held-out': split('held-out') };
+  return Object.fromEntries(SPLITS.map((s) => [s, split(s)])) as DecisionReport['by_split'];
 }
 
 /** Every case through every system. */
