@@ -123,22 +123,27 @@ describe('canon start keeps its embedded PostgreSQL', () => {
     const seen: number[] = [];
     let readyDuringOutage: unknown = null;
     const started = Date.now();
-    await until('the API to serve again', 30_000, async () => {
-      const res = await fetch(memories, { headers });
-      seen.push(res.status);
-      if (res.status === 200) return true;
-      expect(res.status).toBe(503);
-      expect(res.headers.get('content-type')).toBe('application/problem+json');
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(((await res.json()) as { type: string }).type).toBe('urn:canon:problem:unavailable');
-      if (readyDuringOutage === null) {
-        const ready = await fetch(`${canon.url}/readyz`);
-        readyDuringOutage = { status: ready.status, body: await ready.json() };
-        // Liveness holds: the process is healing itself.
-        expect((await fetch(`${canon.url}/healthz`)).status).toBe(200);
-      }
-      return undefined;
-    });
+    // When the server itself dies, say how: its last words are in its own output.
+    try {
+      await until('the API to serve again', 30_000, async () => {
+        const res = await fetch(memories, { headers });
+        seen.push(res.status);
+        if (res.status === 200) return true;
+        expect(res.status).toBe(503);
+        expect(res.headers.get('content-type')).toBe('application/problem+json');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(((await res.json()) as { type: string }).type).toBe('urn:canon:problem:unavailable');
+        if (readyDuringOutage === null) {
+          const ready = await fetch(`${canon.url}/readyz`);
+          readyDuringOutage = { status: ready.status, body: await ready.json() };
+          // Liveness holds: the process is healing itself.
+          expect((await fetch(`${canon.url}/healthz`)).status).toBe(200);
+        }
+        return undefined;
+      });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n--- canon stderr:\n${canon.stderr().slice(-2000)}\n--- canon stdout:\n${canon.stdout().slice(-3000)}`, { cause: err });
+    }
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(seen).toContain(503);
     expect(seen).not.toContain(500);

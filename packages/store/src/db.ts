@@ -31,8 +31,11 @@ const types = {
 
 export function createPool(connectionString: string, options: pg.PoolConfig = {}): pg.Pool {
   const pool = new pg.Pool({ connectionString, max: 10, types, ...options });
-  // An idle client's error (e.g. the server restarting) must not crash the process.
+  // An idle client's error (e.g. the server restarting) must not crash the process; neither may
+  // a checked-out client's, which pg emits when the connection dies between two queries of a
+  // transaction (its next query rejects, and that is where the caller learns of it).
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -9,6 +9,9 @@ export async function start(config: Config): Promise<void> {
   // one JSON object per line. Either way stdout is the log, and stderr stays for a fatal line.
   const pretty = process.stdout.isTTY === true;
   useLogger(createLogger({ level: config.logLevel, pretty }));
+  // A server outlives one stray rejected promise (a database dying mid-operation is the usual
+  // cause): it is logged, and requests go on being answered.
+  process.on('unhandledRejection', (err) => log().error({ event: 'unhandled_rejection', err }, 'unhandled rejection'));
 
   const runtime = await createRuntime(config);
   const created = await runtime.bootstrap();
