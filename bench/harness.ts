@@ -4,6 +4,7 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from '@canon/api';
 import { createRuntime, loadConfig, type Runtime } from '@canon/runtime';
+import { benchRuntime, startBenchCluster } from './cluster.js';
 
 export const RESULTS = path.join(path.dirname(new URL(import.meta.url).pathname), 'results');
 
@@ -147,7 +148,6 @@ export function target(metric: string, measured: number | null, limit: number, d
  * loopback port, for the length of `fn`; everything is dropped and stopped afterwards.
  */
 export async function withServedRuntime<T>(dbName: string, fn: (runtime: Runtime, url: string) => Promise<T>): Promise<T> {
-  const { startBenchCluster, benchRuntime } = await import('./cluster.js');
   const cluster = await startBenchCluster();
   const runtime = await benchRuntime(await cluster.createDatabase(dbName));
   const server = await serveRuntime(runtime);

@@ -7,16 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash, EpisodeInput, toEnvelope } from '@canon/core';
 import { syncConnector, withWorkspace, type Principal } from '@canon/runtime';
 import { appendEpisodes } from '@canon/store';
-import { runCanon, startTestCanon, type TestCanon } from '@canon/testing';
+import { PLANTED_SECRETS, plantedKubeconfig, runCanon, startTestCanon, type TestCanon } from '@canon/testing';
 
-// Planted values, assembled at run time so that no scanner mistakes this file for a leak.
-const dbPassword = ['Tr0ub4dor', 'horse', 'staple', '42'].join('-');
-const stripe = 'sk_' + 'live_' + '51HqLyjWDarjtT1zdp7dcXqWEv6rF3xYz';
-const github = 'ghp_' + 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx';
-const npmToken = 'c2VjcmV0LXRva2VuLXZhbHVl' + 'LTEyMy1ucG1yYw';
+// The shared planted secrets, and a private key body long enough for the preset's own rule.
+const { dbPassword, stripe, github, npm: npmToken, kubeKey, kubeToken } = PLANTED_SECRETS;
 const keyLine = 'MIIEowIBAAKCAQEAx7qq0b8s9QmLkWq2Z3g7Fm2abcdefABCDEF0123456789abcd';
-const kubeKey = 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt' + 'LS0tLQpNSUlFcEFJQkFBS0NBUUVB';
-const kubeToken = 'eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9' + '.a2V5Ym9keQ.c2lnbmF0dXJl';
 const PLANTED = { dbPassword, stripe, github, npmToken, keyLine, kubeKey, kubeToken };
 
 const FILES: Record<string, string> = {
@@ -25,19 +20,7 @@ const FILES: Record<string, string> = {
   'id_rsa': `-----BEGIN RSA PRIVATE KEY-----\n${keyLine}\n${keyLine.split('').reverse().join('')}\n${keyLine}\n-----END RSA PRIVATE KEY-----\n`,
   'notes.md': `# Bot\n\nThe release bot authenticates with ${github} until it is rotated.\nDeploys happen on Tuesday.\n`,
   '.npmrc': `registry=https://registry.example.com/\n//registry.example.com/:_authToken=${npmToken}\n`,
-  'kubeconfig': [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: prod',
-    '  cluster: {server: "https://k8s.internal:6443"}',
-    'users:',
-    '- name: admin',
-    '  user:',
-    `    client-key-data: ${kubeKey}`,
-    `    token: ${kubeToken}`,
-    '',
-  ].join('\n'),
+  'kubeconfig': `${plantedKubeconfig()}\n`,
 };
 
 let canon: TestCanon;

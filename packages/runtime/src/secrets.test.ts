@@ -1,31 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { canonSecretFindings, DEFAULT_POLICY_SET, extract, REDACTION_MARKER, redactionMarker, toEnvelope, EpisodeInput, type Envelope } from '@canon/core';
+import { PLANTED_SECRETS, plantedKubeconfig } from '@canon/testing';
 import { detectSecrets, redactEnvelopes } from './secrets.js';
 
-// Planted values are assembled at run time so that no scanner mistakes this file for a leak.
-export const PLANTED = {
-  dbPassword: ['Tr0ub4dor', 'horse', 'staple', '42'].join('-'),
-  stripe: 'sk_' + 'live_' + '51HqLyjWDarjtT1zdp7dcXqWEv6rF3xYz',
-  github: 'ghp_' + 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx',
-  npm: 'c2VjcmV0LXRva2VuLXZhbHVl' + 'LTEyMy1ucG1yYw',
-  keyBody: 'MIIEowIBAAKCAQEAx7qq0b8s9QmLk' + 'Wq2Z3g7Fm2abcdefABCDEF0123456789',
-  kubeKey: 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt' + 'LS0tLQpNSUlFcEFJQkFBS0NBUUVB',
-  kubeToken: 'eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9' + '.a2V5Ym9keQ.c2lnbmF0dXJl',
-};
+// The shared planted secrets, and a short private key body: the preset misses blocks this small.
+export const PLANTED = { ...PLANTED_SECRETS, keyBody: 'MIIEowIBAAKCAQEAx7qq0b8s9QmLk' + 'Wq2Z3g7Fm2abcdefABCDEF0123456789' };
 const { dbPassword, stripe, github, npm, keyBody, kubeKey, kubeToken } = PLANTED;
 const pem = `-----BEGIN RSA PRIVATE KEY-----\n${keyBody}\n${keyBody}\n-----END RSA PRIVATE KEY-----`;
-const kubeconfig = [
-  'apiVersion: v1',
-  'kind: Config',
-  'clusters:',
-  '- name: prod',
-  '  cluster: {server: "https://k8s.internal:6443"}',
-  'users:',
-  '- name: admin',
-  '  user:',
-  `    client-key-data: ${kubeKey}`,
-  `    token: ${kubeToken}`,
-].join('\n');
+const kubeconfig = plantedKubeconfig();
 
 async function rules(text: string): Promise<string[]> {
   const [found] = await detectSecrets([text]);

@@ -4,3 +4,4 @@ export { withDatabase } from './global-setup.js';
 export { actorName, deploymentStory, freezeResolution, shuffled, storyActors, type StoryStep } from './stories.js';
 export { runCanon, type CliOutcome } from './cli.js';
 export { isAlive, killChild, untilServing, type ServingProcess } from './processes.js';
+export { PLANTED_SECRETS, plantedKubeconfig } from './secrets.js';
