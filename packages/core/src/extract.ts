@@ -55,13 +55,13 @@ export function textCues(text: string): CueMatch[] {
  * it would an extracted claim; a flag the caller set on the claim (`correction`,
  * `effective_from`) wins over what the text says.
  */
-function fromStructured(input: ClaimInput, episode: Episode, policies: PolicySet, ctx: DateContext): Draft {
+function fromStructured(input: ClaimInput, episode: Episode, policies: PolicySet, ctx: DateContext, cuesOf: (text: string) => CueMatch[]): Draft {
   const op = input.op ?? 'assert';
   const predicate = normalizeText(input.predicate);
   let value = normalizeValue(input.value ?? null);
   if (op === 'replace' && policyFor(policies, predicate).cardinality === 'many') value = asSet(value);
   const text = normalizeText(input.text ?? episode.body.text ?? '');
-  const matches = textCues(text);
+  const matches = cuesOf(text);
   const settles = input.settles ?? [];
   const worded = matches.some((m) => m.cue.class === 'correction');
   return {
@@ -181,8 +181,16 @@ export function extract(episode: Episode, policies: PolicySet, extractorVersion:
   const ctx: DateContext = { occurredAt: episode.occurred_at, timeZone: policies.time_zone };
   const structured = episode.body.claims ?? [];
   const readText = structured.length === 0 || episode.kind === 'document';
+  // An episode's claims mostly share its one text: read the cues of each distinct text once, not
+  // once per claim (1,000 claims beside a 100 KB text would otherwise scan it 1,000 times).
+  const seen = new Map<string, CueMatch[]>();
+  const cuesOf = (text: string) => {
+    let matches = seen.get(text);
+    if (!matches) seen.set(text, (matches = textCues(text)));
+    return matches;
+  };
   const drafts = [
-    ...structured.map((c) => fromStructured(c, episode, policies, ctx)),
+    ...structured.map((c) => fromStructured(c, episode, policies, ctx, cuesOf)),
     ...(readText ? fromText(episode.body.text ?? '', episode, ctx) : []),
   ];
   return drafts.map((d, index) => {
