@@ -83,8 +83,8 @@ export function loadExtractionDataset(root: string, dir: string = DATASET_DIR): 
     const sha = createHash('sha256').update(fs.readFileSync(absolutePath)).digest('hex');
     if (sha !== f.sha256) {
       throw new Error(
-        `${f.id}: ${f.path} has sha256 ${sha}, expected ${f.sha256}; ` +
-          `the installed ${f.package} is not ${f.version}, so its expected facts no longer apply`,
+        `${f.id}: ${f.path} has sha256 ${sha}, expected ${f.sha256}: it is not the file from ` +
+          `${f.package}@${f.version} the expected facts were written for (reinstall with npm ci)`,
       );
     }
     byId.set(f.id, { ...f, absolutePath, expected: [] });
