@@ -5,7 +5,8 @@ import { KINDS, SPLITS, loadPairs, type Pair, type PairSplit } from './pairs.js'
  * Validates the pair files and the slot rule (README, "The slot rule"): every statement holds
  * exactly one value the slot extractor masks; both statements of a duplicate or a contradiction
  * hold the same kind of value; a duplicate's two values read the same, a contradiction's differ
- * (unless it is a negation). Prints the counts per split and kind.
+ * (unless it is a negation); no sentence appears in two splits. Prints the counts per split and
+ * kind.
  *
  *   npx tsx bench/eval/paraphrases/check.ts [a|b|c]
  */
@@ -23,6 +24,17 @@ function slotOf(pair: Pair, side: 'first' | 'second') {
   return slots[0];
 }
 
+/** A sentence used in two pairs keeps both in one split, so none reaches c through a or b. */
+const seenIn = new Map<string, PairSplit>();
+function sentenceSplit(pair: Pair, split: PairSplit): void {
+  for (const side of [pair.first, pair.second]) {
+    const key = side.text.toLowerCase().replace(/[^a-z0-9 ]/g, '').trim();
+    const other = seenIn.get(key);
+    if (other !== undefined && other !== split) problems.push(`${pair.id}: "${side.text}" is also in split ${other}`);
+    seenIn.set(key, split);
+  }
+}
+
 const table: Record<string, Record<string, number>> = {};
 const genres = new Set<string>();
 const topics = new Set<string>();
@@ -31,6 +43,7 @@ for (const split of splits) {
   for (const pair of loadPairs(split)) {
     row[pair.kind]! += 1;
     if (pair.negation) row.negation! += 1;
+    sentenceSplit(pair, split);
     genres.add(pair.genre);
     topics.add(pair.topic);
     const a = slotOf(pair, 'first');
