@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
+import { benchCli, type CliResult } from './cli.js';
 import { startBenchCluster } from './cluster.js';
 import { benchCompile, type CompileCase } from './compile.js';
 import { machine, RESULTS, SMALL, target, writeResult, type Distribution, type Target } from './harness.js';
@@ -13,11 +14,12 @@ import { benchRecall } from './recall.js';
 import { fmtDist, lineChart, targetTable } from './report.js';
 
 /**
- * `npm run bench`: ingest, compile, recall, async jobs and server memory in one run, merged
+ * `npm run bench`: ingest, compile, recall, async jobs, server memory and the command line's
+ * cold start in one run, merged
  * into bench/results/latest.json and latest.md (with SVG charts of the compile cost curves).
  * `BENCH_SCALE=small` for a quick try.
  */
-const stages = ['ingest', 'compile', 'recall', 'jobs', 'hostile', 'soak', 'report'] as const;
+const stages = ['ingest', 'compile', 'recall', 'jobs', 'hostile', 'soak', 'cli', 'report'] as const;
 const bar = new cliProgress.SingleBar(
   { format: 'bench [{bar}] {value}/{total} {stage} | {message}', hideCursor: true, clearOnComplete: false },
   cliProgress.Presets.shades_classic,
@@ -52,6 +54,7 @@ let recall: Record<string, unknown> | null = null;
 let jobs: JobsResult | null = null;
 let hostile: HostileResult | null = null;
 let soak: SoakResult | null = null;
+let cli: CliResult | null = null;
 try {
   ingest = await stage('ingest', () => benchIngest(log));
   if (ingest) writeResult('ingest', ingest);
@@ -64,6 +67,8 @@ try {
   if (hostile) writeResult('hostile', hostile);
   soak = await stage('soak', () => benchSoak(cluster, log));
   if (soak) writeResult('soak', soak);
+  cli = await stage('cli', () => benchCli(cluster, log));
+  if (cli) writeResult('cli', cli);
 } finally {
   await cluster.stop();
 }
@@ -77,6 +82,7 @@ await stage('report', async () => {
     ...((recall?.['targets'] as Target[] | undefined) ?? []),
     ...(hostile?.targets ?? []),
     ...(soak?.targets ?? []),
+    ...(cli?.targets ?? []),
   ];
   const cases = (compile?.['cases'] as CompileCase[] | undefined) ?? [];
   const sized = cases.filter((c) => c.keys > 1);
@@ -120,6 +126,7 @@ await stage('report', async () => {
     jobs,
     hostile,
     soak,
+    cli,
     errors,
     charts,
     measured_at: new Date().toISOString(),
@@ -230,6 +237,15 @@ function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof
       '| minute | recall p95 ms | peak RSS MB |',
       '|---:|---:|---:|',
       ...soak.minutes.map((m) => `| ${m.minute} | ${m.recall_p95_ms} | ${m.peak_rss_mb} |`),
+      '',
+    );
+  }
+  const cli = latest['cli'] as CliResult | null;
+  if (cli) {
+    out.push(
+      '## Command line',
+      '',
+      `Whole \`canon\` processes, ${cli.runs} runs each (median / p95 ms): \`canon --help\` ${fmtDist(cli.help)}; \`canon memories S\` against a running \`canon start\` (HTTP) ${fmtDist(cli.memories_http)}; \`node -e 0\`, the floor, ${fmtDist(cli.node_baseline)}.`,
       '',
     );
   }

@@ -1,7 +1,4 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry through tsx's loader in this same process, so the CLI needs no build
-// step and a signal sent to this process reaches the code that handles it.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/main.ts');
+// The built entry, run in this same process so that a signal sent to it reaches the code that
+// handles it. `npm install` builds it (the root's `prepare`); `npm run build` after an edit.
+await import('../dist/main.js');

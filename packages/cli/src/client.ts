@@ -1,23 +1,22 @@
 import { CanonError, UnauthorizedError, type ProblemType } from '@canon/core';
-import {
-  createRuntime,
-  type CompileRequest,
-  type CompileResponse,
-  type CompileResult,
-  type ContextBundle,
-  type ContextRequest,
-  type SearchParams,
-  type SearchResponse,
-  type SecretScanParams,
-  type SecretScanResult,
-  type Config,
-  type DeadLetter,
-  type NightlySchedule,
-  type IngestResult,
-  type JobView,
-  type Principal,
-  type Runtime,
-  type VerifyReport,
+import type {
+  CompileRequest,
+  CompileResponse,
+  CompileResult,
+  ContextBundle,
+  ContextRequest,
+  SearchParams,
+  SearchResponse,
+  SecretScanParams,
+  SecretScanResult,
+  Config,
+  DeadLetter,
+  NightlySchedule,
+  IngestResult,
+  JobView,
+  Principal,
+  Runtime,
+  VerifyReport,
 } from '@canon/runtime';
 import { readDevKey, runningServer, writeDevKey } from './home.js';
 import { httpRecallClient, localRecallClient, type RecallClient } from './recall-client.js';
@@ -57,7 +56,9 @@ export async function connect(config: Config, env: NodeJS.ProcessEnv = process.e
     return httpClient(url.replace(/\/$/, ''), key);
   }
   // In-process with no server: this process works the queue while it lives, so an async
-  // compile it starts (or one left queued) gets done.
+  // compile it starts (or one left queued) gets done. The runtime is imported only here, so a
+  // command that talks to a server never loads it.
+  const { createRuntime } = await import('@canon/runtime');
   const runtime = await createRuntime(config, { queue: true });
   try {
     let bearer = key;

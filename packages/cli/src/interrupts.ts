@@ -1,5 +1,3 @@
-import { stopEmbeddedServers } from '@canon/runtime';
-
 const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
@@ -15,7 +13,10 @@ export function handleInterrupts(): () => boolean {
     process.on(signal, () => {
       if (process.listenerCount(signal) > 1 || interrupted) return;
       interrupted = true;
-      void stopEmbeddedServers().finally(() => process.exit(EXIT_CODES[signal]));
+      // The runtime is imported here, not at the top, so that `canon --help` does not load it.
+      void import('@canon/runtime')
+        .then((runtime) => runtime.stopEmbeddedServers())
+        .finally(() => process.exit(EXIT_CODES[signal]));
     });
   }
   return () => interrupted;

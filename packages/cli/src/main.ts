@@ -1,11 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ROLES, type Role } from '@canon/core';
-import { exitCodeOf } from './exit-code.js';
-import { loadConfig } from '@canon/runtime';
+import type { Config } from '@canon/runtime';
+import type { Role } from '@canon/core';
 import { handleInterrupts } from './interrupts.js';
-import { start } from './commands/start.js';
-import { keysCreate, keysList, keysRevoke } from './commands/keys.js';
-import { ingestFile } from './commands/ingest.js';
 import { registerCompileCommands } from './commands/compile.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerRecallCommands } from './commands/recall.js';
@@ -14,20 +10,31 @@ import { registerContextCommand } from './commands/context.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerInspectCommand } from './commands/inspect.js';
 import { registerSecretsCommands } from './commands/secrets.js';
-import { gitTarget, githubTarget, syncCommand, workspaceTarget, type ConnectorCommandOptions } from './commands/sync.js';
-import { connectorsAdd, connectorsList, connectorsRemove, connectorsReset, connectorsRun, type AddOptions } from './commands/connectors.js';
+import type { ConnectorCommandOptions, ConnectorTarget } from './commands/sync.js';
+import type { AddOptions } from './commands/connectors.js';
+
+// This module is the command table and nothing heavier: `canon --help` loads commander and it.
+// Every action imports what it runs (the runtime, the API, pg-boss, …) when it runs, and a
+// command's module imports the database only when it finds no server to talk to.
+
+// Spelled out rather than imported so that the table does not load the core; the check below
+// fails the typecheck when the core's roles and this list part.
+const ROLES = ['owner', 'maintainer', 'member', 'connector', 'agent', 'reader'] as const satisfies readonly Role[];
+const rolesComplete: Exclude<Role, (typeof ROLES)[number]> extends never ? true : never = true;
+void rolesComplete;
 
 const interrupted = handleInterrupts();
 
 function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   return async (...args: A) => {
     try {
+      loadConfig ??= (await import('@canon/runtime/config')).loadConfig;
       await fn(...args);
     } catch (err) {
       // Interrupted: the database going away under the command is expected, not an error to print.
       if (interrupted()) return;
       console.error(`canon: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-      process.exit(exitCodeOf(err));
+      process.exit((await import('./exit-code.js')).exitCodeOf(err));
     }
     // Open handles (a pool's idle timers, a progress bar) must not keep a finished command alive.
     process.exit(process.exitCode ?? 0);
@@ -35,12 +42,17 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
 }
 
 const program = new Command('canon').description('Canon compiles agent memory.').showHelpAfterError();
-const config = () => loadConfig();
+// Set by run() before an action starts, so that actions read the configuration synchronously.
+let loadConfig: (() => Config) | undefined;
+const config = (): Config => {
+  if (!loadConfig) throw new Error('the configuration is read inside an action');
+  return loadConfig();
+};
 
 program
   .command('start')
   .description('run Canon: database, migrations, queue and the HTTP API')
-  .action(run(async () => start(config())));
+  .action(run(async () => (await import('./commands/start.js')).start(config())));
 
 const keys = program.command('keys').description('API keys (each names a workspace, a role and optionally a user)');
 keys
@@ -55,22 +67,22 @@ keys
     (value: string, previous: string[] = []) => [...previous, value],
   )
   .option('--json', 'print JSON')
-  .action(run(async (opts: { workspace: string; role: Role; user?: string; label?: string; source?: string[]; json?: boolean }) => keysCreate(config(), opts)));
+  .action(run(async (opts: { workspace: string; role: Role; user?: string; label?: string; source?: string[]; json?: boolean }) => (await import('./commands/keys.js')).keysCreate(config(), opts)));
 keys
   .command('list')
   .option('--workspace <id>', 'only this workspace')
   .option('--json', 'print JSON')
-  .action(run(async (opts: { workspace?: string; json?: boolean }) => keysList(config(), opts)));
+  .action(run(async (opts: { workspace?: string; json?: boolean }) => (await import('./commands/keys.js')).keysList(config(), opts)));
 keys
   .command('revoke <id>')
-  .action(run(async (id: string) => keysRevoke(config(), id)));
+  .action(run(async (id: string) => (await import('./commands/keys.js')).keysRevoke(config(), id)));
 
 program
   .command('ingest <file>')
   .description('append the episodes of a JSONL file (one episode per line)')
   .option('--batch <n>', 'episodes per request', (v) => Number(v), 1000)
   .option('--json', 'print the summary as JSON')
-  .action(run(async (file: string, opts: { batch: number; json?: boolean }) => ingestFile(config(), file, opts)));
+  .action(run(async (file: string, opts: { batch: number; json?: boolean }) => (await import('./commands/ingest.js')).ingestFile(config(), file, opts)));
 
 const positiveInteger = (value: string): number => {
   const n = Number(value);
@@ -81,6 +93,14 @@ type GithubFlags = { repo: string; token?: string; baseUrl?: string };
 type WorkspaceFlags = { id?: string; maxFileBytes?: number; secretFile?: string[]; includeSecretFiles?: boolean };
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 type GitFlags = { id?: string };
+
+type Connecting = typeof import('./commands/sync.js');
+const syncWith = async (target: (c: Connecting) => ConnectorTarget, opts: ConnectorCommandOptions) => {
+  const c = await import('./commands/sync.js');
+  return c.syncCommand(config(), target(c), opts);
+};
+const addWith = async (target: (c: Connecting) => ConnectorTarget, opts: AddOptions) =>
+  (await import('./commands/connectors.js')).connectorsAdd(config(), target(await import('./commands/sync.js')), opts);
 
 const sync = program.command('sync').description('run a connector once: what is new at the source becomes episodes');
 const syncFlags = (cmd: Command) =>
@@ -95,7 +115,7 @@ syncFlags(
     .requiredOption('--repo <owner/name>', 'the repository')
     .option('--token <token>', 'a GitHub token (default: GITHUB_TOKEN)')
     .option('--base-url <url>', 'the REST API root (GitHub Enterprise: https://host/api/v3)'),
-).action(run(async (opts: GithubFlags & ConnectorCommandOptions) => syncCommand(config(), githubTarget(opts), opts)));
+).action(run(async (opts: GithubFlags & ConnectorCommandOptions) => syncWith((c) => c.githubTarget(opts), opts)));
 syncFlags(
   sync
     .command('workspace <path>')
@@ -104,13 +124,13 @@ syncFlags(
     .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger)
     .option('--secret-file <pattern>', 'also skip files matching this gitignore pattern as secret files; !pattern reads a default back (repeatable)', collect)
     .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)'),
-).action(run(async (path: string, opts: WorkspaceFlags & ConnectorCommandOptions) => syncCommand(config(), workspaceTarget(path, opts), opts)));
+).action(run(async (path: string, opts: WorkspaceFlags & ConnectorCommandOptions) => syncWith((c) => c.workspaceTarget(path, opts), opts)));
 syncFlags(
   sync
     .command('git <path>')
     .description('first-parent commits and their package.json dependency changes')
     .option('--id <id>', "the repository id (default: origin's owner/name, else the folder name)"),
-).action(run(async (path: string, opts: GitFlags & ConnectorCommandOptions) => syncCommand(config(), gitTarget(path, opts), opts)));
+).action(run(async (path: string, opts: GitFlags & ConnectorCommandOptions) => syncWith((c) => c.gitTarget(path, opts), opts)));
 
 const connectors = program.command('connectors').description('connector instances: registered, run on demand or on a schedule');
 const add = connectors.command('add').description('register a connector instance (with --every, a pg-boss schedule)');
@@ -126,7 +146,7 @@ addFlags(
     .command('github')
     .requiredOption('--repo <owner/name>', 'the repository (the token comes from GITHUB_TOKEN when it runs)')
     .option('--base-url <url>', 'the REST API root'),
-).action(run(async (opts: Omit<GithubFlags, 'token'> & AddOptions) => connectorsAdd(config(), githubTarget(opts), opts)));
+).action(run(async (opts: Omit<GithubFlags, 'token'> & AddOptions) => addWith((c) => c.githubTarget(opts), opts)));
 addFlags(
   add
     .command('workspace <path>')
@@ -134,33 +154,33 @@ addFlags(
     .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger)
     .option('--secret-file <pattern>', 'also skip files matching this gitignore pattern as secret files; !pattern reads a default back (repeatable)', collect)
     .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)'),
-).action(run(async (path: string, opts: WorkspaceFlags & AddOptions) => connectorsAdd(config(), workspaceTarget(path, opts), opts)));
+).action(run(async (path: string, opts: WorkspaceFlags & AddOptions) => addWith((c) => c.workspaceTarget(path, opts), opts)));
 addFlags(add.command('git <path>').option('--id <id>', 'the repository id')).action(
-  run(async (path: string, opts: GitFlags & AddOptions) => connectorsAdd(config(), gitTarget(path, opts), opts)),
+  run(async (path: string, opts: GitFlags & AddOptions) => addWith((c) => c.gitTarget(path, opts), opts)),
 );
 connectors
   .command('list')
   .option('--workspace <id>', 'only this workspace')
   .option('--json', 'print JSON')
-  .action(run(async (opts: { workspace?: string; json?: boolean }) => connectorsList(config(), opts)));
+  .action(run(async (opts: { workspace?: string; json?: boolean }) => (await import('./commands/connectors.js')).connectorsList(config(), opts)));
 connectors
   .command('run <id>')
   .description('run an instance now, in this process')
   .option('--workspace <id>', 'the workspace of the instance', 'default')
   .option('--dry-run', 'read the source and count; write nothing')
   .option('--json', 'print the summary as JSON')
-  .action(run(async (id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }) => connectorsRun(config(), id, opts)));
+  .action(run(async (id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }) => (await import('./commands/connectors.js')).connectorsRun(config(), id, opts)));
 connectors
   .command('remove <id>')
   .description('remove an instance and its schedule (its cursor is kept)')
   .option('--workspace <id>', 'the workspace of the instance', 'default')
   .option('--json', 'print JSON')
-  .action(run(async (id: string, opts: { workspace: string; json?: boolean }) => connectorsRemove(config(), id, opts)));
+  .action(run(async (id: string, opts: { workspace: string; json?: boolean }) => (await import('./commands/connectors.js')).connectorsRemove(config(), id, opts)));
 connectors
   .command('reset <id>')
   .description("forget an instance's cursor: its next sync reads the source from the beginning (after a rewritten git history)")
   .option('--workspace <id>', 'the workspace of the instance', 'default')
-  .action(run(async (id: string, opts: { workspace: string }) => connectorsReset(config(), id, opts)));
+  .action(run(async (id: string, opts: { workspace: string }) => (await import('./commands/connectors.js')).connectorsReset(config(), id, opts)));
 
 registerCompileCommands(program, run, config);
 registerOperationCommands(program, run, config);

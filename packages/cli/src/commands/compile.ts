@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { CanonError, ValidationError } from '@canon/core';
 import type { CompileResult, Config, JobView, VerifyReport } from '@canon/runtime';
-import { connect, withClient, type CanonClient, type Run } from '../client.js';
+import type { CanonClient, Run } from '../client.js';
+import { connect, invalid, withClient } from '../lazy-client.js';
 
 
 interface TargetOptions {
@@ -12,16 +12,16 @@ interface TargetOptions {
 
 const COUNTERS = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
 
-function target(opts: TargetOptions): { subject: string } | { all: true } {
-  if (opts.subject && opts.all) throw new ValidationError('give --subject S or --all, not both');
+async function target(opts: TargetOptions): Promise<{ subject: string } | { all: true }> {
+  if (opts.subject && opts.all) throw await invalid('give --subject S or --all, not both');
   if (opts.subject) return { subject: opts.subject };
   if (opts.all) return { all: true };
-  throw new ValidationError('give --subject S or --all');
+  throw await invalid('give --subject S or --all');
 }
 
 /** The subjects a `--subject S | --all` option names. */
 async function subjectsOf(client: CanonClient, opts: TargetOptions): Promise<string[]> {
-  const t = target(opts);
+  const t = await target(opts);
   return 'subject' in t ? [t.subject] : (await client.subjects()).map((s) => s.subject);
 }
 
@@ -63,7 +63,7 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
       run(async (opts: TargetOptions & { async?: boolean; wait?: boolean }) => {
         const client = await connect(config());
         try {
-          const out = await client.compile({ ...target(opts), async: Boolean(opts.async) });
+          const out = await client.compile({ ...(await target(opts)), async: Boolean(opts.async) });
           if (out.async) {
             if (!opts.wait) {
               console.log(opts.json ? JSON.stringify({ job_id: out.job_id }) : out.job_id);
@@ -125,7 +125,7 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
               reports.push(await client.verify(s));
             } catch (err) {
               // A key that may not verify stops here; a subject that cannot be verified does not stop the others.
-              if (err instanceof CanonError && (err.type === 'unauthorized' || err.type === 'forbidden')) throw err;
+              if (err instanceof (await import('@canon/core')).CanonError && (err.type === 'unauthorized' || err.type === 'forbidden')) throw err;
               errors.push({ subject: s, error: err instanceof Error ? err.message : String(err) });
             }
           }

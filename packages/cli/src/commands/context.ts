@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '@canon/runtime';
-import { connect } from '../client.js';
+import { connect } from '../lazy-client.js';
 
 type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 

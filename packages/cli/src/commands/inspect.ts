@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { type Run } from '../client.js';
+import type { Run } from '../client.js';
 import type { CanonPort } from '@canon/mcp';
-import { inspectMemories, type Config, type InspectedMemory, type MemorySections } from '@canon/runtime';
+import type { Config, InspectedMemory, MemorySections } from '@canon/runtime';
 import type { LoggedEpisode } from '@canon/store';
-import { openPort } from '../port.js';
 
 
 interface EpisodeLine {
@@ -52,6 +51,7 @@ export async function loadInspection(port: CanonPort, subject: string, asOf?: st
     after = log.next ?? undefined;
   } while (after);
   const sources = [...bySource.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([source, episodes]) => ({ source, episodes }));
+  const { inspectMemories } = await import('@canon/runtime');
   return { subject, at: page.at, sources, ...inspectMemories(memories) };
 }
 
@@ -113,6 +113,7 @@ export function registerInspectCommand(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (subject: string, opts: { asOf?: string; json?: boolean }) => {
+        const { openPort } = await import('../port.js');
         const port = await openPort(config(), { queue: false });
         try {
           const report = await loadInspection(port, subject, opts.asOf);

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { type Run } from '../client.js';
-import { serveStdio } from '@canon/mcp';
+import type { Run } from '../client.js';
 import type { Config } from '@canon/runtime';
-import { openPort } from '../port.js';
 
 
 export function registerMcpCommand(program: Command, run: Run, config: () => Config): void {
@@ -16,7 +14,9 @@ export function registerMcpCommand(program: Command, run: Run, config: () => Con
         console.log = console.error;
         console.info = console.error;
         // In-process: this process works the queue while it serves, so `compile` with async runs.
+        const { openPort } = await import('../port.js');
         const port = await openPort(config(), { queue: true });
+        const { serveStdio } = await import('@canon/mcp');
         await serveStdio(port);
       }),
     );

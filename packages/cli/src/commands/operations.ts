@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '@canon/runtime';
-import { withClient, type Run } from '../client.js';
+import type { Run } from '../client.js';
+import { withClient } from '../lazy-client.js';
 
 
 

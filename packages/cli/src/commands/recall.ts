@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { ValidationError } from '@canon/core';
 import type { Config } from '@canon/runtime';
-import { withClient, type Run } from '../client.js';
+import type { Run } from '../client.js';
+import { invalid, withClient } from '../lazy-client.js';
 
 
 
@@ -160,7 +160,7 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
           try {
             input = JSON.parse(fs.readFileSync(file, 'utf8'));
           } catch (err) {
-            throw new ValidationError(`${file}: ${(err as Error).message}`);
+            throw await invalid(`${file}: ${(err as Error).message}`);
           }
           const change = await client.setPolicies(input);
           if (opts.json) return console.log(JSON.stringify(change));
@@ -178,7 +178,7 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (opts: { subject?: string; user?: string; json?: boolean }) => {
-        if ((opts.subject === undefined) === (opts.user === undefined)) throw new ValidationError('give --subject S or --user U');
+        if ((opts.subject === undefined) === (opts.user === undefined)) throw await invalid('give --subject S or --user U');
         await withClient(config(), async (client) => {
           const out = await client.erase(opts.subject !== undefined ? { subject: opts.subject } : { user: opts.user! });
           if (opts.json) return console.log(JSON.stringify(out));

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config, SearchResult } from '@canon/runtime';
-import { connect, type Run } from '../client.js';
+import type { Run } from '../client.js';
+import { connect } from '../lazy-client.js';
 
 
 interface SearchOptions {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Config, SecretScanFinding } from '@canon/runtime';
-import { connect, type Run } from '../client.js';
+import type { Run } from '../client.js';
+import { connect } from '../lazy-client.js';
 import { table } from './search.js';
 
 interface ScanOptions {
