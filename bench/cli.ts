@@ -19,6 +19,9 @@ const RUNS = SMALL ? 5 : 11;
 const SUBJECT = 'service:cli-bench';
 
 export interface CliResult {
+  node: string;
+  /** 1-minute load average at the start: on a shared machine every process starts slower. */
+  load_average: number;
   runs: number;
   node_baseline: Distribution;
   help: Distribution;
@@ -48,6 +51,7 @@ export async function benchCli(cluster: BenchCluster, log: (msg: string) => void
   delete env['CANON_URL'];
   delete env['CANON_API_KEY'];
   delete env['DATABASE_URL'];
+  const load = os.loadavg()[0]!;
   log(`cli: canon --help, ${RUNS} runs`);
   const baseline = timeProcess(['-e', '0'], env, RUNS);
   const help = timeProcess([BIN, '--help'], env, RUNS);
@@ -69,6 +73,8 @@ export async function benchCli(cluster: BenchCluster, log: (msg: string) => void
     const memories = timeProcess([BIN, 'memories', SUBJECT], serverEnv, RUNS);
     const result = { help: distribution(help), memories_http: distribution(memories) };
     return {
+      node: process.version,
+      load_average: Math.round(load * 100) / 100,
       runs: RUNS,
       node_baseline: distribution(baseline),
       ...result,

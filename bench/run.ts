@@ -245,7 +245,7 @@ function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof
     out.push(
       '## Command line',
       '',
-      `Whole \`canon\` processes, ${cli.runs} runs each (median / p95 ms): \`canon --help\` ${fmtDist(cli.help)}; \`canon memories S\` against a running \`canon start\` (HTTP) ${fmtDist(cli.memories_http)}; \`node -e 0\`, the floor, ${fmtDist(cli.node_baseline)}.`,
+      `Whole \`canon\` processes on Node ${cli.node}, ${cli.runs} runs each (median / p95 ms): \`canon --help\` ${fmtDist(cli.help)}; \`canon memories S\` against a running \`canon start\` (HTTP) ${fmtDist(cli.memories_http)}; \`node -e 0\`, the floor, ${fmtDist(cli.node_baseline)}.`,
       '',
     );
   }

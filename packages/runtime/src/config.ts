@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { LOG_LEVELS, type LogLevel } from './log.js';
+import { LOG_LEVELS, type LogLevel } from './log-levels.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { LogLevel } from './log-levels.js';
 
 export type { Logger } from 'pino';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LevelWithSilent[];
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel } from './log-levels.js';
 
 export interface LoggerOptions {
   level: LogLevel;
