@@ -26,6 +26,7 @@ import {
   insertMemory,
   insertPending,
   inTransaction,
+  lockSubject,
   StaleWriteError,
   memoriesByIds,
   memoryIdsOfLineages,
@@ -96,11 +97,6 @@ function add(a: CompileResult, b: CompileResult): CompileResult {
     state_hash: b.state_hash,
     compiler_version: COMPILER_VERSION,
   };
-}
-
-/** Two int4 halves of a hash: the subject's transaction-level advisory lock. */
-export async function lockSubject(tx: PoolClient, workspaceId: string, subject: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7236003))', [JSON.stringify([workspaceId, subject])]);
 }
 
 /**
