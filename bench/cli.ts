@@ -1,6 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { startBenchCluster, type BenchCluster } from './cluster.js';
@@ -12,6 +11,7 @@ import { startServer } from './jobs.js';
  * terminal waits for them — `canon --help`, and `canon memories S` against a running
  * `canon start` (found through its CANON_HOME, so the command talks HTTP and never opens the
  * database). Plain `node -e 0` is measured beside them: no command can start faster than that.
+ * The CLI runs the built code: `npm run bench:cli` builds first.
  */
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const BIN = path.join(ROOT, 'packages/cli/bin/canon.js');
@@ -43,10 +43,6 @@ function timeProcess(args: string[], env: NodeJS.ProcessEnv, runs: number): numb
 }
 
 export async function benchCli(cluster: BenchCluster, log: (msg: string) => void = console.error): Promise<CliResult> {
-  // The CLI runs the built code: measure what the sources say now.
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
-
   const env: NodeJS.ProcessEnv = { ...process.env, CANON_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'canon-bench-cli-')) };
   delete env['CANON_URL'];
   delete env['CANON_API_KEY'];

@@ -85,7 +85,7 @@ async function backlog(databaseUrl: string): Promise<void> {
 
 function child(kind: 'dispute-ingest' | 'dispute-compile' | 'backlog', databaseUrl: string): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/hostile.ts'), kind, databaseUrl], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(ROOT, 'bench/hostile.ts'), kind, databaseUrl], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     p.on('exit', (code) => {

@@ -14,7 +14,8 @@ import { distribution, SMALL, type Distribution } from './harness.js';
  * POST /v1/compile {async: true} to the poll that sees it completed.
  *
  * Peak RSS is the kernel's high-water mark (VmHWM in /proc/<pid>/status) of each process of
- * the server's tree (canon.js → tsx → the server), read just before it is stopped.
+ * the server's tree (the bin runs the built server in its own process), read just before it is
+ * stopped.
  */
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const EPISODES = SMALL ? 10_000 : 50_000;
