@@ -207,7 +207,7 @@ function labelled(block: Inline): { key: string; value: string } | null {
   const m = /^\s*([^:\n]{1,80}?)\s*:(?:\s+|$)/.exec(mask);
   if (!m) return null;
   const lead = mask.length - mask.trimStart().length;
-  const key = oneLine(text.slice(lead, lead + m[1]!.length));
+  const key = oneLine(text.slice(lead, lead + m[1]!.length)).replace(/^(["'])(.+)\1$/, '$2');
   const value = cleanValue(oneLine(text.slice(m[0].length)));
   if (value === null || !acceptableKey(key)) return null;
   return { key, value };
@@ -227,6 +227,8 @@ export function keyValue(line: string): { key: string; value: string } | null {
 function cleanValue(value: string): string | null {
   let v = value.trim();
   if (!/\s/.test(v)) v = v.replace(/[.,;]+$/, '');
+  const quoted = /^(["'`])(.*)\1$/s.exec(v);
+  if (quoted && !quoted[2]!.includes(quoted[1]!)) v = quoted[2]!.trim();
   if (v === '' || /^(?:n\/a|none given|\?)$/i.test(v)) return null;
   return v.length > 2000 ? null : v;
 }
@@ -269,9 +271,12 @@ function releaseDateBelow(tokens: Token[], index: number): string | null {
   return d && d[0] === line ? line : null;
 }
 
-/** A heading that names an option: one identifier (`etag`, `options.maxAge`, `--port`). */
+/**
+ * A heading that names an option: one identifier (`etag`, `options.maxAge`, `--port`), maybe with
+ * its type (`level (String)`).
+ */
 function namesOption(heading: string): boolean {
-  return /^[-\w.$@[\]]+$/.test(heading) && heading.length <= 60;
+  return /^[-\w.$@[\]]+(?:\s*\([^()]*\))?:?$/.test(heading) && heading.length <= 80;
 }
 
 /**
