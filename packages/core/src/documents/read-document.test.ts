@@ -4,6 +4,7 @@ import { documentFormat } from './format.js';
 import { keyPathString, parseKeyPath } from './key-path.js';
 import { releaseHeading, statedDefault } from './markdown.js';
 import { readDocument, settle } from './read-document.js';
+import { MAX_DOCUMENT_FACTS } from './statement.js';
 
 const facts = (path: string, text: string) =>
   readDocument(path, text).facts.map((f) => [f.predicate, ...(Object.keys(f.qualifiers).length ? [f.qualifiers] : []), f.value]);
@@ -132,6 +133,14 @@ describe('structured files: one fact per leaf, keyed by its key path', () => {
       ['stages[1].ENV.PORT', '8080'],
       ['stages[1].EXPOSE', ['8080']],
     ]);
+  });
+
+  it('a settings file stating more than the bound is data: none of its facts, all counted', () => {
+    const leaves = Object.fromEntries(Array.from({ length: MAX_DOCUMENT_FACTS.structured + 1 }, (_, i) => [`k${i}`, i]));
+    const r = readDocument('results.json', JSON.stringify(leaves));
+    expect(r.facts).toEqual([]);
+    expect(r.dropped).toEqual({ too_many: MAX_DOCUMENT_FACTS.structured + 1 });
+    expect(readDocument('ok.json', JSON.stringify({ a: 1 })).facts).toHaveLength(1);
   });
 
   it('a structured file its parser refuses states nothing and is counted', () => {

@@ -27,8 +27,12 @@ export function readDocument(path: string | undefined, text: string): DocumentRe
   count('too_long', raw.length - sized.length);
   const { facts, ambiguous } = settle(sized);
   count('ambiguous', ambiguous);
-  count('too_many', facts.length - MAX_DOCUMENT_FACTS);
-  return { format, facts: facts.slice(0, MAX_DOCUMENT_FACTS), dropped };
+  const limit = format === 'markdown' || format === 'text' ? MAX_DOCUMENT_FACTS.markdown : MAX_DOCUMENT_FACTS.structured;
+  if (facts.length > limit) {
+    count('too_many', facts.length);
+    return { format, facts: [], dropped };
+  }
+  return { format, facts, dropped };
 }
 
 function factsOf(format: DocumentFormat, text: string): DocumentFact[] | null {

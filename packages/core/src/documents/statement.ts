@@ -19,8 +19,8 @@ export interface DocumentReading {
   /**
    * Statements not turned into facts, counted: `ambiguous` (two statements of this version on
    * one key with different values — both dropped, so a version never disputes itself),
-   * `unparsed` (a structured file its parser refused: it stays text), `too_many` (facts past
-   * `MAX_DOCUMENT_FACTS`), `too_long` (a key longer than a fact key may be).
+   * `unparsed` (a structured file its parser refused: it stays text), `too_many` (a document
+   * stating more than `MAX_DOCUMENT_FACTS`: all of its facts), `too_long` (a key longer than a fact key may be).
    */
   dropped: Record<string, number>;
 }
@@ -46,8 +46,13 @@ export type DocumentFormat =
   /** A format with no extractor (images as text, CSV, XML, …): kept as text, no memories. */
   | 'other';
 
-/** A document's facts are bounded, so one generated file cannot swamp a compile. */
-export const MAX_DOCUMENT_FACTS = 2000;
+/**
+ * A document stating more facts than this is data, not settings or notes — a benchmark's results,
+ * a schema snapshot, a recorded API response — and stays text: all of it, not the first part
+ * (which part would be an accident of order). Markdown gets more room: a long table is still a
+ * table a person wrote.
+ */
+export const MAX_DOCUMENT_FACTS = Object.freeze({ structured: 500, markdown: 2000 });
 
 /** Predicates and qualifier values longer than this are not keys a person reads: dropped. */
 export const MAX_KEY_CHARS = 400;
