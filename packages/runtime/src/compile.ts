@@ -214,6 +214,15 @@ export async function rebuildInTransaction(
   return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options);
 }
 
+/**
+ * Episodes read, extracted and written per statement, and memories folded and written per batch.
+ * A compile streams through its chunk in these slices, so what it holds at once is one slice of
+ * episodes and claims, or one batch of keys' claims — never the whole chunk — and no statement
+ * carries an unbounded parameter (node-postgres spells an array parameter out as one string).
+ */
+const EXTRACT_SLICE = 500;
+const FOLD_BATCH = 200;
+
 async function compileEpisodes(
   tx: PoolClient,
   workspaceId: string,
@@ -225,62 +234,74 @@ async function compileEpisodes(
 ): Promise<CompileResult> {
   const started = new Date();
   const t0 = performance.now();
-  const episodes = await episodesByIds(tx, workspaceId, episodeIds);
-  const claims: Claim[] = [];
-  for (const [i, e] of episodes.entries()) {
-    claims.push(...extract(e, policies.set));
-    if (i % 200 === 199) await yieldToEventLoop();
-  }
-  await insertClaims(tx, claims);
+  const result = emptyResult(subject, EMPTY_STATE_HASH);
 
   // Keys to refold: every key a new claim is on, and every key a lineage with a new snapshot
   // version stated before (the new version may no longer state it).
-  const snapshotLineages = [...new Set(episodes.filter((e) => e.snapshot).map((e) => e.lineage))];
-  const touched = new Set(claims.map((c) => c.memory_id));
-  for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, snapshotLineages)) touched.add(id);
+  const touched = new Set<string>();
+  const snapshotLineages = new Set<string>();
+  const compilingSnapshots: string[] = [];
+  const compiled: string[] = [];
+  for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) {
+    const episodes = await episodesByIds(tx, workspaceId, episodeIds.slice(i, i + EXTRACT_SLICE));
+    const claims: Claim[] = [];
+    for (const e of episodes) {
+      compiled.push(e.id);
+      claims.push(...extract(e, policies.set));
+      if (e.snapshot) {
+        snapshotLineages.add(e.lineage);
+        compilingSnapshots.push(e.id);
+      }
+    }
+    await insertClaims(tx, claims);
+    for (const c of claims) touched.add(c.memory_id);
+    result.episodes_processed += episodes.length;
+    await yieldToEventLoop();
+  }
+  for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, [...snapshotLineages])) touched.add(id);
   const ids = [...touched].sort();
 
-  const claimsByMemory = await claimsOfMemories(tx, workspaceId, ids);
-  const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
-  const versions = await snapshotVersions(tx, workspaceId, subject, lineages, episodeIds);
-  const existing = await memoriesByIds(tx, workspaceId, ids);
-
-  const result = emptyResult(subject, EMPTY_STATE_HASH);
-  result.episodes_processed = episodes.length;
-  const writes: ProjectionChange[] = [];
   const removedDigests: string[] = [];
   const addedDigests: string[] = [];
   let conflictDelta = 0;
-  let sinceYield = performance.now();
-  for (const id of ids) {
-    const memoryClaims = claimsByMemory.get(id) ?? [];
-    if (memoryClaims.length === 0) continue;
-    // A compile shares the process with the HTTP server: health checks and reads must keep
-    // answering while a large subject folds, so give the event loop a turn every ~20 ms.
-    if (performance.now() - sinceYield > 20) {
-      await yieldToEventLoop();
-      sinceYield = performance.now();
+  for (let i = 0; i < ids.length; i += FOLD_BATCH) {
+    const batch = ids.slice(i, i + FOLD_BATCH);
+    const claimsByMemory = await claimsOfMemories(tx, workspaceId, batch);
+    const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
+    const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
+    const existing = await memoriesByIds(tx, workspaceId, batch);
+    const writes: ProjectionChange[] = [];
+    let sinceYield = performance.now();
+    for (const id of batch) {
+      const memoryClaims = claimsByMemory.get(id) ?? [];
+      if (memoryClaims.length === 0) continue;
+      // A compile shares the process with the HTTP server: health checks and reads must keep
+      // answering while a large subject folds, so give the event loop a turn every ~20 ms.
+      if (performance.now() - sinceYield > 20) {
+        await yieldToEventLoop();
+        sinceYield = performance.now();
+      }
+      const timeline = foldMemory(memoryClaims, policies.set, versions);
+      const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
+      const before = existing.get(id);
+      if (!before) {
+        await insertMemory(tx, workspaceId, write);
+        result.memories_created += 1;
+      } else if (before.etag !== write.etag) {
+        const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
+        if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
+        result.memories_updated += 1;
+        removedDigests.push(before.digest);
+      } else {
+        continue;
+      }
+      addedDigests.push(write.digest);
+      writes.push({ write, before: before?.timeline ?? null });
+      countChanges(result, before, timeline);
+      conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
     }
-    const timeline = foldMemory(memoryClaims, policies.set, versions);
-    const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
-    const before = existing.get(id);
-    if (!before) {
-      await insertMemory(tx, workspaceId, write);
-      result.memories_created += 1;
-    } else if (before.etag !== write.etag) {
-      const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
-      if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
-      result.memories_updated += 1;
-      removedDigests.push(before.digest);
-    } else {
-      continue;
-    }
-    addedDigests.push(write.digest);
-    writes.push({ write, before: before?.timeline ?? null });
-    countChanges(result, before, timeline);
-    conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
+    await writeProjections(tx, workspaceId, writes);
   }
-  await writeProjections(tx, workspaceId, writes);
 
   const previous = await getSubject(tx, workspaceId, subject);
   result.state_hash = updateStateHash(previous?.state_hash ?? EMPTY_STATE_HASH, removedDigests, addedDigests);
@@ -294,12 +315,9 @@ async function compileEpisodes(
     open_conflicts: (previous?.open_conflicts ?? 0) + conflictDelta,
   });
   const runId = randomUUID();
-  await insertMarkers(tx, workspaceId, subject, episodes.map((e) => e.id), {
-    id: runId,
-    compiler_version: COMPILER_VERSION,
-    policy_fingerprint: policies.fingerprint,
-  });
-  await deletePending(tx, workspaceId, subject, episodeIds);
+  const run = { id: runId, compiler_version: COMPILER_VERSION, policy_fingerprint: policies.fingerprint };
+  for (let i = 0; i < compiled.length; i += EXTRACT_SLICE) await insertMarkers(tx, workspaceId, subject, compiled.slice(i, i + EXTRACT_SLICE), run);
+  for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) await deletePending(tx, workspaceId, subject, episodeIds.slice(i, i + EXTRACT_SLICE));
   await insertCompileRun(tx, {
     id: runId,
     workspace_id: workspaceId,
