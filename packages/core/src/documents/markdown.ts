@@ -155,7 +155,12 @@ function inlineParts(token: Inline | undefined): { text: string; mask: string } 
       case 'link': {
         const link = t as Tokens.Link;
         // A bare reference (`[3]`, a citation) reads as written; any other link as its text.
-        part = link.raw === `[${link.text}]` && /^\d+$/.test(link.text) ? { text: link.raw, mask: link.raw } : inlineParts(link);
+        if (link.raw === `[${link.text}]` && /^\d+$/.test(link.text)) part = { text: link.raw, mask: link.raw };
+        else {
+          // A colon inside a link's text is the title's (`[RFC 3986: URI Syntax]`), not a label's.
+          const inner = inlineParts(link);
+          part = /:\s*$/.test(inner.text) ? inner : { text: inner.text, mask: inner.mask.replace(/:/g, '_') };
+        }
         break;
       }
       case 'strong':
@@ -219,7 +224,8 @@ export function keyValue(line: string): { key: string; value: string } | null {
   if (!m) return null;
   const key = m[1]!.trim();
   const value = cleanValue(m[2]!.trim());
-  if (value === null || !acceptableKey(key) || key.split(/\s+/).length > 4) return null;
+  // Plain text has no markup to tell a label from a sentence: short names, short values only.
+  if (value === null || !acceptableKey(key) || key.split(/\s+/).length > 4 || value.split(/\s+/).length > 12) return null;
   return { key, value };
 }
 
