@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase, runCanon } from '@canon/testing';
-import { createRuntime, loadConfig, type Principal, type Runtime } from '@canon/runtime';
+import { addConnectorInstance, createRuntime, loadConfig, runConnectorInstance, type Principal, type Runtime } from '@canon/runtime';
 
 let db: TestDatabase;
 let home: string;
@@ -79,5 +79,22 @@ describe('canon sync workspace', () => {
     const memories = (await runtime.memories(owner, 'workspace:demo:docs/options.md')).memories;
     expect(memories.filter((m) => m.status === 'conflicted')).toEqual([]);
     expect(memories.filter((m) => m.predicate !== 'file_hash' && m.current.length > 0)).toEqual([]);
+  });
+
+  it('a scheduled run (the way a server\'s worker runs it) queues the compile of what it wrote, in its transaction', async () => {
+    const server = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { queue: true, workers: false, migrate: false });
+    try {
+      const notes = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cli-sched-'));
+      fs.writeFileSync(path.join(notes, 'owners.md'), '# Owners\n\n## Billing\n\n- Owner: payments-team\n');
+      await addConnectorInstance(server, { workspace: 'sched', connector: 'workspace', config: { path: notes, id: 'sched' } });
+      const run = await runConnectorInstance(server, { workspace: 'sched', instanceId: 'workspace:sched' });
+      expect(run).toMatchObject({ created: 1 });
+      expect(run.compiled).toBeUndefined();
+      const { rows } = await runtime.pool.query(`SELECT data->>'subject' AS subject, state FROM pgboss.job WHERE name = 'compile' AND data->>'workspace_id' = 'sched'`);
+      expect(rows).toEqual([{ subject: 'workspace:sched:owners.md', state: 'created' }]);
+      fs.rmSync(notes, { recursive: true, force: true });
+    } finally {
+      await server.close();
+    }
   });
 });
