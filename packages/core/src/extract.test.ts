@@ -259,6 +259,15 @@ describe('documents', () => {
     expect(owner!.text).toBe('Owner: platform');
     expect(reviewer!.standing).toBeLessThan(ROLE_STANDING.connector);
   });
+
+  it('a setting is data: hedge or correction words in a config value qualify nothing', () => {
+    const text = 'status: maybe later\nnote: "Correction: as of 2017 this was wrong"\n';
+    const doc = extract({ ...base, kind: 'document', body: { text, path: 'settings.yaml' } }, DEFAULT_POLICY_SET);
+    expect(doc.map((c) => [c.predicate, c.standing, c.correction, c.effective_explicit, c.cues])).toEqual([
+      ['status', ROLE_STANDING.connector, false, false, []],
+      ['note', ROLE_STANDING.connector, false, false, []],
+    ]);
+  });
 });
 
 describe('the text of an episode qualifies its structured claims (design §3)', () => {

@@ -199,9 +199,12 @@ export function authorOf(episode: Pick<Episode, 'actor' | 'actor_key'>): string 
 function fromDocument(episode: Episode, cuesOf: (text: string) => CueMatch[], ctx: DateContext): Draft[] {
   const path = typeof episode.body['path'] === 'string' ? episode.body['path'] : undefined;
   const reading = readDocument(path, episode.body.text ?? '');
+  // A setting's value is data: `status: maybe` in a YAML file hedges nothing. Only what people
+  // write in Markdown and plain text is read for cues.
+  const worded = reading.format === 'markdown' || reading.format === 'text';
   return reading.facts.map((f) => {
     const text = normalizeText(f.text);
-    const matches = cuesOf(text);
+    const matches = worded ? cuesOf(text) : [];
     return {
       predicate: f.predicate,
       qualifiers: f.qualifiers,
