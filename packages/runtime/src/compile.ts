@@ -26,6 +26,7 @@ import {
   insertMemory,
   insertPending,
   inTransaction,
+  lockSubject,
   StaleWriteError,
   memoriesByIds,
   memoryIdsOfLineages,
@@ -96,11 +97,6 @@ function add(a: CompileResult, b: CompileResult): CompileResult {
     state_hash: b.state_hash,
     compiler_version: COMPILER_VERSION,
   };
-}
-
-/** Two int4 halves of a hash: the subject's transaction-level advisory lock. */
-export async function lockSubject(tx: PoolClient, workspaceId: string, subject: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7236003))', [JSON.stringify([workspaceId, subject])]);
 }
 
 /**
@@ -242,8 +238,22 @@ async function compileEpisodes(
   const snapshotLineages = new Set<string>();
   const compilingSnapshots: string[] = [];
   const compiled: string[] = [];
-  for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) {
-    const episodes = await episodesByIds(tx, workspaceId, episodeIds.slice(i, i + EXTRACT_SLICE));
+  // The database and this process work side by side: while a slice is extracted here, the
+  // previous slice's claims are being written and the next slice's episodes read (one connection
+  // runs its queries in the order they were sent, so nothing is reordered).
+  const slices: string[][] = [];
+  for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) slices.push(episodeIds.slice(i, i + EXTRACT_SLICE));
+  const read = (k: number) => (k < slices.length ? settled(episodesByIds(tx, workspaceId, slices[k]!)) : null);
+  let next = read(0);
+  let writing: Promise<void> | null = null;
+  for (let k = 0; next; k += 1) {
+    // A failed write aborts the transaction, and the read queued behind it fails for that reason:
+    // report the write's own error.
+    const episodes = await next.catch(async (err: unknown) => {
+      if (writing) await writing;
+      throw err;
+    });
+    next = read(k + 1);
     const claims: Claim[] = [];
     for (const e of episodes) {
       compiled.push(e.id);
@@ -253,11 +263,13 @@ async function compileEpisodes(
         compilingSnapshots.push(e.id);
       }
     }
-    await insertClaims(tx, claims);
+    if (writing) await writing;
+    writing = settled(insertClaims(tx, claims));
     for (const c of claims) touched.add(c.memory_id);
     result.episodes_processed += episodes.length;
     await yieldToEventLoop();
   }
+  if (writing) await writing;
   for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, [...snapshotLineages])) touched.add(id);
   const ids = [...touched].sort();
 
@@ -329,6 +341,15 @@ async function compileEpisodes(
     result: { ...result },
   });
   return result;
+}
+
+/**
+ * A promise whose rejection is reported where it is awaited, not as an unhandled rejection in
+ * between (a query sent ahead may fail while the loop is still extracting).
+ */
+function settled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }
 
 /** Lets pending I/O callbacks (requests, health checks, heartbeats) run between slices of work. */
