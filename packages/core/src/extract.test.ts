@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CUES } from './cues.js';
 import { extract, sentences } from './extract.js';
@@ -258,6 +259,21 @@ describe('documents', () => {
     expect(owner!.standing).toBe(ROLE_STANDING.connector);
     expect(owner!.text).toBe('Owner: platform');
     expect(reviewer!.standing).toBeLessThan(ROLE_STANDING.connector);
+  });
+
+  it('property: any document text under any file name extracts without throwing, the same claims twice', () => {
+    const piece = fc.constantFrom('# T\n', '## A\n', '- k: v\n', '| a | b |\n|---|---|\n| x | 1 |\n', 'x: 1\n', '{"a": [1, {"b": null}]}', '[s]\nk=v\n', 'FROM x\n', '\n', ': :\n', '- **:** \n', '`a: b`\n');
+    const text = fc.array(fc.oneof(piece, fc.string({ maxLength: 20 })), { maxLength: 12 }).map((parts) => parts.join(''));
+    const path = fc.constantFrom('a.md', 'a.json', 'a.yaml', 'a.toml', '.env.example', 'a.ini', 'go.mod', 'Dockerfile', 'requirements.txt', 'package.json', 'a.txt', 'a.ts');
+    fc.assert(
+      fc.property(path, text, (p, t) => {
+        const e = { ...base, kind: 'document', body: { text: t, path: p, claims: inventory } };
+        const claims = extract(e, DEFAULT_POLICY_SET);
+        expect(extract(e, DEFAULT_POLICY_SET)).toEqual(claims);
+        expect(new Set(claims.map((c) => c.key)).size).toBe(claims.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a setting is data: hedge or correction words in a config value qualify nothing', () => {
