@@ -58,8 +58,8 @@ export {
 } from './policy.js';
 export { readDocument } from './documents/read-document.js';
 export { documentFormat } from './documents/format.js';
-export { keyPathString, parseKeyPath, type KeyPath } from './documents/key-path.js';
-export { MAX_DOCUMENT_FACTS, type DocumentFact, type DocumentFormat, type DocumentReading } from './documents/statement.js';
+export { parseKeyPath } from './documents/key-path.js';
+export type { DocumentFact, DocumentFormat, DocumentReading } from './documents/statement.js';
 export { Claim, ClaimOrigin, LineageVersion, claimRef, sameRef } from './claim.js';
 export {
   EvidenceRef,
