@@ -178,6 +178,8 @@ export function authorOf(episode: Pick<Episode, 'actor' | 'actor_key'>): string 
  * anything: it only states the claims its sentences carry.
  */
 export function extract(episode: Episode, policies: PolicySet, extractorVersion: string = EXTRACTOR_VERSION): Claim[] {
+  // A link states something about two fact keys, not a fact: its reason is never read as one.
+  if (episode.kind === 'link') return [];
   const ctx: DateContext = { occurredAt: episode.occurred_at, timeZone: policies.time_zone };
   const structured = episode.body.claims ?? [];
   const readText = structured.length === 0 || episode.kind === 'document';

@@ -188,7 +188,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
     },
     async ({ subject, task, max_tokens, as_of }) => {
       const bundle = await port.context({ subject, task, max_tokens, ...(as_of ? { as_of } : {}) });
-      return framed([bundle.text], { subject, task, max_tokens, text: bundle.text, tokens: bundle.tokens, memory_ids: bundle.memory_ids, conflicts: bundle.conflicts });
+      return framed([bundle.text], { subject, task, max_tokens, text: bundle.text, tokens: bundle.tokens, memory_ids: bundle.memory_ids, conflicts: bundle.conflicts, possible_contradictions: bundle.possible_contradictions });
     },
   );
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  LINK_KIND,
   COMPILER_VERSION,
   EMPTY_STATE_HASH,
   extract,
@@ -16,6 +17,7 @@ import {
 import {
   claimsOfMemories,
   deleteDerivedOfSubject,
+  deleteMemories,
   deletePending,
   episodeIdsOfSubject,
   episodesByIds,
@@ -43,6 +45,7 @@ import {
 import { loadPolicySet } from './policies.js';
 import { allUsersOf, enterWorkspace } from './scope.js';
 import { log, subjectRef } from './log.js';
+import { foldGroup, loadSubjectLinks, refreshCandidates } from './links/linked-fold.js';
 
 export interface CompileResult {
   subject: string;
@@ -238,6 +241,12 @@ async function compileEpisodes(
   const snapshotLineages = [...new Set(episodes.filter((e) => e.snapshot).map((e) => e.lineage))];
   const touched = new Set(claims.map((c) => c.memory_id));
   for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, snapshotLineages)) touched.add(id);
+  // Links (design §1): a new link statement may join or split any key a link names; a key in a
+  // linked group is folded with the whole group.
+  const links = await loadSubjectLinks(tx, workspaceId, subject);
+  const linkArrived = episodes.some((e) => e.kind === LINK_KIND);
+  if (linkArrived) for (const id of links.namedIds) touched.add(id);
+  for (const id of [...touched]) for (const member of links.groupOfId.get(id)?.ids ?? []) touched.add(member);
   const ids = [...touched].sort();
 
   const claimsByMemory = await claimsOfMemories(tx, workspaceId, ids);
@@ -251,9 +260,21 @@ async function compileEpisodes(
   const removedDigests: string[] = [];
   const addedDigests: string[] = [];
   let conflictDelta = 0;
+  const merged: string[] = [];
   let sinceYield = performance.now();
   for (const id of ids) {
-    const memoryClaims = claimsByMemory.get(id) ?? [];
+    const group = links.groupOfId.get(id);
+    if (group && group.canonicalId !== id) {
+      // Linked into the group's canonical memory: its own row goes, its claims live on there.
+      const gone = existing.get(id);
+      if (gone) {
+        merged.push(id);
+        removedDigests.push(gone.digest);
+        if (gone.status === 'conflicted') conflictDelta -= 1;
+      }
+      continue;
+    }
+    const memoryClaims = group ? group.ids.flatMap((m) => claimsByMemory.get(m) ?? []) : (claimsByMemory.get(id) ?? []);
     if (memoryClaims.length === 0) continue;
     // A compile shares the process with the HTTP server: health checks and reads must keep
     // answering while a large subject folds, so give the event loop a turn every ~20 ms.
@@ -261,7 +282,7 @@ async function compileEpisodes(
       await yieldToEventLoop();
       sinceYield = performance.now();
     }
-    const timeline = foldMemory(memoryClaims, policies.set, versions);
+    const timeline = group ? foldGroup(group, claimsByMemory, policies.set, versions)! : foldMemory(memoryClaims, policies.set, versions);
     const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
     const before = existing.get(id);
     if (!before) {
@@ -281,6 +302,12 @@ async function compileEpisodes(
     conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
   }
   await writeProjections(tx, workspaceId, writes);
+  await deleteMemories(tx, workspaceId, merged);
+  // Candidates depend only on which memories exist (and on `same: false` links): recomputed when
+  // that set changed, never otherwise.
+  if (result.memories_created > 0 || merged.length > 0 || linkArrived || kind === 'rebuild') {
+    await refreshCandidates(tx, workspaceId, subject, links);
+  }
 
   const previous = await getSubject(tx, workspaceId, subject);
   result.state_hash = updateStateHash(previous?.state_hash ?? EMPTY_STATE_HASH, removedDigests, addedDigests);
@@ -290,7 +317,7 @@ async function compileEpisodes(
     state_hash: result.state_hash,
     compiler_version: COMPILER_VERSION,
     policy_fingerprint: policies.fingerprint,
-    memories: (previous?.memories ?? 0) + result.memories_created,
+    memories: (previous?.memories ?? 0) + result.memories_created - merged.length,
     open_conflicts: (previous?.open_conflicts ?? 0) + conflictDelta,
   });
   const runId = randomUUID();
