@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/**
+ * The paraphrase pairs (bench/eval/paraphrases/README.md): two statements about one subject,
+ * and whether they state one fact with the same value (duplicate), one fact with different
+ * values (contradiction), or two different facts that share many words (different).
+ * The files are data; this module only reads them.
+ */
+export const KINDS = ['duplicate', 'contradiction', 'different'] as const;
+export type PairKind = (typeof KINDS)[number];
+
+const Statement = z.strictObject({
+  text: z.string().min(1),
+  occurred_at: z.iso.datetime({ offset: true }),
+});
+export type PairStatement = z.infer<typeof Statement>;
+
+export const Pair = z
+  .strictObject({
+    id: z.string().regex(/^p-[abc]-\d{3}$/),
+    kind: z.enum(KINDS),
+    /** Both statements are about this subject. */
+    subject: z.string().min(1),
+    /** What the pair is about (deploy day, backup retention, …); for coverage counts only. */
+    topic: z.string().min(1),
+    /** The earlier statement. */
+    first: Statement,
+    /** The later statement. */
+    second: Statement,
+    /** Where the wording comes from: slack message, runbook line, commit message, … */
+    genre: z.string().min(1),
+    /** Why these are, or are not, one fact, in one line. */
+    why: z.string().min(1),
+    /**
+     * A contradiction by polarity: one statement denies what the other asserts, with the same
+     * value ("Deploys are allowed on Fridays" / "Deploys are no longer allowed on Fridays").
+     * Only on contradictions; reported apart (README, "Negation").
+     */
+    negation: z.literal(true).optional(),
+  })
+  .refine((p) => p.negation === undefined || p.kind === 'contradiction', {
+    message: 'negation is only set on contradictions',
+  })
+  .refine((p) => Date.parse(p.first.occurred_at) < Date.parse(p.second.occurred_at), {
+    message: 'first must happen before second',
+  });
+export type Pair = z.infer<typeof Pair>;
+
+export const SPLITS = ['a', 'b', 'c'] as const;
+/** a and b: development; c: the unseen third, measured once at the end. */
+export type PairSplit = (typeof SPLITS)[number];
+
+export const PAIRS_DIR = path.dirname(fileURLToPath(import.meta.url));
+
+export function pairFile(split: PairSplit): string {
+  return path.join(PAIRS_DIR, `pairs-${split}.jsonl`);
+}
+
+/** Reads and validates one pair file; a malformed line fails with its file and line number. */
+export function loadPairFile(file: string): Pair[] {
+  const pairs: Pair[] = [];
+  fs.readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch (err) {
+        throw new Error(`${path.basename(file)}:${i + 1}: ${(err as Error).message}`);
+      }
+      const parsed = Pair.safeParse(json);
+      if (!parsed.success) throw new Error(`${path.basename(file)}:${i + 1}: ${z.prettifyError(parsed.error)}`);
+      pairs.push(parsed.data);
+    });
+  return pairs;
+}
+
+/**
+ * The pairs of one split, or of all three (a, b, c in that order) when no split is given.
+ * Ids are unique and carry their split's letter.
+ */
+export function loadPairs(split?: PairSplit): Pair[] {
+  const splits = split === undefined ? SPLITS : [split];
+  const pairs = splits.flatMap((s) => {
+    const loaded = loadPairFile(pairFile(s));
+    for (const p of loaded) {
+      if (!p.id.startsWith(`p-${s}-`)) throw new Error(`${p.id} is in pairs-${s}.jsonl`);
+    }
+    return loaded;
+  });
+  const ids = new Set<string>();
+  for (const p of pairs) {
+    if (ids.has(p.id)) throw new Error(`pair ${p.id} appears twice`);
+    ids.add(p.id);
+  }
+  return pairs;
+}
+
+/** The development splits; c is held out. */
+export function isHeldOut(pair: Pair): boolean {
+  return pair.id.startsWith('p-c-');
+}
