@@ -34,11 +34,18 @@ describe('candidates', () => {
     }
   });
 
-  it('never pairs other slot kinds, other qualifiers, other scopes or a negation', () => {
+  it('never pairs other slot kinds, other qualifiers, other scopes, or a qualifying word swapped', () => {
     expect(pairsOf([tue, mem('The staging deploy runs on {time}')])).toEqual([]);
     expect(pairsOf([mem('deploy day', { qualifiers: { env: 'staging' } }), mem('deploy day', { qualifiers: { env: 'production' } })])).toEqual([]);
     expect(pairsOf([tue, mem('The staging deploy runs on {weekday}', { scope: 'personal', owner: 'alice' })])).toEqual([]);
-    expect(pairsOf([mem('Deploy on {weekday}'), mem('Do not deploy on {weekday}')])).toEqual([]);
+    expect(pairsOf([mem('The EU API runs {quantity}'), mem('The US API runs {quantity}')])).toEqual([]);
+    expect(pairsOf([mem('Backups are kept for {quantity}'), mem('Logs are kept for {quantity}')])).toEqual([]);
+  });
+
+  it('pairs a statement with its negation as opposite: a possible contradiction whatever the values', () => {
+    const [p] = findCandidates([mem('Deploys to prod are allowed on {weekday}'), mem('We no longer allow prod deploys on {weekday}')]);
+    expect(p?.opposite).toBe(true);
+    expect(p?.reason).toContain('one side negated');
   });
 
   it('compares notes by their words, whatever their fingerprints', () => {

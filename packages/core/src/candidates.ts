@@ -27,6 +27,8 @@ export interface CandidatePair {
   /** 0..1, two decimals. */
   score: number;
   reason: string;
+  /** One side negates what the other states: a possible contradiction even with equal values. */
+  opposite?: true;
 }
 
 /** What a memory row keeps of each of its candidates. */
@@ -34,6 +36,7 @@ export interface CandidateRef {
   memory_id: string;
   score: number;
   reason: string;
+  opposite?: true;
   /** A link below the standing links need, naming this pair: a proposal, not applied. */
   proposed?: { same: boolean; source: string; idempotency_key: string; reason: string };
 }
@@ -41,31 +44,51 @@ export interface CandidateRef {
 /** The score from which two predicates are shown as candidates. */
 export const CANDIDATE_THRESHOLD = 0.5;
 
+/** A pair sharing a content word with no qualifier swap scores at least this. */
+const SHARED_FLOOR = 0.5;
+
 // Words that carry no identity of a fact: articles, auxiliaries, pronouns, frequency and time
 // adverbs. "We deploy staging every {weekday}" and "The staging deploy runs on {weekday}" differ
 // only in these and in the verb.
 const FILLER = new Set(
   (
     'a an the is are was were be been being am do does did has have had will would shall should can could may might must ' +
-    'we our us you your i my me he she it its they their them this that these those there here ' +
+    'we our you your i my me he she it its they their them this that these those there here ' +
     'on in at of to for by with from as into onto per via ' +
     'every each all any some now currently presently today still always usually normally generally typically ' +
     'also just then so too very really actually already again ' +
-    'set configured going gets get got'
+    'set configured going gets get got ' +
+    // How a change is told, not what changed: "moved to", "switched to", "bumped to", "from now on".
+    'moved move moving switched switch changed change upgraded upgrade raised raise bumped bump lowered lower ' +
+    'cut extended extend rescheduled reschedule pushed pulled forward tightened increased decreased reduced ' +
+    'went up down over new newly longer anymore since starting instead reorg last night ' +
+    'these days heads reminder fyi note please only about around roughly approximately ' +
+    'and or but if when while which who whom whose what where how than then out off'
   ).split(' '),
 );
 
 // Words that say the same thing in the phrasing of a fact. Small on purpose: a synonym wrongly
 // listed here can only make a candidate (a flag), never a merge.
 const SYNONYMS: ReadonlyArray<readonly string[]> = [
-  ['run', 'happen', 'occur', 'take', 'place', 'scheduled', 'schedule', 'go', 'goes', 'held', 'hold'],
+  ['run', 'happen', 'occur', 'take', 'place', 'scheduled', 'schedule', 'go', 'goes', 'held', 'hold', 'is'],
+  ['keep', 'kept', 'retain', 'retained', 'retention', 'store', 'stored', 'hold'],
+  ['production', 'prod'],
+  ['database', 'db'],
+  ['timeout', 'time-out', 'time'],
+  ['open', 'opens', 'start', 'begin', 'begins'],
+  ['send', 'sent', 'deliver'],
+  ['say', 'told', 'tell', 'ask', 'asked'],
+  ['repository', 'repo', 'repos'],
+  ['pull', 'pr', 'prs'],
+  ['cost', 'price', 'priced', 'pay', 'pays'],
+  ['meet', 'meeting', 'meets'],
   ['like', 'prefer', 'love', 'favor', 'favour', 'want', 'enjoy'],
-  ['deploy', 'deployment', 'release', 'ship', 'rollout', 'push'],
+  ['deploy', 'deployment', 'release', 'rollout'],
   ['use', 'using', 'utilize', 'rely', 'run'],
   ['limit', 'cap', 'maximum', 'max', 'ceiling'],
   ['timeout', 'time-out'],
   ['size', 'capacity'],
-  ['start', 'begin', 'kick', 'kickoff', 'commence'],
+  ['kick', 'kickoff', 'commence'],
   ['end', 'finish', 'stop', 'close'],
   ['meeting', 'meet', 'sync', 'standup', 'stand-up'],
   ['owner', 'own', 'owned', 'maintain', 'maintainer', 'responsible', 'lead'],
@@ -92,6 +115,20 @@ export function stem(word: string): string {
   else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
   return w;
 }
+
+// Words that name which of several parallel facts a statement is about — the environment, the
+// region, the direction, the rank, the end of a range. One side having such a word the other lacks
+// is the shape of two facts ("the EU API" / "the API"), never of one fact reworded.
+const QUALIFYING = new Set(
+  (
+    'staging stag production dev development test qa sandbox preview canary eu us apac emea uk region ' +
+    'inbound outbound incoming outgoing read write reader writer primary replica secondary backup fallback ' +
+    'first last final next previous early late minimum min maximum max least most lower upper floor ceiling ' +
+    'internal external public private client server frontend backend mobile web desktop ' +
+    'weekday weekend morning evening daily weekly monthly yearly annual quarterly ' +
+    'warning critical error info debug major minor patch'
+  ).split(' '),
+);
 
 const NEGATION = new Set(['not', 'no', 'never', "don't", 'dont', "doesn't", 'doesnt', "isn't", 'isnt', "aren't", 'arent', "won't", 'wont', 'cannot', "can't", 'cant', 'without', 'nobody', 'none', 'nothing']);
 
@@ -159,19 +196,20 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 
 /**
  * The score of two predicate shapes, or null when they can never be one fact: another scope or
- * owner, other qualifiers, other slot kinds, or one negated and the other not ("Do not deploy on
- * {weekday}" is the opposite rule, not another wording of it).
+ * owner, other qualifiers, other slot kinds, or no content word in common. One negated and the
+ * other not ("Deploys are allowed on {weekday}" / "We no longer allow deploys on {weekday}") is
+ * `opposite`: the same fact whose truth may have changed.
  *
  * The score is the mean of word Dice and trigram Dice over the content words. A word that only
  * one side has is a detail ("now", "the nightly"); a word on each side that the other lacks is a
  * substitution ("staging" for "production"), the shape of two different facts, so each
  * unmatched pair of words costs a quarter.
  */
-export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string } | null {
+export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true } | null {
   if (x.scope !== y.scope || x.qualifiers !== y.qualifiers || x.slots !== y.slots) return null;
-  if (x.negated !== y.negated) return null;
   if (x.words.size === 0 || y.words.size === 0) return null;
   const shared = overlap(x.words, y.words);
+  if (shared === 0) return null;
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
   const gx = trigramsOf(x.words);
   const gy = trigramsOf(y.words);
@@ -179,12 +217,17 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   const onlyX = [...x.words].filter((w) => !y.words.has(w)).sort(compareStrings);
   const onlyY = [...y.words].filter((w) => !x.words.has(w)).sort(compareStrings);
   const substitutions = Math.min(onlyX.length, onlyY.length);
-  const raw = (wordDice + gramDice) / 2 - 0.25 * substitutions;
+  // Two statements that share most of their words and swap one or two (staging for production,
+  // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
+  // fewer words and differs in how it is said.
+  const swap = (substitutions >= 1 && Math.max(onlyX.length, onlyY.length) <= (shared >= 2 ? 2 : 1)) || [...onlyX, ...onlyY].some((w) => QUALIFYING.has(w));
+  const raw = swap ? 0 : Math.max((wordDice + gramDice) / 2, SHARED_FLOOR);
   const score = Math.max(0, Math.round(raw * 100) / 100);
   const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
   const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ') || '—'}`];
   if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '—'} / ${onlyY.join(' ') || '—'}`);
-  return { score, reason: parts.join('; ') };
+  if (x.negated !== y.negated) parts.push('one side negated');
+  return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
 }
 
 /**
@@ -235,8 +278,9 @@ export function candidatesByMemory(pairs: readonly CandidatePair[]): Map<string,
     else out.set(id, [ref]);
   };
   for (const p of pairs) {
-    add(p.a, { memory_id: p.b, score: p.score, reason: p.reason });
-    add(p.b, { memory_id: p.a, score: p.score, reason: p.reason });
+    const opposite = p.opposite ? { opposite: true as const } : {};
+    add(p.a, { memory_id: p.b, score: p.score, reason: p.reason, ...opposite });
+    add(p.b, { memory_id: p.a, score: p.score, reason: p.reason, ...opposite });
   }
   for (const list of out.values()) list.sort((p, q) => q.score - p.score || compareStrings(p.memory_id, q.memory_id));
   return out;

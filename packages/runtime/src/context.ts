@@ -223,7 +223,7 @@ function joinCandidates(
   for (const ref of m.candidates) {
     const o = byId.get(ref.memory_id);
     if (!o || stated.has(o.id) || o.seen.status === 'conflicted') continue;
-    const { kind } = candidateKind(m.timeline, o.timeline, ref.score, at);
+    const { kind } = candidateKind(m.timeline, o.timeline, ref, at);
     if (kind === 'possible_contradiction') differ.push({ o, ref });
     else if (kind === 'possible_duplicate') same.push({ o, ref });
   }

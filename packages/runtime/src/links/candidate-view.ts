@@ -29,10 +29,13 @@ function heldValues(t: Timeline, at: string): Json[] {
   return [];
 }
 
-export function candidateKind(self: Timeline, other: Timeline, score: number, at: string): { kind: CandidateKind; values: Json[]; other_values: Json[] } {
+export function candidateKind(self: Timeline, other: Timeline, ref: Pick<CandidateRef, 'score' | 'opposite'>, at: string): { kind: CandidateKind; values: Json[]; other_values: Json[] } {
   const values = heldValues(self, at);
   const other_values = heldValues(other, at);
+  const score = ref.score;
   if (values.length === 0 || other_values.length === 0) return { kind: 'candidate', values, other_values };
+  // One states what the other denies: whatever the values, they cannot both hold.
+  if (ref.opposite) return { kind: 'possible_contradiction', values, other_values };
   // A note's value is its own wording, so values always differ: the words decide instead.
   if (self.fact_key.predicate === NOTE_PREDICATE && other.fact_key.predicate === NOTE_PREDICATE) {
     return { kind: score >= 0.99 ? 'possible_duplicate' : 'possible_contradiction', values, other_values };
@@ -55,7 +58,7 @@ export function candidateViews(self: Timeline, refs: readonly CandidateRef[] | u
       qualifiers: other.fact_key.qualifiers,
       score: ref.score,
       reason: ref.reason,
-      ...candidateKind(self, other, ref.score, at),
+      ...candidateKind(self, other, ref, at),
       ...(ref.proposed ? { proposed: ref.proposed } : {}),
     });
   }

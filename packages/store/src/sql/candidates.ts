@@ -13,6 +13,7 @@ export interface CandidateRefRow {
   memory_id: string;
   score: number;
   reason: string;
+  opposite?: true;
   proposed?: { same: boolean; source: string; idempotency_key: string; reason: string };
 }
 
