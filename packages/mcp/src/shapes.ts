@@ -102,6 +102,14 @@ export const HistoryOut = {
 
 export const ConflictsOut = { framing: Framing, conflicts: z.array(ConflictOut) };
 
+export const LinkOut = {
+  framing: Framing,
+  outcome: z.enum(['linked', 'unlinked', 'proposed', 'duplicate']),
+  in_force: z.boolean().describe('false below member standing: recorded as a proposal that someone with standing may confirm'),
+  episode_id: z.string(),
+  memory: MemoryOut,
+};
+
 export const ContextOut = {
   framing: Framing,
   subject: z.string(),

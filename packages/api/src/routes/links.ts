@@ -22,7 +22,7 @@ const LinkResultSchema = z
     outcome: z.enum(['linked', 'unlinked', 'proposed', 'duplicate']),
     episode_id: z.string(),
     in_force: z.boolean().openapi({ description: 'false below member standing: recorded and shown as a proposal, not applied' }),
-    keys: z.tuple([z.string(), z.string()]),
+    keys: z.array(z.string()).openapi({ description: 'the two fact keys the link names, as stored' }),
     compiled: z.record(z.string(), z.unknown()).nullable(),
     memory: MemoryDetailSchema,
   })
