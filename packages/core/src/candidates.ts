@@ -102,6 +102,8 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
 ];
 
 const SYNONYM_OF = new Map<string, string>();
+// Verbs any statement may use: sharing only these says nothing about being one fact.
+const COMMON = new Set(['run', 'keep', 'open', 'send', 'say', 'cost', 'like', 'use', 'need', 'live', 'contact', 'end', 'kick', 'meet', 'work', 'deploy']);
 for (const group of SYNONYMS) for (const w of group) if (!SYNONYM_OF.has(w)) SYNONYM_OF.set(w, group[0]!);
 
 /** A light stemmer: enough to make "deploys", "deployed" and "deploying" one word. */
@@ -221,7 +223,10 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
   // fewer words and differs in how it is said.
   const swap = (substitutions >= 1 && Math.max(onlyX.length, onlyY.length) <= (shared >= 2 ? 2 : 1)) || [...onlyX, ...onlyY].some((w) => QUALIFYING.has(w));
-  const raw = swap ? 0 : Math.max((wordDice + gramDice) / 2, SHARED_FLOOR);
+  // Sharing only words every statement uses ("runs", "is kept") while each side names things the
+  // other does not is two facts that happen to share a verb.
+  const onlyCommon = [...x.words].every((w) => !y.words.has(w) || COMMON.has(w));
+  const raw = swap || (onlyCommon && substitutions >= 1) ? 0 : Math.max((wordDice + gramDice) / 2, SHARED_FLOOR);
   const score = Math.max(0, Math.round(raw * 100) / 100);
   const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
   const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ') || '—'}`];

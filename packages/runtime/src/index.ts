@@ -37,6 +37,7 @@ export { erasedKeyHash } from './erased-key.js';
 export { recallSubject, recallMemory, recallInstants, type RecallParams } from './time-travel.js';
 export { ProposalInput, proposeChange, parseEtag, type ProposalResult } from './proposals.js';
 export { LinkInput, linkMemories, type LinkResult } from './links/link-memories.js';
+export { RESOLVER_PROTOCOL, RESOLVER_SOURCE, ResolverResponse, type ResolverRequest, type ResolveResult } from './links/resolver.js';
 export { type CandidateView, type CandidateKind } from './links/candidate-view.js';
 export { type ContextPossibleContradiction } from './context.js';
 export { ConflictQuery, ResolveInput, listConflicts, resolveConflict, type OpenConflict, type ConflictSide } from './conflicts.js';

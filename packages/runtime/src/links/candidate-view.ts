@@ -22,7 +22,19 @@ export interface CandidateView {
   proposed?: CandidateRef['proposed'];
 }
 
+// Recall of a subject asks for each memory's values once per candidate: a memory of many
+// candidates would otherwise compute its view many times per read.
+const heldCache = new WeakMap<Timeline, { at: string; values: Json[] }>();
+
 function heldValues(t: Timeline, at: string): Json[] {
+  const hit = heldCache.get(t);
+  if (hit && hit.at === at) return hit.values;
+  const values = computeHeld(t, at);
+  heldCache.set(t, { at, values });
+  return values;
+}
+
+function computeHeld(t: Timeline, at: string): Json[] {
   const v = view(t, at);
   if (v.status === 'conflicted') return v.conflict.map((c) => c.value);
   if (v.status === 'current') return v.current.map((c) => c.value);
@@ -63,4 +75,9 @@ export function candidateViews(self: Timeline, refs: readonly CandidateRef[] | u
     });
   }
   return out;
+}
+
+/** A memory's values at an instant (or both sides of a dispute): what a candidate compares. */
+export function heldValuesAt(t: Timeline, at: string): Json[] {
+  return heldValues(t, at);
 }
