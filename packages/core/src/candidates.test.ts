@@ -78,6 +78,20 @@ describe('candidates', () => {
     );
   });
 
+  it('is incremental: the pairs of the old memories plus those holding a new one are all the pairs', () => {
+    const pool = [tue, thu, thu2, prod, mem('Sprint demos are on {weekday}'), mem('Demos happen {weekday} afternoons'), mem('Backend pairs on {weekday}'), mem('We moved our pairing day to {weekday}')];
+    const key = (p: { a: string; b: string }) => `${p.a}|${p.b}`;
+    fc.assert(
+      fc.property(fc.subarray(pool), (added) => {
+        const old = pool.filter((m) => !added.includes(m));
+        const focus = new Set(added.map((m) => m.memory_id));
+        const incremental = [...findCandidates(old), ...findCandidates(pool, undefined, focus)].map(key).sort();
+        expect(incremental).toEqual(findCandidates(pool).map(key).sort());
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('lists each memory’s candidates both ways, best first', () => {
     const by = candidatesByMemory(findCandidates([tue, thu, thu2]));
     expect(by.get(tue.memory_id)!.map((c) => c.memory_id).sort()).toEqual([thu.memory_id, thu2.memory_id].sort());

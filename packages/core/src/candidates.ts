@@ -140,6 +140,8 @@ export interface PredicateShape {
   /** Content words, stemmed and mapped to one synonym each. */
   words: ReadonlySet<string>;
   negated: boolean;
+  /** Trigrams of the content words, computed once per memory. */
+  grams: ReadonlySet<string>;
   /** Qualifiers that belong to the identity (a note's fingerprint does not). */
   qualifiers: string;
   scope: string;
@@ -178,7 +180,7 @@ export function shapeOf(input: CandidateInput): PredicateShape {
     .map(([k, v]) => `${k}=${v}`)
     .sort(compareStrings)
     .join('\u0000');
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
 }
 
 function trigramsOf(words: ReadonlySet<string>): Set<string> {
@@ -212,24 +214,28 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   if (x.words.size === 0 || y.words.size === 0) return null;
   const shared = overlap(x.words, y.words);
   if (shared === 0) return null;
-  const wordDice = (2 * shared) / (x.words.size + y.words.size);
-  const gx = trigramsOf(x.words);
-  const gy = trigramsOf(y.words);
-  const gramDice = (2 * overlap(gx, gy)) / (gx.size + gy.size);
-  const onlyX = [...x.words].filter((w) => !y.words.has(w)).sort(compareStrings);
-  const onlyY = [...y.words].filter((w) => !x.words.has(w)).sort(compareStrings);
-  const substitutions = Math.min(onlyX.length, onlyY.length);
+  const onlyXCount = x.words.size - shared;
+  const onlyYCount = y.words.size - shared;
+  const substitutions = Math.min(onlyXCount, onlyYCount);
   // Two statements that share most of their words and swap one or two (staging for production,
   // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
   // fewer words and differs in how it is said.
-  const swap = (substitutions >= 1 && Math.max(onlyX.length, onlyY.length) <= (shared >= 2 ? 2 : 1)) || [...onlyX, ...onlyY].some((w) => QUALIFYING.has(w));
+  if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1)) return null;
+  // Each side naming two or more things the other does not, around less than half of the
+  // shorter one in common: two facts that share a word or two ("web", "deploy").
+  if (substitutions >= 2 && shared / Math.min(x.words.size, y.words.size) < 0.5) return null;
+  const onlyX = [...x.words].filter((w) => !y.words.has(w)).sort(compareStrings);
+  const onlyY = [...y.words].filter((w) => !x.words.has(w)).sort(compareStrings);
+  // A word naming which of parallel facts it is ("EU", "staging", "least") on one side only.
+  if (onlyX.some((w) => QUALIFYING.has(w)) || onlyY.some((w) => QUALIFYING.has(w))) return null;
+  const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
   // Sharing only words every statement uses ("runs", "is kept") while each side names things the
   // other does not is two facts that happen to share a verb.
-  const onlyCommon = [...x.words].every((w) => !y.words.has(w) || COMMON.has(w));
-  const raw = swap || (onlyCommon && substitutions >= 1) ? 0 : Math.max((wordDice + gramDice) / 2, SHARED_FLOOR);
-  const score = Math.max(0, Math.round(raw * 100) / 100);
-  const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
-  const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ') || '—'}`];
+  if (substitutions >= 1 && sharedWords.every((w) => COMMON.has(w))) return null;
+  const wordDice = (2 * shared) / (x.words.size + y.words.size);
+  const gramDice = (2 * overlap(x.grams, y.grams)) / (x.grams.size + y.grams.size);
+  const score = Math.round(Math.max((wordDice + gramDice) / 2, SHARED_FLOOR) * 100) / 100;
+  const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ')}`];
   if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '—'} / ${onlyY.join(' ') || '—'}`);
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
@@ -241,7 +247,7 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
  * qualifiers and slot kinds, then compared only when they share a content word, so a subject of
  * thousands of unrelated predicates costs far less than every pair.
  */
-export function findCandidates(memories: readonly CandidateInput[], threshold: number = CANDIDATE_THRESHOLD): CandidatePair[] {
+export function findCandidates(memories: readonly CandidateInput[], threshold: number = CANDIDATE_THRESHOLD, focus?: ReadonlySet<string>): CandidatePair[] {
   const byId = new Map<string, PredicateShape>();
   for (const m of memories) byId.set(m.memory_id, shapeOf(m));
   const blocks = new Map<string, string[]>();
@@ -257,6 +263,8 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
     const byWord = new Map<string, number[]>();
     ids.forEach((id, i) => {
       for (const w of byId.get(id)!.words) {
+        // A pair sharing only common verbs is never a candidate once either side adds a word.
+        if (COMMON.has(w)) continue;
         const list = byWord.get(w);
         if (list) list.push(i);
         else byWord.set(w, [i]);
@@ -264,7 +272,10 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
     });
     for (let i = 0; i < ids.length; i += 1) {
       const seen = new Set<number>();
-      for (const w of byId.get(ids[i]!)!.words) for (const j of byWord.get(w) ?? []) if (j > i) seen.add(j);
+      const focused = !focus || focus.has(ids[i]!);
+      // With a focus (the memories a compile created), only pairs that hold one of them: the
+      // pair function is pure, so the other pairs are what they were.
+      for (const w of byId.get(ids[i]!)!.words) for (const j of byWord.get(w) ?? []) if (j > i && (focused || focus!.has(ids[j]!))) seen.add(j);
       for (const j of [...seen].sort((p, q) => p - q)) {
         const scored = scoreShapes(byId.get(ids[i]!)!, byId.get(ids[j]!)!);
         if (scored && scored.score >= threshold) out.push({ a: ids[i]!, b: ids[j]!, ...scored });
@@ -272,6 +283,11 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
     }
   }
   return out.sort((p, q) => compareStrings(p.a, q.a) || compareStrings(p.b, q.b));
+}
+
+/** Best first, then by memory id: the order a memory's candidates are kept and shown in. */
+export function compareCandidateRefs(p: CandidateRef, q: CandidateRef): number {
+  return q.score - p.score || compareStrings(p.memory_id, q.memory_id);
 }
 
 /** Each memory's candidates, both ways, sorted by score (highest first), then id. */
@@ -287,6 +303,6 @@ export function candidatesByMemory(pairs: readonly CandidatePair[]): Map<string,
     add(p.a, { memory_id: p.b, score: p.score, reason: p.reason, ...opposite });
     add(p.b, { memory_id: p.a, score: p.score, reason: p.reason, ...opposite });
   }
-  for (const list of out.values()) list.sort((p, q) => q.score - p.score || compareStrings(p.memory_id, q.memory_id));
+  for (const list of out.values()) list.sort(compareCandidateRefs);
   return out;
 }

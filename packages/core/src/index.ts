@@ -88,6 +88,7 @@ export {
   CANDIDATE_THRESHOLD,
   findCandidates,
   candidatesByMemory,
+  compareCandidateRefs,
   predicateWords,
   scoreShapes,
   shapeOf,

@@ -305,8 +305,10 @@ async function compileEpisodes(
   await deleteMemories(tx, workspaceId, merged);
   // Candidates depend only on which memories exist (and on `same: false` links): recomputed when
   // that set changed, never otherwise.
-  if (result.memories_created > 0 || merged.length > 0 || linkArrived || kind === 'rebuild') {
-    await refreshCandidates(tx, workspaceId, subject, links);
+  if (linkArrived || kind === 'rebuild') await refreshCandidates(tx, workspaceId, subject, links);
+  else if (result.memories_created > 0 || merged.length > 0) {
+    const created = writes.filter((w) => w.before === null).map((w) => w.write.timeline.memory_id);
+    await refreshCandidates(tx, workspaceId, subject, links, { created, removed: merged });
   }
 
   const previous = await getSubject(tx, workspaceId, subject);

@@ -1,6 +1,7 @@
 import {
   canonicalJson,
   candidatesByMemory,
+  compareCandidateRefs,
   findCandidates,
   fold,
   FactKey,
@@ -95,13 +96,33 @@ export function parseFactKey(key: string): FactKey {
  * whose list changed. A set function of the memories (and of the `same: false` links that
  * silence a pair), so a rebuild and any sequence of compiles write the same lists.
  */
-export async function refreshCandidates(sql: Sql, workspaceId: string, subject: string, links: SubjectLinks): Promise<number> {
+export async function refreshCandidates(
+  sql: Sql,
+  workspaceId: string,
+  subject: string,
+  links: SubjectLinks,
+  /** Incremental: the memories this compile created and removed; absent: recompute every pair. */
+  change?: { created: readonly string[]; removed: readonly string[] },
+): Promise<number> {
   const rows = await memoryShapesOfSubject(sql, workspaceId, subject);
   const keyOf = new Map(rows.map((r) => [r.id, r.key] as const));
-  const pairs = findCandidates(rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text }))).filter(
-    (p) => !links.state.distinct.has(pairId(keyOf.get(p.a)!, keyOf.get(p.b)!)),
-  );
+  const focus = change ? new Set(change.created) : undefined;
+  const pairs = findCandidates(
+    rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text })),
+    undefined,
+    focus,
+  ).filter((p) => !links.state.distinct.has(pairId(keyOf.get(p.a)!, keyOf.get(p.b)!)));
   const byMemory = candidatesByMemory(pairs);
+  if (change) {
+    // Every pair without a created memory is as stored: keep those refs, add the new ones.
+    const gone = new Set([...change.created, ...change.removed]);
+    for (const r of rows) {
+      if (focus!.has(r.id)) continue;
+      const kept = (r.candidates as CandidateRef[]).filter((c) => !gone.has(c.memory_id));
+      const added = byMemory.get(r.id) ?? [];
+      if (kept.length + added.length > 0) byMemory.set(r.id, [...kept, ...added].sort(compareCandidateRefs));
+    }
+  }
   // A link below the standing links need is a proposal: shown on the pair it names.
   for (const s of links.state.proposed) {
     const a = rows.find((r) => r.key === s.a)?.id;
