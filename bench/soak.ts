@@ -22,7 +22,7 @@ export interface SoakResult {
   all_jobs: number;
   recall: Distribution;
   hostile: { requests: number; statuses: Record<string, number>; server_errors: number };
-  minutes: Array<{ minute: number; recall_p95_ms: number; peak_rss_mb: number }>;
+  minutes: Array<{ minute: number; recall_p95_ms: number; peak_rss_mb: number; peak_heap_used_mb: number; peak_heap_total_mb: number }>;
   targets: Target[];
 }
 
@@ -60,6 +60,10 @@ export async function benchSoak(cluster: BenchCluster, log: (msg: string) => voi
   const running = () => elapsed() < SECONDS;
   const recalls: Array<{ at: number; ms: number }> = [];
   const rss: Array<{ at: number; mb: number }> = [];
+  // The server's own view of its memory, from /metrics: heap in use (objects kept alive) next to
+  // the resident set, to tell a leak from V8 keeping freed heap.
+  const heap: Array<{ at: number; used: number; total: number }> = [];
+  const gauge = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
   const statuses: Record<string, number> = {};
   let ingested = 0;
   let compileJobs = 0;
@@ -111,6 +115,8 @@ export async function benchSoak(cluster: BenchCluster, log: (msg: string) => voi
       (async () => {
         while (running()) {
           rss.push({ at: elapsed(), mb: Math.max(...processTree(pid).map(rssMb)) });
+          const metrics = await (await fetch(`${server.url}/metrics`, { headers })).text();
+          heap.push({ at: elapsed(), used: gauge(metrics, 'nodejs_heap_size_used_bytes'), total: gauge(metrics, 'nodejs_heap_size_total_bytes') });
           if (Math.floor(elapsed()) % 60 === 0) log(`soak: ${Math.floor(elapsed())} s of ${SECONDS}`);
           await new Promise((r) => setTimeout(r, 1000));
         }
@@ -128,6 +134,8 @@ export async function benchSoak(cluster: BenchCluster, log: (msg: string) => voi
       minute: m + 1,
       recall_p95_ms: distribution(inMinute(recalls).map((r) => r.ms)).p95_ms,
       peak_rss_mb: Math.round(Math.max(0, ...inMinute(rss).map((r) => r.mb))),
+      peak_heap_used_mb: Math.round(Math.max(0, ...inMinute(heap).map((r) => r.used))),
+      peak_heap_total_mb: Math.round(Math.max(0, ...inMinute(heap).map((r) => r.total))),
     };
   });
   const recall = distribution(recalls.map((r) => r.ms));

@@ -253,6 +253,14 @@ describe('the leaks of issue 14, one by one', () => {
     const pending = async (key: string) => /canon_pending_episodes (\d+)/.exec(await (await fresh.request('/metrics', { key })).text())![1];
     expect(await pending(busy)).toBe('3');
     expect(await pending(quiet)).toBe('0');
+    // The process's own memory, the heap apart from the resident set: how a slow leak is told
+    // from V8 keeping freed space.
+    const text = await (await fresh.request('/metrics', { key: quiet })).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    expect(gauge('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    expect(gauge('nodejs_heap_size_used_bytes')).toBeLessThanOrEqual(gauge('nodejs_heap_size_total_bytes'));
+    expect(gauge('process_resident_memory_bytes')).toBeGreaterThan(gauge('nodejs_heap_size_used_bytes'));
+    expect(gauge('nodejs_external_memory_bytes')).toBeGreaterThan(0);
     const open = await createRuntime(loadConfig({ CANON_METRICS_PUBLIC: '1' }, { databaseUrl: fresh.db.url }), { queue: false, migrate: false });
     try {
       const res = await createApp(open).request('/metrics');

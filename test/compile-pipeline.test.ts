@@ -98,6 +98,68 @@ describe('compilation is a set, not an append', () => {
   });
 });
 
+describe('a large compile streams through its episodes and keys', () => {
+  it('gives one compile of 1,300 episodes over 450 keys the state of 13 small compiles and of a rebuild, with every episode marked', async () => {
+    const canon = await startTestCanon({ queue: false });
+    try {
+      // More episodes than one extraction slice and more keys than one fold batch, with a
+      // snapshot lineage whose versions land in different slices (each version drops keys the
+      // one before stated), so a slice must see what earlier slices wrote.
+      const episodes = Array.from({ length: 1300 }, (_, i) =>
+        i % 65 === 0
+          ? {
+              idempotency_key: `doc-${i}`,
+              subject: SUBJECT,
+              lineage: 'doc:settings',
+              snapshot: true,
+              occurred_at: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+              body: { claims: Array.from({ length: 6 - ((i / 65) % 4) }, (_, k) => ({ predicate: `documented ${k}`, value: `rev ${i}` })) },
+            }
+          : {
+              idempotency_key: `s-${i}`,
+              subject: SUBJECT,
+              occurred_at: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+              body: { claims: [{ predicate: `setting ${i % 450}`, value: `v${i % 7}` }] },
+            },
+      );
+      const small = await principals(canon.runtime, 'small');
+      const large = await principals(canon.runtime, 'large');
+      const hash = (r: Awaited<ReturnType<Runtime['compile']>>) => (r.async ? null : (r.result as { state_hash: string }).state_hash);
+      let last: string | null = null;
+      for (let i = 0; i < episodes.length; i += 100) {
+        await canon.runtime.ingest(small.get('owner')!, episodes.slice(i, i + 100));
+        last = hash(await canon.runtime.compile(small.get('owner')!, { subject: SUBJECT }));
+      }
+      for (let i = 0; i < episodes.length; i += 500) await canon.runtime.ingest(large.get('owner')!, episodes.slice(i, i + 500));
+      const once = await canon.runtime.compile(large.get('owner')!, { subject: SUBJECT });
+      expect(once.async ? null : once.result).toMatchObject({ episodes_processed: 1300, memories_created: 456 });
+      expect(hash(once)).toBe(last);
+      expect((await canon.runtime.rebuild(large.get('owner')!, SUBJECT)).state_hash).toBe(last);
+
+      const { rows } = await canon.runtime.pool.query<{ marked: number; pending: number }>(
+        `SELECT (SELECT count(*)::int FROM episode_markers m JOIN episodes e ON e.id = m.episode_id AND e.workspace_id = m.workspace_id
+                 WHERE e.workspace_id = $1) AS marked,
+                (SELECT count(*)::int FROM pending WHERE workspace_id = $1) AS pending`,
+        [large.get('owner')!.workspace_id],
+      );
+      expect(rows[0]).toEqual({ marked: 1300, pending: 0 });
+      // The lineage's last version states three keys; the three more that earlier versions stated ended.
+      const { memories } = await canon.runtime.memories(large.get('owner')!, SUBJECT);
+      const documented = memories.filter((m) => m.predicate.startsWith('documented')).sort((a, b) => a.predicate.localeCompare(b.predicate));
+      expect(documented.map((m) => [m.predicate, m.status])).toEqual([
+        ['documented 0', 'current'],
+        ['documented 1', 'current'],
+        ['documented 2', 'current'],
+        ['documented 3', 'tombstoned'],
+        ['documented 4', 'tombstoned'],
+        ['documented 5', 'tombstoned'],
+      ]);
+    } finally {
+      await canon.close();
+    }
+  });
+});
+
 describe('canon verify', () => {
   let canon: TestCanon;
   let owner: Principal;

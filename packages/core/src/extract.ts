@@ -1,6 +1,6 @@
 import type { Claim, ClaimOrigin } from './claim.js';
 import type { ClaimInput, ClaimOp, Episode } from './episode.js';
-import type { FactKey } from './fact-key.js';
+import type { FactKey, FactKeyParts } from './fact-key.js';
 import { factKeyString, makeFactKey, memoryId } from './fact-key.js';
 import type { Json } from './normalize.js';
 import { compareStrings, fingerprint, normalizeConditions, normalizeText, normalizeValue, valueKey } from './normalize.js';
@@ -161,6 +161,28 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
   return episodeCorrection ? drafts.map((d) => ({ ...d, correction: true })) : drafts;
 }
 
+/**
+ * The identities of recently seen keys. A subject's episodes mostly restate a few keys, and
+ * deriving a key's string and memory id costs two canonical serializations and a SHA-256 per
+ * claim. A bounded memo of a pure function: what extract returns never depends on it, and the
+ * shared key objects are frozen so no caller can change one claim's key through another's.
+ */
+const identities = new Map<string, { fk: FactKey; key: string; memory_id: string }>();
+const IDENTITY_MEMO = 4096;
+
+function identity(parts: FactKeyParts): { fk: FactKey; key: string; memory_id: string } {
+  const memo = JSON.stringify([parts.workspace_id, parts.scope, parts.owner, parts.subject, parts.predicate, parts.qualifiers ?? null]);
+  let hit = identities.get(memo);
+  if (!hit) {
+    const fk = makeFactKey(parts);
+    Object.freeze(fk.qualifiers);
+    hit = { fk: Object.freeze(fk), key: factKeyString(fk), memory_id: memoryId(parts.workspace_id, fk) };
+    if (identities.size >= IDENTITY_MEMO) identities.clear();
+    identities.set(memo, hit);
+  }
+  return hit;
+}
+
 /** The author of an episode's claims: its user, or the key that wrote it when it names none. */
 export function authorOf(episode: Pick<Episode, 'actor' | 'actor_key'>): string | null {
   if (episode.actor.user !== null) return episode.actor.user;
@@ -196,7 +218,7 @@ export function extract(episode: Episode, policies: PolicySet, extractorVersion:
     ...(readText ? fromText(episode.body.text ?? '', episode, ctx) : []),
   ];
   return drafts.map((d, index) => {
-    const fk: FactKey = makeFactKey({
+    const { fk, key, memory_id } = identity({
       workspace_id: episode.workspace_id,
       scope: episode.scope,
       owner: episode.scope === 'personal' ? episode.owner : null,
@@ -220,8 +242,8 @@ export function extract(episode: Episode, policies: PolicySet, extractorVersion:
       ingested_at: episode.ingested_at,
       source_ref: episode.source_ref,
       fact_key: fk,
-      key: factKeyString(fk),
-      memory_id: memoryId(episode.workspace_id, fk),
+      key,
+      memory_id,
       predicate: fk.predicate,
       op: d.op,
       value: d.value,

@@ -13,7 +13,11 @@ const FORBIDDEN = [
 // Reading the clock or the environment is I/O too: the fold takes time as an argument.
 const FORBIDDEN_CALLS = /\b(?:Date\.now|new Date\(\)|performance\.now|process\.env|Math\.random|fetch\()/;
 
-const sources = readdirSync(here).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && f !== 'test-support.ts');
+// Every source below core's folder, subfolders included (a format's extractor lives in one).
+const sources = (readdirSync(here, { recursive: true }) as string[])
+  .map((f) => f.split('\\').join('/'))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && f !== 'test-support.ts')
+  .sort();
 
 function imports(text: string): string[] {
   const found: string[] = [];
@@ -27,6 +31,7 @@ describe('packages/core imports no I/O', () => {
   it('finds the sources it checks', () => {
     expect(sources).toContain('fold.ts');
     expect(sources).toContain('extract.ts');
+    expect(sources.every((f) => !f.startsWith('/'))).toBe(true);
     expect(imports("import { x } from 'node:fs';\nexport { y } from './y.js';")).toEqual(['node:fs', './y.js']);
   });
 

@@ -28,6 +28,7 @@ import {
   insertMemory,
   insertPending,
   inTransaction,
+  lockSubject,
   StaleWriteError,
   memoriesByIds,
   memoryIdsOfLineages,
@@ -99,11 +100,6 @@ function add(a: CompileResult, b: CompileResult): CompileResult {
     state_hash: b.state_hash,
     compiler_version: COMPILER_VERSION,
   };
-}
-
-/** Two int4 halves of a hash: the subject's transaction-level advisory lock. */
-export async function lockSubject(tx: PoolClient, workspaceId: string, subject: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7236003))', [JSON.stringify([workspaceId, subject])]);
 }
 
 /**
@@ -217,6 +213,15 @@ export async function rebuildInTransaction(
   return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options);
 }
 
+/**
+ * Episodes read, extracted and written per statement, and memories folded and written per batch.
+ * A compile streams through its chunk in these slices, so what it holds at once is one slice of
+ * episodes and claims, or one batch of keys' claims — never the whole chunk — and no statement
+ * carries an unbounded parameter (node-postgres spells an array parameter out as one string).
+ */
+const EXTRACT_SLICE = 500;
+const FOLD_BATCH = 200;
+
 async function compileEpisodes(
   tx: PoolClient,
   workspaceId: string,
@@ -228,88 +233,119 @@ async function compileEpisodes(
 ): Promise<CompileResult> {
   const started = new Date();
   const t0 = performance.now();
-  const episodes = await episodesByIds(tx, workspaceId, episodeIds);
-  const claims: Claim[] = [];
-  for (const [i, e] of episodes.entries()) {
-    claims.push(...extract(e, policies.set));
-    if (i % 200 === 199) await yieldToEventLoop();
-  }
-  await insertClaims(tx, claims);
+  const result = emptyResult(subject, EMPTY_STATE_HASH);
 
   // Keys to refold: every key a new claim is on, and every key a lineage with a new snapshot
   // version stated before (the new version may no longer state it).
-  const snapshotLineages = [...new Set(episodes.filter((e) => e.snapshot).map((e) => e.lineage))];
-  const touched = new Set(claims.map((c) => c.memory_id));
-  for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, snapshotLineages)) touched.add(id);
+  const touched = new Set<string>();
+  const snapshotLineages = new Set<string>();
+  const compilingSnapshots: string[] = [];
+  const compiled: string[] = [];
+  let linkArrived = false;
+  // The database and this process work side by side: while a slice is extracted here, the
+  // previous slice's claims are being written and the next slice's episodes read (one connection
+  // runs its queries in the order they were sent, so nothing is reordered).
+  const slices: string[][] = [];
+  for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) slices.push(episodeIds.slice(i, i + EXTRACT_SLICE));
+  const read = (k: number) => (k < slices.length ? settled(episodesByIds(tx, workspaceId, slices[k]!)) : null);
+  let next = read(0);
+  let writing: Promise<void> | null = null;
+  for (let k = 0; next; k += 1) {
+    // A failed write aborts the transaction, and the read queued behind it fails for that reason:
+    // report the write's own error.
+    const episodes = await next.catch(async (err: unknown) => {
+      if (writing) await writing;
+      throw err;
+    });
+    next = read(k + 1);
+    const claims: Claim[] = [];
+    for (const e of episodes) {
+      compiled.push(e.id);
+      if (e.kind === LINK_KIND) linkArrived = true;
+      claims.push(...extract(e, policies.set));
+      if (e.snapshot) {
+        snapshotLineages.add(e.lineage);
+        compilingSnapshots.push(e.id);
+      }
+    }
+    if (writing) await writing;
+    writing = settled(insertClaims(tx, claims));
+    for (const c of claims) touched.add(c.memory_id);
+    result.episodes_processed += episodes.length;
+    await yieldToEventLoop();
+  }
+  if (writing) await writing;
+  for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, [...snapshotLineages])) touched.add(id);
   // Links (design §1): a new link statement may join or split any key a link names; a key in a
   // linked group is folded with the whole group.
   const links = await loadSubjectLinks(tx, workspaceId, subject);
-  const linkArrived = episodes.some((e) => e.kind === LINK_KIND);
   if (linkArrived) for (const id of links.namedIds) touched.add(id);
   for (const id of [...touched]) for (const member of links.groupOfId.get(id)?.ids ?? []) touched.add(member);
   const ids = [...touched].sort();
 
-  const claimsByMemory = await claimsOfMemories(tx, workspaceId, ids);
-  const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
-  const versions = await snapshotVersions(tx, workspaceId, subject, lineages, episodeIds);
-  const existing = await memoriesByIds(tx, workspaceId, ids);
-
-  const result = emptyResult(subject, EMPTY_STATE_HASH);
-  result.episodes_processed = episodes.length;
-  const writes: ProjectionChange[] = [];
   const removedDigests: string[] = [];
   const addedDigests: string[] = [];
   let conflictDelta = 0;
   const merged: string[] = [];
-  let sinceYield = performance.now();
-  for (const id of ids) {
-    const group = links.groupOfId.get(id);
-    if (group && group.canonicalId !== id) {
-      // Linked into the group's canonical memory: its own row goes, its claims live on there.
-      const gone = existing.get(id);
-      if (gone) {
-        merged.push(id);
-        removedDigests.push(gone.digest);
-        if (gone.status === 'conflicted') conflictDelta -= 1;
+  const created: string[] = [];
+  for (let i = 0; i < ids.length; i += FOLD_BATCH) {
+    const batch = ids.slice(i, i + FOLD_BATCH);
+    // A linked group folds all its keys' claims, whichever batch they fall in.
+    const needed = new Set(batch);
+    for (const id of batch) for (const member of links.groupOfId.get(id)?.ids ?? []) needed.add(member);
+    const claimsByMemory = await claimsOfMemories(tx, workspaceId, [...needed].sort());
+    const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
+    const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
+    const existing = await memoriesByIds(tx, workspaceId, batch);
+    const writes: ProjectionChange[] = [];
+    let sinceYield = performance.now();
+    for (const id of batch) {
+      const group = links.groupOfId.get(id);
+      if (group && group.canonicalId !== id) {
+        // Linked into the group's canonical memory: its own row goes, its claims live on there.
+        const gone = existing.get(id);
+        if (gone) {
+          merged.push(id);
+          removedDigests.push(gone.digest);
+          if (gone.status === 'conflicted') conflictDelta -= 1;
+        }
+        continue;
       }
-      continue;
+      const memoryClaims = group ? group.ids.flatMap((m) => claimsByMemory.get(m) ?? []) : (claimsByMemory.get(id) ?? []);
+      if (memoryClaims.length === 0) continue;
+      // A compile shares the process with the HTTP server: health checks and reads must keep
+      // answering while a large subject folds, so give the event loop a turn every ~20 ms.
+      if (performance.now() - sinceYield > 20) {
+        await yieldToEventLoop();
+        sinceYield = performance.now();
+      }
+      const timeline = group ? foldGroup(group, claimsByMemory, policies.set, versions)! : foldMemory(memoryClaims, policies.set, versions);
+      const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
+      const before = existing.get(id);
+      if (!before) {
+        await insertMemory(tx, workspaceId, write);
+        result.memories_created += 1;
+        created.push(id);
+      } else if (before.etag !== write.etag) {
+        const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
+        if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
+        result.memories_updated += 1;
+        removedDigests.push(before.digest);
+      } else {
+        continue;
+      }
+      addedDigests.push(write.digest);
+      writes.push({ write, before: before?.timeline ?? null });
+      countChanges(result, before, timeline);
+      conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
     }
-    const memoryClaims = group ? group.ids.flatMap((m) => claimsByMemory.get(m) ?? []) : (claimsByMemory.get(id) ?? []);
-    if (memoryClaims.length === 0) continue;
-    // A compile shares the process with the HTTP server: health checks and reads must keep
-    // answering while a large subject folds, so give the event loop a turn every ~20 ms.
-    if (performance.now() - sinceYield > 20) {
-      await yieldToEventLoop();
-      sinceYield = performance.now();
-    }
-    const timeline = group ? foldGroup(group, claimsByMemory, policies.set, versions)! : foldMemory(memoryClaims, policies.set, versions);
-    const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
-    const before = existing.get(id);
-    if (!before) {
-      await insertMemory(tx, workspaceId, write);
-      result.memories_created += 1;
-    } else if (before.etag !== write.etag) {
-      const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
-      if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
-      result.memories_updated += 1;
-      removedDigests.push(before.digest);
-    } else {
-      continue;
-    }
-    addedDigests.push(write.digest);
-    writes.push({ write, before: before?.timeline ?? null });
-    countChanges(result, before, timeline);
-    conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
+    await writeProjections(tx, workspaceId, writes);
   }
-  await writeProjections(tx, workspaceId, writes);
   await deleteMemories(tx, workspaceId, merged);
   // Candidates depend only on which memories exist (and on `same: false` links): recomputed when
   // that set changed, never otherwise.
   if (linkArrived || kind === 'rebuild') await refreshCandidates(tx, workspaceId, subject, links);
-  else if (result.memories_created > 0 || merged.length > 0) {
-    const created = writes.filter((w) => w.before === null).map((w) => w.write.timeline.memory_id);
-    await refreshCandidates(tx, workspaceId, subject, links, { created, removed: merged });
-  }
+  else if (created.length > 0 || merged.length > 0) await refreshCandidates(tx, workspaceId, subject, links, { created, removed: merged });
 
   const previous = await getSubject(tx, workspaceId, subject);
   result.state_hash = updateStateHash(previous?.state_hash ?? EMPTY_STATE_HASH, removedDigests, addedDigests);
@@ -323,12 +359,9 @@ async function compileEpisodes(
     open_conflicts: (previous?.open_conflicts ?? 0) + conflictDelta,
   });
   const runId = randomUUID();
-  await insertMarkers(tx, workspaceId, subject, episodes.map((e) => e.id), {
-    id: runId,
-    compiler_version: COMPILER_VERSION,
-    policy_fingerprint: policies.fingerprint,
-  });
-  await deletePending(tx, workspaceId, subject, episodeIds);
+  const run = { id: runId, compiler_version: COMPILER_VERSION, policy_fingerprint: policies.fingerprint };
+  for (let i = 0; i < compiled.length; i += EXTRACT_SLICE) await insertMarkers(tx, workspaceId, subject, compiled.slice(i, i + EXTRACT_SLICE), run);
+  for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) await deletePending(tx, workspaceId, subject, episodeIds.slice(i, i + EXTRACT_SLICE));
   await insertCompileRun(tx, {
     id: runId,
     workspace_id: workspaceId,
@@ -340,6 +373,15 @@ async function compileEpisodes(
     result: { ...result },
   });
   return result;
+}
+
+/**
+ * A promise whose rejection is reported where it is awaited, not as an unhandled rejection in
+ * between (a query sent ahead may fail while the loop is still extracting).
+ */
+function settled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }
 
 /** Lets pending I/O callbacks (requests, health checks, heartbeats) run between slices of work. */

@@ -9,9 +9,10 @@ import {
   getSubject,
   insertErasedKeys,
   insertErasure,
+  lockSubject,
   type Pool,
 } from '@canon/store';
-import { lockSubject, rebuildInTransaction, type CompileResult } from './compile.js';
+import { rebuildInTransaction, type CompileResult } from './compile.js';
 import { erasedKeyHash } from './erased-key.js';
 import { loadPolicySet } from './policies.js';
 import type { Principal } from './principal.js';

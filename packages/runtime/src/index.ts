@@ -20,7 +20,7 @@ export { CONNECTOR_RUN_QUEUE, connectorScheduleKey, type ConnectorRunJobData } f
 export { createPostgresSink, connectorPrincipal, CursorMovedError } from './connectors/postgres-sink.js';
 export { CONNECTOR_IDS, registeredConnector, type ConnectorId } from './connectors/registry.js';
 export { CompileRequest, type CompileResponse, type VerifyReport } from './runtime.js';
-export { compileSubject, rebuildSubject, foldMemory, lockSubject, type CompileResult, type CompileOptions } from './compile.js';
+export { compileSubject, rebuildSubject, foldMemory, type CompileResult, type CompileOptions } from './compile.js';
 export { QUEUES, setupQueues, startWorkers, compileMany, nightly, sumResults, type JobSettings, type ManyResult } from './jobs.js';
 export { findJob, type JobView } from './job-status.js';
 export { loadPolicySet, savePolicySet, effectivePolicySet, WorkspacePolicies, DECLARED_PREDICATES } from './policies.js';
@@ -44,7 +44,7 @@ export { ConflictQuery, ResolveInput, listConflicts, resolveConflict, type OpenC
 export { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './policy-change.js';
 export { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
 export { type RecallWrites } from './recall-writes.js';
-export { SUBJECT_LOCK_TIMEOUT } from './subject-write.js';
+export { SUBJECT_LOCK_TIMEOUT_MS } from './subject-write.js';
 export { inspectMemories, inspectSubject, type InspectedMemory, type MemorySections, type SubjectInspection } from './inspection.js';
 export { detectSecrets, redactEnvelopes, scanSecrets, shortRuleId, SecretScanParams, type RedactedEnvelope, type SecretScanFinding, type SecretScanResult } from './secrets.js';
 export { loadSecretsMode } from './policies.js';

@@ -1,7 +1,7 @@
 import { log, subjectRef } from './log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
-import { saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, type Pool, type PoolClient } from '@canon/store';
+import { saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from './policies.js';
 import { allUsersOf, withSystem, withWorkspace } from './scope.js';
@@ -302,8 +302,7 @@ export async function nightly(
   // Finding the work spans workspaces (the system role); each compile then runs in its own.
   const { pending, stale } = await withSystem(pool, async (tx) => {
     const fingerprints = new Map<string, string>();
-    const { rows: workspaces } = await tx.query<{ id: string }>('SELECT id FROM workspaces');
-    for (const w of workspaces) fingerprints.set(w.id, (await loadPolicySet(tx, w.id)).fingerprint);
+    for (const id of await workspaceIds(tx)) fingerprints.set(id, (await loadPolicySet(tx, id)).fingerprint);
     return {
       pending: (await subjectsWithPending(tx)).filter((s) => covers(s.workspace_id)),
       stale: (await staleSubjects(tx, COMPILER_VERSION, (ws) => fingerprints.get(ws) ?? '')).filter((s) => covers(s.workspace_id)),

@@ -8,6 +8,7 @@ import {
   revokeApiKey,
   countApiKeys,
   type ApiKeyRecord,
+  lockKeyBootstrap,
   type Pool,
   type PoolClient,
 } from '@canon/store';
@@ -97,7 +98,7 @@ export async function revokeKey(pool: Pool, id: string): Promise<ApiKeyRecord> {
 export function bootstrapOwnerKey(pool: Pool): Promise<CreatedKey | null> {
   return withSystem(pool, async (tx) => {
     // Two processes starting on a fresh database must not both mint a key.
-    await tx.query('SELECT pg_advisory_xact_lock(7236002)');
+    await lockKeyBootstrap(tx);
     if ((await countApiKeys(tx)) > 0) return null;
     return createApiKeyIn(tx, { workspace: 'default', role: 'owner', label: 'bootstrap' });
   });

@@ -49,5 +49,13 @@ function metricsText(
   }
   metric('canon_compile_duration_ms_sum', 'Total time spent in compile transactions', 'counter', stats.map((s) => [{ kind: s.kind }, s.sum_ms]));
   metric('canon_compile_runs_total', 'Compile transactions that changed something', 'counter', stats.map((s) => [{ kind: s.kind }, s.count]));
+  // The server process's own memory, under the names Prometheus's client libraries use, so that
+  // growth can be told apart: the JavaScript heap (objects kept) from the resident set (which
+  // also holds V8's unreturned free space, code, and buffers).
+  const m = process.memoryUsage();
+  metric('process_resident_memory_bytes', 'Resident memory size in bytes', 'gauge', [[{}, m.rss]]);
+  metric('nodejs_heap_size_used_bytes', 'V8 heap in use, in bytes', 'gauge', [[{}, m.heapUsed]]);
+  metric('nodejs_heap_size_total_bytes', 'V8 heap reserved, in bytes', 'gauge', [[{}, m.heapTotal]]);
+  metric('nodejs_external_memory_bytes', 'Memory of C++ objects bound to JavaScript objects (buffers included), in bytes', 'gauge', [[{}, m.external]]);
   return `${lines.join('\n')}\n`;
 }

@@ -1,4 +1,4 @@
-import { inTransaction, type Pool, type PoolClient } from '@canon/store';
+import { allUsersVisible, enterScope, enterSystemRole, inTransaction, setAllUsersVisible, type Pool, type PoolClient } from '@canon/store';
 
 /**
  * Who a transaction reads and writes for. A request carries its key's user, so row-level
@@ -37,12 +37,7 @@ export function allUsersOf(workspaceId: string): ScopeOf {
  */
 export async function enterWorkspace(tx: PoolClient, to: string | ScopeOf): Promise<void> {
   const scope = scopeOf(to);
-  const all = 'allUsers' in scope;
-  await tx.query(
-    `SELECT set_config('canon.workspace_id', $1, true), set_config('canon.user', $2, true),
-            set_config('canon.all_users', $3, true), set_config('role', 'canon_app', true)`,
-    [scope.workspace_id, 'user' in scope ? (scope.user ?? '') : '', all ? 'on' : 'off'],
-  );
+  await enterScope(tx, { workspace_id: scope.workspace_id, user: 'user' in scope ? scope.user : null, all_users: 'allUsers' in scope });
 }
 
 /**
@@ -51,13 +46,12 @@ export async function enterWorkspace(tx: PoolClient, to: string | ScopeOf): Prom
  * compiles the whole subject, yet reads back only what its key may see.
  */
 export async function asAllUsers<T>(tx: PoolClient, fn: () => Promise<T>): Promise<T> {
-  const { rows } = await tx.query<{ v: string | null }>(`SELECT current_setting('canon.all_users', true) AS v`);
-  const before = rows[0]?.v === 'on' ? 'on' : 'off';
-  await tx.query(`SELECT set_config('canon.all_users', 'on', true)`);
+  const before = await allUsersVisible(tx);
+  await setAllUsersVisible(tx, true);
   try {
     return await fn();
   } finally {
-    await tx.query(`SELECT set_config('canon.all_users', $1, true)`, [before]);
+    await setAllUsersVisible(tx, before);
   }
 }
 
@@ -67,7 +61,7 @@ export async function asAllUsers<T>(tx: PoolClient, fn: () => Promise<T>): Promi
  */
 export function withSystem<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
   return inTransaction(pool, async (tx) => {
-    await tx.query(`SELECT set_config('role', 'canon_system', true)`);
+    await enterSystemRole(tx);
     return fn(tx);
   });
 }

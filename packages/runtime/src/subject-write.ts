@@ -1,6 +1,6 @@
 import { BusyError, NotFoundError, SecretRefusedError, ValidationError, type EpisodeInput } from '@canon/core';
-import { insertPending, memoriesByIds, sqlState, SQLSTATE, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
-import { compilePendingInTransaction, lockSubject, type CompileResult } from './compile.js';
+import { insertPending, lockSubject, LockTimeoutError, memoriesByIds, withLockTimeout, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
+import { compilePendingInTransaction, type CompileResult } from './compile.js';
 import { appendBatch, prepareBatch } from './ingest.js';
 import { loadPolicySet } from './policies.js';
 import type { Principal } from './principal.js';
@@ -8,7 +8,7 @@ import { visibleTo } from './recall.js';
 import { asAllUsers, withWorkspace } from './scope.js';
 
 /** How long a conditional write waits for a subject another writer holds before answering 503. */
-export const SUBJECT_LOCK_TIMEOUT = '2s';
+export const SUBJECT_LOCK_TIMEOUT_MS = 2000;
 
 export interface SubjectWriteContext {
   tx: PoolClient;
@@ -29,8 +29,7 @@ export async function withMemorySubject<T>(pool: Pool, principal: Principal, mem
     return await withWorkspace(pool, principal, async (tx) => {
       const found = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
       if (!found || !visibleTo(principal, found.timeline)) throw new NotFoundError(`no memory ${memoryId}`);
-      await tx.query(`SET LOCAL lock_timeout = '${SUBJECT_LOCK_TIMEOUT}'`);
-      await lockSubject(tx, principal.workspace_id, found.subject);
+      await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, found.subject));
       const policies = await loadPolicySet(tx, principal.workspace_id);
       await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, found.subject, policies));
       const memory = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
@@ -38,8 +37,8 @@ export async function withMemorySubject<T>(pool: Pool, principal: Principal, mem
       return fn({ tx, memory, policies });
     });
   } catch (err) {
-    // 55P03 lock_not_available: the transaction is rolled back already; nothing was written.
-    if (sqlState(err) === SQLSTATE.lockNotAvailable) {
+    // The transaction is rolled back already; nothing was written.
+    if (err instanceof LockTimeoutError) {
       throw new BusyError(`the subject of memory ${memoryId} is being written by another request; retry shortly`, 1);
     }
     throw err;

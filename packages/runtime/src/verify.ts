@@ -1,5 +1,5 @@
 import { COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim } from '@canon/core';
-import { episodesOfSubject, getSubject, memoriesOfSubject, projectionRowsOfSubject, type Pool, type Sql } from '@canon/store';
+import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemory } from './compile.js';
 import { loadPolicySet } from './policies.js';
 import { foldGroup, linksOfEpisodes } from './links/linked-fold.js';
@@ -30,19 +30,10 @@ export interface RecomputeReport {
  * the stored rows: timelines, ETags, value rows and hashes. Read-only, in one snapshot.
  */
 export async function recomputeAndCompare(pool: Pool, workspaceId: string, subject: string): Promise<RecomputeReport> {
-  const tx = await pool.connect();
-  try {
-    await tx.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  return inSnapshot(pool, async (tx) => {
     await enterWorkspace(tx, allUsersOf(workspaceId));
-    const report = await compareInSnapshot(tx, workspaceId, subject);
-    await tx.query('COMMIT');
-    return report;
-  } catch (err) {
-    await tx.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    tx.release();
-  }
+    return compareInSnapshot(tx, workspaceId, subject);
+  });
 }
 
 async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {

@@ -1,6 +1,19 @@
 export { createPool, inTransaction, StaleWriteError, type Sql, type Pool, type PoolClient } from './db.js';
 export { migrateDatabase, grantQueueAccess, MIGRATIONS_FOLDER } from './migrate.js';
 export { SQLSTATE, sqlState, isRetryable, isUnavailable } from './errors.js';
+export {
+  enterScope,
+  allUsersVisible,
+  setAllUsersVisible,
+  enterSystemRole,
+  lockSubject,
+  lockKeyBootstrap,
+  withLockTimeout,
+  LockTimeoutError,
+  inSnapshot,
+  workspaceIds,
+  type SessionScope,
+} from './sql/session.js';
 export * as schema from './schema.js';
 export { type LoggedEpisode } from './sql/episode-row.js';
 export { appendEpisodes, findEpisodesByKeys, keyOf, type NewEpisode, type AppendResult } from './sql/append-episodes.js';

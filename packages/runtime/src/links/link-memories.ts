@@ -14,15 +14,15 @@ import {
   standingFor,
   ValidationError,
 } from '@canon/core';
-import { factKeyOfMemoryId, findEpisodesByKeys, memoriesByIds, sqlState, SQLSTATE, type Pool, type Sql } from '@canon/store';
+import { factKeyOfMemoryId, findEpisodesByKeys, lockSubject, LockTimeoutError, memoriesByIds, withLockTimeout, type Pool, type Sql } from '@canon/store';
 import { z } from 'zod';
-import { compilePendingInTransaction, lockSubject, type CompileResult } from '../compile.js';
+import { compilePendingInTransaction, type CompileResult } from '../compile.js';
 import { loadPolicySet } from '../policies.js';
 import type { Principal } from '../principal.js';
 import { parseWith } from '../proposals.js';
 import { memoryDetail, visibleTo, type MemoryDetail } from '../recall.js';
 import { asAllUsers, withWorkspace } from '../scope.js';
-import { appendAndCompile, SUBJECT_LOCK_TIMEOUT } from '../subject-write.js';
+import { appendAndCompile, SUBJECT_LOCK_TIMEOUT_MS } from '../subject-write.js';
 
 const shortText = cleanString(z.string().min(1).max(512));
 const MemoryId = cleanString(z.string().min(1).max(128));
@@ -81,8 +81,7 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
       const keys: [string, string] = [factKeyString(a), factKeyString(b)];
       const link = { keys: [a, b], same: input.same, ...(input.reason ? { reason: input.reason } : {}) };
 
-      await tx.query(`SET LOCAL lock_timeout = '${SUBJECT_LOCK_TIMEOUT}'`);
-      await lockSubject(tx, principal.workspace_id, a.subject);
+      await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, a.subject));
       const policies = await loadPolicySet(tx, principal.workspace_id);
       const inForce = standingFor(principal.role) >= LINK_MIN_STANDING;
 
@@ -110,7 +109,7 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
       return { outcome, episode_id: written.episode_id, in_force: inForce, keys, compiled: written.compiled, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
     });
   } catch (err) {
-    if (sqlState(err) === SQLSTATE.lockNotAvailable) throw new BusyError('the subject is being written by another request; retry shortly', 1);
+    if (err instanceof LockTimeoutError) throw new BusyError('the subject is being written by another request; retry shortly', 1);
     throw err;
   }
 }

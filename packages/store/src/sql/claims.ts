@@ -1,24 +1,23 @@
 import type { Claim, LineageVersion } from '@canon/core';
 import type { Sql } from '../db.js';
 
+/**
+ * Claims per statement. Each slice travels as one JSON array: node-postgres spells a `jsonb[]`
+ * parameter out as an array literal, escaping every claim's JSON again, which cost more than the
+ * insert; and an unbounded batch would build one string the size of a subject's history.
+ */
+const INSERT_SLICE = 500;
+
 export async function insertClaims(sql: Sql, claims: readonly Claim[]): Promise<void> {
-  if (claims.length === 0) return;
-  await sql.query(
-    `INSERT INTO claims (workspace_id, episode_id, idx, subject, memory_id, lineage, claim)
-     SELECT u.workspace_id, u.episode_id, u.idx, u.subject, u.memory_id, u.lineage, u.claim
-     FROM unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::text[], $6::text[], $7::jsonb[])
-       AS u(workspace_id, episode_id, idx, subject, memory_id, lineage, claim)
-     ON CONFLICT DO NOTHING`,
-    [
-      claims.map((c) => c.workspace_id),
-      claims.map((c) => c.episode_id),
-      claims.map((c) => c.index),
-      claims.map((c) => c.subject),
-      claims.map((c) => c.memory_id),
-      claims.map((c) => c.lineage),
-      claims.map((c) => JSON.stringify(c)),
-    ],
-  );
+  for (let i = 0; i < claims.length; i += INSERT_SLICE) {
+    await sql.query(
+      `INSERT INTO claims (workspace_id, episode_id, idx, subject, memory_id, lineage, claim)
+       SELECT c->>'workspace_id', (c->>'episode_id')::uuid, (c->>'index')::int, c->>'subject', c->>'memory_id', c->>'lineage', c
+       FROM jsonb_array_elements($1::jsonb) AS c
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(claims.slice(i, i + INSERT_SLICE))],
+    );
+  }
 }
 
 /** Memories a lineage stated so far in a subject: a new version may end any of them. */
