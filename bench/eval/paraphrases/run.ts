@@ -136,6 +136,20 @@ export function writeParaphraseSection(markdown: string): void {
   fs.writeFileSync(file, `${head}\n\n${markdown.trimEnd()}\n`);
 }
 
+function slim(r: SystemResult): SystemResult {
+  const kinds = new Map(loadPairs().map((p) => [p.id, p.kind] as const));
+  const missed = (id: string, o: PairOutcome) => {
+    const kind = kinds.get(id);
+    if (kind === 'contradiction') return !(o.flagged_as_contradiction || o.records === 1);
+    if (kind === 'duplicate') return o.records === 2 && !o.flagged;
+    return o.flagged || o.records === 1;
+  };
+  return {
+    ...r,
+    outcomes: Object.fromEntries(Object.entries(r.outcomes).map(([id, o]) => [id, missed(id, o) ? o : { ...o, detail: undefined }])),
+  };
+}
+
 /** Every pair through Canon (served on `url`) and the baselines; writes paraphrases.json, returns the Markdown section. */
 export async function runParaphrases(runtime: Runtime, url: string, splits: readonly PairSplit[], log: (msg: string) => void = console.error): Promise<string> {
   const run = Date.now().toString(36);
@@ -147,7 +161,8 @@ export async function runParaphrases(runtime: Runtime, url: string, splits: read
   fs.mkdirSync(RESULTS, { recursive: true });
   fs.writeFileSync(
     path.join(RESULTS, 'paraphrases.json'),
-    `${JSON.stringify({ benchmark: 'paraphrases', splits, systems: results, measured_at: new Date().toISOString() }, null, 2)}\n`,
+    // Per pair, what each system did; Canon's memories and candidates only where it missed.
+    `${JSON.stringify({ benchmark: 'paraphrases', splits, systems: results.map(slim), measured_at: new Date().toISOString() }, null, 1)}\n`,
   );
   return paraphraseMarkdown(results, groups);
 }
