@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,23 +144,35 @@ describe('github issues compiled', () => {
 });
 
 describe('workspace scan compiled', () => {
-  it('turns an edited sentence into a change (not a conflict), a removed one into an end, and A → B → A into A', async () => {
+  const page = (day: string, freeze?: string) =>
+    `# Deploys\n\nHow we ship.\n\n## Staging\n\n- Deploy day: ${day}\n${freeze ? `- Release freeze: ${freeze}\n` : ''}\n## Production\n\n- Deploy day: Monday\n`;
+
+  it('turns an edited item into a change (not a conflict), a removed one into an end, and A → B → A into A', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'canon-ws-'));
     const file = path.join(dir, 'deploy.md');
     const scan = () => syncConnector(canon.runtime, { workspace: 'default', connector: 'workspace', config: { path: dir, id: 'notes' } });
     const subject = 'workspace:notes:deploy.md';
     const deployDay = async () => {
       const { memories } = await canon.runtime.memories(reader, subject);
-      return memories.filter((m) => m.predicate.startsWith('The staging deploy runs on'));
+      return memories.filter((m) => m.predicate === 'Deploy day' && m.qualifiers['h2'] === 'Staging');
     };
     try {
-      writeFileSync(file, 'The staging deploy runs on Tuesday.\nThe release freeze starts on 2024-12-20.\n');
+      writeFileSync(file, page('Tuesday', '2024-12-20'));
       expect((await scan()).created).toBe(1);
       expect((await scan()).created).toBe(0);
-      await compile(subject);
+      const first = await compile(subject);
+      expect(first.conflicts_opened).toBe(0);
       expect((await deployDay()).map((m) => [m.status, m.current.map((c) => c.value)])).toEqual([['current', ['Tuesday']]]);
+      // The same label under two headings is two facts; the prose line is none.
+      const { memories: all } = await canon.runtime.memories(reader, subject);
+      expect(all.map((m) => [m.predicate, m.qualifiers['h2'] ?? null]).sort()).toEqual([
+        ['Deploy day', 'Production'],
+        ['Deploy day', 'Staging'],
+        ['Release freeze', 'Staging'],
+        ['file_hash', null],
+      ]);
 
-      writeFileSync(file, 'The staging deploy runs on Thursday.\nThe release freeze starts on 2024-12-20.\n');
+      writeFileSync(file, page('Thursday', '2024-12-20'));
       expect((await scan()).created).toBe(1);
       const changed = await compile(subject);
       expect(changed.conflicts_opened).toBe(0);
@@ -173,18 +185,18 @@ describe('workspace scan compiled', () => {
         ['Thursday', 'in_force'],
       ]);
 
-      // The freeze sentence is dropped: its fact ends.
-      writeFileSync(file, 'The staging deploy runs on Thursday.\n');
+      // The freeze item is dropped: its fact ends.
+      writeFileSync(file, page('Thursday'));
       await scan();
       await compile(subject);
       const { memories } = await canon.runtime.memories(reader, subject);
-      const freeze = memories.find((m) => m.predicate.startsWith('The release freeze starts on'));
+      const freeze = memories.find((m) => m.predicate === 'Release freeze');
       expect(freeze?.status).toBe('tombstoned');
 
       // A → B → A: three events, A current again.
-      writeFileSync(file, 'The staging deploy runs on Tuesday.\n');
+      writeFileSync(file, page('Tuesday'));
       expect((await scan()).created).toBe(1);
-      writeFileSync(file, 'The staging deploy runs on Thursday.\n');
+      writeFileSync(file, page('Thursday'));
       expect((await scan()).created).toBe(1);
       await compile(subject);
       expect((await deployDay())[0]!.current.map((c) => c.value)).toEqual(['Thursday']);
@@ -194,6 +206,33 @@ describe('workspace scan compiled', () => {
       expect((await scan()).retractions).toBe(1);
       await compile(subject);
       expect((await deployDay())[0]!.status).toBe('tombstoned');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a config file gives one memory per setting, a removed setting ends, and source code gives none', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'canon-ws-'));
+    const scan = () => syncConnector(canon.runtime, { workspace: 'default', connector: 'workspace', config: { path: dir, id: 'cfg' } });
+    const settings = async (subject: string) => {
+      const { memories } = await canon.runtime.memories(reader, subject);
+      return Object.fromEntries(memories.filter((m) => m.predicate !== 'file_hash').map((m) => [m.predicate, m.status === 'tombstoned' ? 'ended' : m.current.map((c) => c.value)[0]]));
+    };
+    try {
+      mkdirSync(path.join(dir, 'src'));
+      writeFileSync(path.join(dir, 'tsconfig.json'), '{\n  // house rules\n  "compilerOptions": { "strict": true, "noEmit": true, "module": "esnext", },\n}\n');
+      writeFileSync(path.join(dir, 'src', 'start.ts'), '// start in 5 minutes\nexport const port = 8080; // Default: 8080\n');
+      await scan();
+      const tsconfig = await compile('workspace:cfg:tsconfig.json');
+      expect(tsconfig.conflicts_opened).toBe(0);
+      expect(await settings('workspace:cfg:tsconfig.json')).toEqual({ 'compilerOptions.strict': true, 'compilerOptions.noEmit': true, 'compilerOptions.module': 'esnext' });
+      await compile('workspace:cfg:src/start.ts');
+      expect(await settings('workspace:cfg:src/start.ts')).toEqual({});
+
+      writeFileSync(path.join(dir, 'tsconfig.json'), '{ "compilerOptions": { "strict": true, "module": "nodenext" } }\n');
+      await scan();
+      expect((await compile('workspace:cfg:tsconfig.json')).conflicts_opened).toBe(0);
+      expect(await settings('workspace:cfg:tsconfig.json')).toEqual({ 'compilerOptions.strict': true, 'compilerOptions.noEmit': 'ended', 'compilerOptions.module': 'nodenext' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -29,6 +29,12 @@ export interface SyncBatch {
   skipped?: Readonly<Record<string, number>>;
   /** Items the whole sync is expected to read, when the connector knows it (for a progress bar). */
   total?: number | null;
+  /**
+   * Statements of this batch's episodes that will give no fact, by reason, when the connector
+   * reads its documents with the compiler's extractor: `ambiguous` (one version stating two
+   * values for one key), `unparsed` (a settings file its parser refused).
+   */
+  statements?: Readonly<Record<string, number>>;
 }
 
 export interface CheckResult {

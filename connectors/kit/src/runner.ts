@@ -45,6 +45,8 @@ export interface RunSummary {
   /** Created episodes that end something: a vanished file, a removed dependency. */
   retractions: number;
   skipped: Record<string, number>;
+  /** Statements of the documents read that give no fact, by reason (see `SyncBatch.statements`). */
+  statements: Record<string, number>;
   key_conflicts: KeyConflictRecord[];
   /** Transient failures retried. */
   retries: number;
@@ -94,6 +96,7 @@ export async function runConnector(
     refused: 0,
     retractions: 0,
     skipped: {},
+    statements: {},
     key_conflicts: [],
     retries: 0,
     cursor: null,
@@ -124,6 +127,9 @@ export async function runConnector(
         summary.fetched += batch.fetched;
         for (const [reason, count] of Object.entries(batch.skipped ?? {})) {
           summary.skipped[reason] = (summary.skipped[reason] ?? 0) + count;
+        }
+        for (const [reason, count] of Object.entries(batch.statements ?? {})) {
+          summary.statements[reason] = (summary.statements[reason] ?? 0) + count;
         }
         failures = 0;
         report('syncing');

@@ -158,6 +158,25 @@ describe('workspace connector', () => {
     expect(summary).toMatchObject({ created: 2, retractions: 1 });
   });
 
+  it('reads only what `include` names, on top of .gitignore and `ignore`; a file no longer included is retracted', async () => {
+    write('.gitignore', 'docs/secret-plan.md\n');
+    write('docs/secret-plan.md', 'Plans.\n');
+    write('src/app.ts', 'export const x = 1;\n');
+    const summary = await scan({ include: ['docs/**', '*.md'], ignore: ['docs/notes.txt'] });
+    expect(summary.skipped).toEqual({ ignored: 2, not_included: 2 });
+    expect(sink.episodes.map((e) => e.source_ref).sort()).toEqual(['README.md', 'docs/deploy.md']);
+    expect(await scan({ include: ['docs/**'], ignore: ['docs/notes.txt'] })).toMatchObject({ created: 1, retractions: 1 });
+    expect(sink.episodes.at(-1)).toMatchObject({ source_ref: 'README.md', kind: 'retraction' });
+  });
+
+  it('says how many statements of the versions it read will give no fact', async () => {
+    write('docs/options.md', '# Q\n\n## Options\n\n- Default: 2\n- Default: 3\n- Owner: a\n');
+    write('broken.json', '{"a": ');
+    const summary = await scan();
+    expect(summary.statements).toEqual({ ambiguous: 2, unparsed: 1 });
+    expect(await scan()).toMatchObject({ created: 0, statements: {} });
+  });
+
   it('resumes a scan interrupted between batches without losing or repeating events', async () => {
     const controller = new AbortController();
     let batches = 0;

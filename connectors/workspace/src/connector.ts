@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
-import { LIMITS, type EpisodeInput } from '@canon/core';
+import { LIMITS, readDocument, type EpisodeInput } from '@canon/core';
 import {
   ConnectorError,
   definePredicates,
@@ -64,8 +64,13 @@ export const WorkspaceConfig = z.strictObject({
   id: z.string().min(1).max(200).regex(/^[^:]+$/, 'must not contain ":"').optional(),
   /** Larger files are skipped (`too_large`); at most the ingest text limit. */
   maxFileBytes: z.number().int().min(1).max(LIMITS.text).default(LIMITS.text),
-  /** Extra gitignore-style patterns, applied at the root. */
+  /** Files left out on top of .gitignore: gitignore-style patterns, applied at the root. */
   ignore: z.array(z.string().min(1)).default([]),
+  /**
+   * When not empty, only files matching one of these gitignore-style patterns are read
+   * (`docs/**`, `*.md`, `package.json`); applied after .gitignore and `ignore`.
+   */
+  include: z.array(z.string().min(1)).default([]),
   /** Patterns added to `DEFAULT_SECRET_FILES` (gitignore syntax; `!pattern` reads a default back). */
   secretFiles: z.array(z.string().min(1)).default([]),
   /** Read secret files too (their recognised secrets are still redacted at ingest). */
@@ -199,16 +204,18 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
       inventory = { ...parsed.data.files };
     }
     const secretFiles = config.includeSecretFiles ? [] : [...DEFAULT_SECRET_FILES, ...config.secretFiles];
-    const { files, skipped: walkSkipped } = await walk(root, config.ignore, signal, secretFiles);
+    const { files, skipped: walkSkipped } = await walk(root, config.ignore, signal, secretFiles, config.include);
     const total = files.length;
     const seen = new Set<string>();
     let episodes: EpisodeInput[] = [];
     let skipped: Record<string, number> = { ...walkSkipped };
+    let statements: Record<string, number> = {};
     let fetched = 0;
     const flush = (): SyncBatch => {
-      const batch = { episodes, cursor: snapshot(inventory), fetched, skipped, total };
+      const batch = { episodes, cursor: snapshot(inventory), fetched, skipped, statements, total };
       episodes = [];
       skipped = {};
+      statements = {};
       fetched = 0;
       return batch;
     };
@@ -242,6 +249,12 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
       }
       episodes.push(episode);
       inventory[file.path] = { hash: read.hash, n };
+      // The compiler reads this version with the same pure extractor: what it will leave out
+      // (two values of one key in one version, a settings file that does not parse) is said
+      // now, in the sync's answer, rather than found later as a missing memory.
+      for (const [reason, count] of Object.entries(readDocument(file.path, read.text).dropped)) {
+        statements[reason] = (statements[reason] ?? 0) + count;
+      }
       if (episodes.length >= config.batchSize) yield flush();
     }
 

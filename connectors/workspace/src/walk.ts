@@ -10,7 +10,10 @@ export interface WalkEntry {
 
 export interface WalkResult {
   files: WalkEntry[];
-  /** Entries passed over, by reason: `ignored` (an ignored folder counts once), `secret_file`, `symlink`, `special`. */
+  /**
+   * Entries passed over, by reason: `ignored` (an ignored folder counts once), `not_included`,
+   * `secret_file`, `symlink`, `special`.
+   */
   skipped: Record<string, number>;
 }
 
@@ -24,10 +27,18 @@ interface Rules {
  * Lists the files under `root` that git would consider: `.git` is never entered, and each
  * folder's `.gitignore` applies to the paths below it (plus `extra` patterns at the root).
  * Files matching `secretFiles` (gitignore syntax, from the root) are passed over as
- * `secret_file` without being opened. Symbolic links are not followed: a link can leave the
+ * `secret_file` without being opened. When `include` holds patterns, only the files matching one
+ * of them are listed (the others count as `not_included`); it narrows what .gitignore and `extra`
+ * leave, never brings an ignored file back. Symbolic links are not followed: a link can leave the
  * root or loop. Paths come out sorted, so a scan is deterministic.
  */
-export async function walk(root: string, extra: readonly string[], signal?: AbortSignal, secretFiles: readonly string[] = []): Promise<WalkResult> {
+export async function walk(
+  root: string,
+  extra: readonly string[],
+  signal?: AbortSignal,
+  secretFiles: readonly string[] = [],
+  include: readonly string[] = [],
+): Promise<WalkResult> {
   const files: WalkEntry[] = [];
   const skipped: Record<string, number> = {};
   const skip = (reason: string) => {
@@ -35,6 +46,8 @@ export async function walk(root: string, extra: readonly string[], signal?: Abor
   };
   const rootRules: Rules[] = extra.length > 0 ? [{ base: '', ig: ignore().add([...extra]) }] : [];
   const secrets = secretFiles.length > 0 ? ignore().add([...secretFiles]) : null;
+  // The `ignore` package answers "does a pattern match": for the include list, a match keeps it.
+  const included = include.length > 0 ? ignore().add([...include]) : null;
 
   async function visit(dir: string, rules: Rules[]): Promise<void> {
     signal?.throwIfAborted();
@@ -51,6 +64,8 @@ export async function walk(root: string, extra: readonly string[], signal?: Abor
         skip('symlink');
       } else if (entry.isDirectory()) {
         await visit(path, active);
+      } else if (entry.isFile() && included && !included.ignores(path)) {
+        skip('not_included');
       } else if (entry.isFile() && secrets?.ignores(path)) {
         skip('secret_file');
       } else if (entry.isFile()) {

@@ -51,6 +51,13 @@ export const IngestResponse = z
     erased: z.number().int(),
     redacted: z.number().int().openapi({ description: 'items stored with secrets replaced (each lists its `redactions`)' }),
     refused: z.number().int().openapi({ description: 'items refused for holding a secret (workspace policy `secrets: "refuse"`)' }),
+    statements: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .openapi({
+        description:
+          'Statements of the documents created (`kind: "document"`) that will give no fact, by reason: `ambiguous` (one version stating two values for one key), `unparsed` (a settings file its parser refused), `too_many`; absent when none',
+      }),
   })
   .openapi('IngestResponse');
 

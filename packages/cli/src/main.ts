@@ -79,7 +79,7 @@ const positiveInteger = (value: string): number => {
   return n;
 };
 type GithubFlags = { repo: string; token?: string; baseUrl?: string };
-type WorkspaceFlags = { id?: string; maxFileBytes?: number; secretFile?: string[]; includeSecretFiles?: boolean };
+type WorkspaceFlags = { id?: string; maxFileBytes?: number; secretFile?: string[]; includeSecretFiles?: boolean; include?: string[]; exclude?: string[] };
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 type GitFlags = { id?: string };
 
@@ -104,7 +104,9 @@ syncFlags(
     .option('--id <id>', 'the root id in subjects and keys (default: the folder name)')
     .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger)
     .option('--secret-file <pattern>', 'also skip files matching this gitignore pattern as secret files; !pattern reads a default back (repeatable)', collect)
-    .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)'),
+    .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)')
+    .option('--include <pattern>', 'read only files matching this gitignore pattern, e.g. docs/** (repeatable)', collect)
+    .option('--exclude <pattern>', 'skip files matching this gitignore pattern, on top of .gitignore (repeatable)', collect),
 ).action(run(async (path: string, opts: WorkspaceFlags & ConnectorCommandOptions) => syncCommand(config(), workspaceTarget(path, opts), opts)));
 syncFlags(
   sync
@@ -134,7 +136,9 @@ addFlags(
     .option('--id <id>', 'the root id (default: the folder name)')
     .option('--max-file-bytes <n>', 'larger files are skipped', positiveInteger)
     .option('--secret-file <pattern>', 'also skip files matching this gitignore pattern as secret files; !pattern reads a default back (repeatable)', collect)
-    .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)'),
+    .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)')
+    .option('--include <pattern>', 'read only files matching this gitignore pattern, e.g. docs/** (repeatable)', collect)
+    .option('--exclude <pattern>', 'skip files matching this gitignore pattern, on top of .gitignore (repeatable)', collect),
 ).action(run(async (path: string, opts: WorkspaceFlags & AddOptions) => connectorsAdd(config(), workspaceTarget(path, opts), opts)));
 addFlags(add.command('git <path>').option('--id <id>', 'the repository id')).action(
   run(async (path: string, opts: GitFlags & AddOptions) => connectorsAdd(config(), gitTarget(path, opts), opts)),

@@ -1831,6 +1831,10 @@ export interface components {
             redacted: number;
             /** @description items refused for holding a secret (workspace policy `secrets: "refuse"`) */
             refused: number;
+            /** @description Statements of the documents created (`kind: "document"`) that will give no fact, by reason: `ambiguous` (one version stating two values for one key), `unparsed` (a settings file its parser refused), `too_many`; absent when none */
+            statements?: {
+                [key: string]: number;
+            };
         };
         Job: {
             completed_at?: string;

@@ -4,8 +4,11 @@ import { ClaimOp, ClaimRef } from './episode.js';
 import { FactKey } from './fact-key.js';
 import { Json } from './normalize.js';
 
-/** How a claim was obtained: a structured claim of the body, a slot of the text, or a text note. */
-export const ClaimOrigin = z.enum(['structured', 'text', 'note']);
+/**
+ * How a claim was obtained: a structured claim of the body, a slot of the text, a text note, or a
+ * fact of a document read by its format's extractor.
+ */
+export const ClaimOrigin = z.enum(['structured', 'text', 'note', 'document']);
 export type ClaimOrigin = z.infer<typeof ClaimOrigin>;
 
 /**

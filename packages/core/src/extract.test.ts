@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CUES } from './cues.js';
 import { extract, sentences } from './extract.js';
@@ -215,20 +216,73 @@ describe('extraction rules', () => {
 });
 
 describe('documents', () => {
-  it('reads the text of a document next to its structured claims, and only of a document', () => {
-    const base = {
-      id: 'e1', workspace_id: 'w', source: 'workspace', idempotency_key: 'k', subject: 'workspace:notes:deploy.md', scope: 'workspace' as const,
-      owner: null, occurred_at: '2024-05-01T00:00:00.000Z', occurred_at_defaulted: false, observed_at: null, ingested_at: '2024-05-01T00:00:00.000Z',
-      sequence: null, lineage: 'workspace:notes:deploy.md', snapshot: true, actor: { role: 'connector' as const, user: null }, source_ref: null, content_hash: 'h',
-      body: { text: 'The staging deploy runs on Tuesday.', claims: [{ predicate: 'file_hash', value: 'abc', qualifiers: { path: 'deploy.md' } }] },
-    };
-    const doc = extract({ ...base, kind: 'document' }, DEFAULT_POLICY_SET);
-    expect(doc.map((c) => [c.index, c.predicate, c.value])).toEqual([
-      [0, 'file_hash', 'abc'],
-      [1, 'The staging deploy runs on {weekday}', 'Tuesday'],
+  const base = {
+    id: 'e1', workspace_id: 'w', source: 'workspace', idempotency_key: 'k', subject: 'workspace:notes:deploy.md', scope: 'workspace' as const,
+    owner: null, occurred_at: '2024-05-01T00:00:00.000Z', occurred_at_defaulted: false, observed_at: null, ingested_at: '2024-05-01T00:00:00.000Z',
+    sequence: null, lineage: 'workspace:notes:deploy.md', snapshot: true, actor: { role: 'connector' as const, user: null }, source_ref: null, content_hash: 'h',
+  };
+  const inventory = [{ predicate: 'file_hash', value: 'abc', qualifiers: { path: 'deploy.md' } }];
+
+  it('a document is read by its format after its structured claims; prose states nothing', () => {
+    const text = '# Deploys\n\n## Staging\n\nThe staging deploy runs on Tuesday.\n\n- Owner: platform\n\n## Production\n\n- Owner: sre\n';
+    const doc = extract({ ...base, kind: 'document', body: { text, path: 'deploy.md', claims: inventory } }, DEFAULT_POLICY_SET);
+    expect(doc.map((c) => [c.index, c.predicate, c.fact_key.qualifiers, c.value, c.origin])).toEqual([
+      [0, 'file_hash', { path: 'deploy.md' }, 'abc', 'structured'],
+      [1, 'Owner', { h2: 'Staging' }, 'platform', 'document'],
+      [2, 'Owner', { h2: 'Production' }, 'sre', 'document'],
     ]);
-    const message = extract({ ...base, kind: 'message' }, DEFAULT_POLICY_SET);
+    // The same claims as a message are one structured claim: the text is the caller's words.
+    const message = extract({ ...base, kind: 'message', body: { text, claims: inventory } }, DEFAULT_POLICY_SET);
     expect(message.map((c) => c.predicate)).toEqual(['file_hash']);
+  });
+
+  it('a tsconfig gives one claim per setting keyed by its key path (the issue: not {quoted}: true)', () => {
+    const text = '{\n  "compilerOptions": { "strict": true, "module": "esnext" }\n}\n';
+    const doc = extract({ ...base, kind: 'document', body: { text, path: 'tsconfig.json' } }, DEFAULT_POLICY_SET);
+    expect(doc.map((c) => [c.predicate, c.value])).toEqual([
+      ['compilerOptions.strict', true],
+      ['compilerOptions.module', 'esnext'],
+    ]);
+  });
+
+  it('source code states no claim but its inventory entry', () => {
+    const doc = extract({ ...base, kind: 'document', body: { text: '// start in 5 minutes\nexport const x = 1;\n', path: 'src/x.ts', claims: inventory } }, DEFAULT_POLICY_SET);
+    expect(doc.map((c) => c.predicate)).toEqual(['file_hash']);
+  });
+
+  it("each claim is qualified by its own statement, never by the rest of the file", () => {
+    const text = '## Notes\n\nMaybe we should move this, not sure.\n\n- Owner: platform\n- Reviewer: perhaps alice\n';
+    const doc = extract({ ...base, kind: 'document', body: { text, path: 'owners.md', claims: inventory } }, DEFAULT_POLICY_SET);
+    const [hash, owner, reviewer] = doc;
+    expect(hash!.standing).toBe(ROLE_STANDING.connector);
+    expect(hash!.text).toBe('');
+    expect(owner!.standing).toBe(ROLE_STANDING.connector);
+    expect(owner!.text).toBe('Owner: platform');
+    expect(reviewer!.standing).toBeLessThan(ROLE_STANDING.connector);
+  });
+
+  it('property: any document text under any file name extracts without throwing, the same claims twice', () => {
+    const piece = fc.constantFrom('# T\n', '## A\n', '- k: v\n', '| a | b |\n|---|---|\n| x | 1 |\n', 'x: 1\n', '{"a": [1, {"b": null}]}', '[s]\nk=v\n', 'FROM x\n', '\n', ': :\n', '- **:** \n', '`a: b`\n');
+    const text = fc.array(fc.oneof(piece, fc.string({ maxLength: 20 })), { maxLength: 12 }).map((parts) => parts.join(''));
+    const path = fc.constantFrom('a.md', 'a.json', 'a.yaml', 'a.toml', '.env.example', 'a.ini', 'go.mod', 'Dockerfile', 'requirements.txt', 'package.json', 'a.txt', 'a.ts');
+    fc.assert(
+      fc.property(path, text, (p, t) => {
+        const e = { ...base, kind: 'document', body: { text: t, path: p, claims: inventory } };
+        const claims = extract(e, DEFAULT_POLICY_SET);
+        expect(extract(e, DEFAULT_POLICY_SET)).toEqual(claims);
+        expect(new Set(claims.map((c) => c.key)).size).toBe(claims.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a setting is data: hedge or correction words in a config value qualify nothing', () => {
+    const text = 'status: maybe later\nnote: "Correction: as of 2017 this was wrong"\n';
+    const doc = extract({ ...base, kind: 'document', body: { text, path: 'settings.yaml' } }, DEFAULT_POLICY_SET);
+    expect(doc.map((c) => [c.predicate, c.standing, c.correction, c.effective_explicit, c.cues])).toEqual([
+      ['status', ROLE_STANDING.connector, false, false, []],
+      ['note', ROLE_STANDING.connector, false, false, []],
+    ]);
   });
 });
 

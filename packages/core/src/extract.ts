@@ -14,6 +14,7 @@ import { startOfDay } from './dates.js';
 import { compareInstants } from './order.js';
 import { standingFor } from './standing.js';
 import { EXTRACTOR_VERSION } from './version.js';
+import { readDocument } from './documents/read-document.js';
 
 /** The predicate of text with no slot: a note keyed by its normalized fingerprint. */
 export const NOTE_PREDICATE = 'note';
@@ -60,7 +61,9 @@ function fromStructured(input: ClaimInput, episode: Episode, policies: PolicySet
   const predicate = normalizeText(input.predicate);
   let value = normalizeValue(input.value ?? null);
   if (op === 'replace' && policyFor(policies, predicate).cardinality === 'many') value = asSet(value);
-  const text = normalizeText(input.text ?? episode.body.text ?? '');
+  // A document's text is content, not words about the claims beside it: a README saying
+  // "maybe" somewhere must not hedge the file's inventory claim.
+  const text = normalizeText(input.text ?? (episode.kind === 'document' ? '' : (episode.body.text ?? '')));
   const matches = cuesOf(text);
   const settles = input.settles ?? [];
   const worded = matches.some((m) => m.cue.class === 'correction');
@@ -190,21 +193,52 @@ export function authorOf(episode: Pick<Episode, 'actor' | 'actor_key'>): string 
 }
 
 /**
+ * The facts a document states, by its format (design §3), as drafts: each qualified by its own
+ * statement (its line, its cell), never by the rest of the file.
+ */
+function fromDocument(episode: Episode, cuesOf: (text: string) => CueMatch[], ctx: DateContext): Draft[] {
+  const path = typeof episode.body['path'] === 'string' ? episode.body['path'] : undefined;
+  const reading = readDocument(path, episode.body.text ?? '');
+  // A setting's value is data: `status: maybe` in a YAML file hedges nothing. Only what people
+  // write in Markdown and plain text is read for cues.
+  const worded = reading.format === 'markdown' || reading.format === 'text';
+  return reading.facts.map((f) => {
+    const text = normalizeText(f.text);
+    const matches = worded ? cuesOf(text) : [];
+    return {
+      predicate: f.predicate,
+      qualifiers: f.qualifiers,
+      op: 'assert' as const,
+      value: normalizeValue(f.value),
+      text,
+      conditions: [],
+      // A file version states its content; a newer version is a change of its lineage, not a
+      // correction of the old one, whatever words a line holds.
+      correction: false,
+      settles: [],
+      effective: effectiveOf(matches, ctx),
+      matches,
+      origin: 'document' as const,
+    };
+  });
+}
+
+/**
  * Turns a stored episode into claims, deterministically: the same episode, extractor version and
  * policies give the same claims, byte for byte (no clock, no randomness, no locale).
  *
  * Structured claims in the body are used as given; the text goes through the slot extractor only
- * when there are none (a body with both is a caller who already said what the text means) — except
- * in a `document`, whose text is content in its own right (a file's sentences next to the file's
- * inventory claim), so it is always read, after the structured claims. A text never retracts
- * anything: it only states the claims its sentences carry.
+ * when there are none (a body with both is a caller who already said what the text means). A
+ * `document` is different: its text is a file, read by the extractor of its format after the
+ * structured claims (the file's inventory claim), never sentence by sentence. A text never
+ * retracts anything: it only states the claims it carries; a snapshot's lineage ends the keys a
+ * newer version no longer states (design §4).
  */
 export function extract(episode: Episode, policies: PolicySet, extractorVersion: string = EXTRACTOR_VERSION): Claim[] {
   // A link states something about two fact keys, not a fact: its reason is never read as one.
   if (episode.kind === 'link') return [];
   const ctx: DateContext = { occurredAt: episode.occurred_at, timeZone: policies.time_zone };
   const structured = episode.body.claims ?? [];
-  const readText = structured.length === 0 || episode.kind === 'document';
   // An episode's claims mostly share its one text: read the cues of each distinct text once, not
   // once per claim (1,000 claims beside a 100 KB text would otherwise scan it 1,000 times).
   const seen = new Map<string, CueMatch[]>();
@@ -215,7 +249,7 @@ export function extract(episode: Episode, policies: PolicySet, extractorVersion:
   };
   const drafts = [
     ...structured.map((c) => fromStructured(c, episode, policies, ctx, cuesOf)),
-    ...(readText ? fromText(episode.body.text ?? '', episode, ctx) : []),
+    ...(episode.kind === 'document' ? fromDocument(episode, cuesOf, ctx) : structured.length === 0 ? fromText(episode.body.text ?? '', episode, ctx) : []),
   ];
   return drafts.map((d, index) => {
     const { fk, key, memory_id } = identity({

@@ -56,6 +56,10 @@ export {
   DEFAULT_MAX_SIDES,
   maxSides,
 } from './policy.js';
+export { readDocument } from './documents/read-document.js';
+export { documentFormat } from './documents/format.js';
+export { parseKeyPath } from './documents/key-path.js';
+export type { DocumentFact, DocumentFormat, DocumentReading } from './documents/statement.js';
 export { Claim, ClaimOrigin, LineageVersion, claimRef, sameRef } from './claim.js';
 export {
   EvidenceRef,

@@ -32,6 +32,7 @@ describe('packages/core imports no I/O', () => {
     expect(sources).toContain('fold.ts');
     expect(sources).toContain('extract.ts');
     expect(sources.every((f) => !f.startsWith('/'))).toBe(true);
+    expect(sources).toContain('documents/read-document.ts');
     expect(imports("import { x } from 'node:fs';\nexport { y } from './y.js';")).toEqual(['node:fs', './y.js']);
   });
 

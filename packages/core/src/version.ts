@@ -4,4 +4,4 @@
  * episode: the compile pipeline rebuilds the subjects whose markers carry an older version.
  */
 export const COMPILER_VERSION = 'canon-compiler/3';
-export const EXTRACTOR_VERSION = 'canon-extractor/2';
+export const EXTRACTOR_VERSION = 'canon-extractor/3';

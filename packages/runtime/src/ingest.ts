@@ -8,6 +8,7 @@ import {
   ForbiddenError,
   KeyConflictError,
   LIMITS,
+  readDocument,
   toEnvelope,
   ValidationError,
   CanonError,
@@ -49,6 +50,12 @@ export interface IngestResult {
   refused: number;
   /** Distinct subjects the batch wrote to (the ones a compile must visit). */
   subjects: string[];
+  /**
+   * Statements of the documents created that will give no fact, by reason (`ambiguous`: one
+   * version stating two values for one key; `unparsed`; `too_many`), read with the compiler's
+   * extractor; empty when none.
+   */
+  statements: Record<string, number>;
 }
 
 /**
@@ -197,7 +204,19 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
     redacted: results.filter((r) => written(r) && r.redactions !== undefined).length,
     refused: results.filter((r) => r.status === 'refused').length,
     subjects: [...new Set(envelopes.filter((_, i) => written(results[i]!)).map((e) => e.subject))].sort(),
+    statements: leftOut(envelopes.filter((e, i) => e.kind === 'document' && results[i]!.status === 'created')),
   };
+}
+
+/** What the compiler's extractor will leave out of these documents, summed by reason. */
+function leftOut(documents: readonly Envelope[]): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const d of documents) {
+    const path = typeof d.body['path'] === 'string' ? d.body['path'] : undefined;
+    const text = typeof d.body.text === 'string' ? d.body.text : '';
+    for (const [reason, n] of Object.entries(readDocument(path, text).dropped)) total[reason] = (total[reason] ?? 0) + n;
+  }
+  return total;
 }
 
 function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[] {

@@ -21,7 +21,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgre
 import { log, RepeatedErrors } from './log.js';
 import { ingestEpisodes, type IngestResult } from './ingest.js';
 import { resolveCandidates, type ResolveResult } from './links/resolver.js';
-import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, setupQueues, startWorkers, type ManyResult } from './jobs.js';
+import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers, type ManyResult } from './jobs.js';
 import { findJob, type JobView } from './job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, type CreatedKey, type CreateKeyInput } from './keys.js';
 import { collectMetrics } from './metrics.js';
@@ -190,14 +190,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     authenticate: (bearer) => authenticate(pool, bearer),
 
     async ingest(principal, items, ingestOptions = {}) {
+      let queued: string[] = [];
       const result = await ingestEpisodes(pool, principal, items, async (tx, created) => {
         await insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id })));
         const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
         if (boss && ingestOptions.compile !== 'wait' && subjects.length > 0) {
           await enqueueCompiles(boss, tx, principal.workspace_id, subjects, config.jobs);
+          queued = subjects;
         }
         await ingestOptions.inTransaction?.(tx);
       });
+      // The episodes are stored and a job was queued with them; this only closes the window in
+      // which that job was absorbed by a compile already under way. Should it fail, the pending
+      // rows stay for the next compile of the subject or the nightly sweep.
+      if (boss && queued.length > 0) {
+        await requeueCompiles(boss, principal.workspace_id, queued, config.jobs).catch((err: unknown) =>
+          log().warn({ event: 'requeue_failed', workspace_id: principal.workspace_id, err }, 'compile not queued again after ingest'),
+        );
+      }
       if (ingestOptions.compile !== 'wait') return result;
       const compiled: CompileResult[] = [];
       for (const subject of result.subjects) compiled.push(await compileOne(principal, subject));

@@ -79,6 +79,7 @@ export function episodeRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void 
       erased: result.erased,
       redacted: result.redacted,
       refused: result.refused,
+      ...(Object.keys(result.statements).length > 0 ? { statements: result.statements } : {}),
       ...(result.compiled ? { compiled: result.compiled } : {}),
     });
   });

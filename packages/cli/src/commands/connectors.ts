@@ -72,9 +72,11 @@ export async function connectorsList(config: Config, opts: { workspace?: string;
   }
 }
 
-/** `canon connectors run ID`: runs the instance now, in this process. */
+/** `canon connectors run ID`: runs the instance now, in this process, and compiles what it wrote. */
 export function connectorsRun(config: Config, id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }): Promise<void> {
-  return runWithProgress(config, `run ${id}`, opts, (runtime, run) => runConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id, ...run }));
+  return runWithProgress(config, `run ${id}`, opts, (runtime, run) =>
+    runConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id, ...run, compile: 'wait' }),
+  );
 }
 
 /** `canon connectors remove ID`: the instance and its schedule go; its cursor stays. */

@@ -24,7 +24,7 @@ export function githubTarget(opts: { repo: string; token?: string; baseUrl?: str
 
 export function workspaceTarget(
   path: string,
-  opts: { id?: string; maxFileBytes?: number; secretFile?: string[]; includeSecretFiles?: boolean },
+  opts: { id?: string; maxFileBytes?: number; secretFile?: string[]; includeSecretFiles?: boolean; include?: string[]; exclude?: string[] },
 ): ConnectorTarget {
   return {
     connector: 'workspace',
@@ -34,6 +34,8 @@ export function workspaceTarget(
       ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}),
       ...(opts.secretFile?.length ? { secretFiles: opts.secretFile } : {}),
       ...(opts.includeSecretFiles ? { includeSecretFiles: true } : {}),
+      ...(opts.include?.length ? { include: opts.include } : {}),
+      ...(opts.exclude?.length ? { ignore: opts.exclude } : {}),
     },
   };
 }
@@ -45,11 +47,13 @@ export function gitTarget(path: string, opts: { id?: string }): ConnectorTarget 
 /**
  * `canon sync <connector> …`: one run in this process, into the database of CANON_HOME (or
  * DATABASE_URL), with the instance's cursor. Ctrl-C stops after the batch in flight; what was
- * committed stays, and the next sync resumes from there.
+ * committed stays, and the next sync resumes from there. Each batch queues the compile of what
+ * it wrote (for a running server's workers); the subjects written are then compiled here, so
+ * memory is current when the command returns.
  */
 export function syncCommand(config: Config, target: ConnectorTarget, opts: ConnectorCommandOptions): Promise<void> {
   return runWithProgress(config, `sync ${target.connector}`, opts, (runtime, run) =>
-    syncConnector(runtime, { workspace: opts.workspace, connector: target.connector, config: target.config, ...run }),
+    syncConnector(runtime, { workspace: opts.workspace, connector: target.connector, config: target.config, ...run, compile: 'wait' }),
   );
 }
 
@@ -63,7 +67,9 @@ export async function runWithProgress(
   opts: { dryRun?: boolean; json?: boolean },
   run: (runtime: Runtime, options: { dryRun: boolean; onProgress: (p: RunProgress) => void; signal: AbortSignal }) => Promise<Parameters<typeof printSummary>[0]>,
 ): Promise<void> {
-  const runtime = await createRuntime(config, { queue: false });
+  // The queue, without workers: ingest enqueues the compile of each batch in its transaction
+  // (design §6), and this process, which exits when the run ends, works no job.
+  const runtime = await createRuntime(config, { queue: !opts.dryRun, workers: false });
   const progress = progressReporter(label, opts);
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
@@ -119,9 +125,18 @@ export function printSummary(summary: SyncConnectorResult, opts: { json?: boolea
       `${summary.instance_id}${summary.dry_run ? ' (dry run: nothing written)' : ''}: fetched ${summary.fetched}, ` +
         `${summary.dry_run ? `would submit ${summary.submitted}` : `created ${summary.created}, duplicates ${summary.duplicates}`}, ` +
         `retractions ${summary.retractions}, skipped ${skipped}${reasons ? ` (${reasons})` : ''}` +
+        (summary.statements['ambiguous'] ? `, ${summary.statements['ambiguous']} ambiguous statements left out` : '') +
+        (summary.statements['unparsed'] ? `, ${summary.statements['unparsed']} settings files not parsed (kept as text)` : '') +
         (summary.erased > 0 ? `, erased ${summary.erased}` : '') +
         (summary.redacted > 0 ? `, secrets redacted in ${summary.redacted}` : '') +
         (summary.refused > 0 ? `, refused ${summary.refused} (secrets)` : ''),
+    );
+  }
+  if (!opts.json && summary.compiled) {
+    const c = summary.compiled;
+    console.log(
+      `compiled ${c.subjects} subject${c.subjects === 1 ? '' : 's'}: memories created ${c.memories_created}, updated ${c.memories_updated}, ` +
+        `ended ${c.tombstoned}, conflicts opened ${c.conflicts_opened}${c.failed > 0 ? `, failed ${c.failed} (see \`canon compile\`)` : ''}`,
     );
   }
   for (const c of summary.key_conflicts) {

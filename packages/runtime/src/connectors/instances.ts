@@ -97,7 +97,7 @@ export async function removeConnectorInstance(
   });
 }
 
-export interface RunConnectorInstanceOptions extends Pick<SyncConnectorOptions, 'dryRun' | 'onProgress' | 'signal' | 'retry'> {
+export interface RunConnectorInstanceOptions extends Pick<SyncConnectorOptions, 'dryRun' | 'onProgress' | 'signal' | 'retry' | 'compile'> {
   workspace: string;
   instanceId: string;
 }
@@ -115,6 +115,7 @@ export async function runConnectorInstance(runtime: ConnectorRuntime, options: R
     onProgress: options.onProgress,
     signal: options.signal,
     retry: options.retry,
+    compile: options.compile,
   });
 }
 

@@ -3,6 +3,7 @@ import { runConnector, type RetryOptions, type RunProgress, type RunSummary } fr
 import { ValidationError } from '@canon/core';
 import { CreateKeyInput } from '../keys.js';
 import type { Runtime } from '../runtime.js';
+import { compileMany } from '../jobs.js';
 import { createPostgresSink } from './postgres-sink.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
 
@@ -21,15 +22,32 @@ export interface SyncConnectorOptions {
   onProgress?: (progress: RunProgress) => void;
   signal?: AbortSignal;
   retry?: Partial<RetryOptions>;
+  /**
+   * `wait`: compile the subjects the run wrote before returning, so memory is current when it
+   * returns — for a run in a process with no worker (the CLI). The compile jobs ingest queued
+   * stay queued for a server's workers, which then find nothing pending.
+   */
+  compile?: 'wait' | undefined;
+}
+
+/** What the compile after a run did (`compile: 'wait'`), summed over the subjects it wrote. */
+export interface SyncCompileSummary {
+  subjects: number;
+  memories_created: number;
+  memories_updated: number;
+  conflicts_opened: number;
+  tombstoned: number;
+  failed: number;
 }
 
 export interface SyncConnectorResult extends RunSummary {
   workspace_id: string;
   instance_id: string;
+  compiled?: SyncCompileSummary;
 }
 
 /** The pieces of a runtime a connector run needs (a test may wrap `ingest`). */
-export type ConnectorRuntime = Pick<Runtime, 'pool' | 'ingest'>;
+export type ConnectorRuntime = Pick<Runtime, 'pool' | 'ingest'> & Partial<Pick<Runtime, 'config'>>;
 
 /**
  * Runs one connector into PostgreSQL: pages the source, appends each batch with the `connector`
@@ -45,7 +63,16 @@ export async function syncConnector(runtime: ConnectorRuntime, options: SyncConn
   // The workspace row must exist before the first episode references it; a dry run leaves
   // the database as it found it.
   if (!dryRun) await ensureWorkspace(runtime.pool, options.workspace);
-  const sink = createPostgresSink(runtime, { workspaceId: options.workspace, instanceId, connector: options.connector });
+  const written = new Set<string>();
+  const tracking: ConnectorRuntime = {
+    pool: runtime.pool,
+    async ingest(principal, items, ingestOptions) {
+      const result = await runtime.ingest(principal, items, ingestOptions);
+      for (const subject of result.subjects) written.add(subject);
+      return result;
+    },
+  };
+  const sink = createPostgresSink(tracking, { workspaceId: options.workspace, instanceId, connector: options.connector });
   const summary = await runConnector(connector, sink, {
     dryRun,
     since: options.since,
@@ -53,7 +80,11 @@ export async function syncConnector(runtime: ConnectorRuntime, options: SyncConn
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
   });
-  return { ...summary, workspace_id: options.workspace, instance_id: instanceId };
+  const result: SyncConnectorResult = { ...summary, workspace_id: options.workspace, instance_id: instanceId };
+  if (options.compile !== 'wait' || dryRun) return result;
+  const many = await compileMany(runtime.pool, options.workspace, [...written].sort(), null, runtime.config?.jobs.compileChunk);
+  const { memories_created, memories_updated, conflicts_opened, tombstoned } = many.totals;
+  return { ...result, compiled: { subjects: many.subjects, memories_created, memories_updated, conflicts_opened, tombstoned, failed: many.failed.length } };
 }
 
 /** The same rule as for keys: lowercase letters, digits, "_" and "-". */

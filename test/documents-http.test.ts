@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCanon, type TestCanon } from '@canon/testing';
+
+let canon: TestCanon;
+let owner: string;
+
+beforeAll(async () => {
+  canon = await startTestCanon({ queue: false });
+  owner = (await canon.key('owner')).key;
+});
+afterAll(() => canon.close());
+
+const doc = (key: string, path: string, text: string) => ({ idempotency_key: key, subject: `docs:${path}`, kind: 'document', snapshot: true, body: { path, text } });
+
+describe('a document posted over HTTP', () => {
+  it('is read by its format; the answer says how many statements it leaves out, and no conflict opens', async () => {
+    const text = '# Queue\n\n## Options\n\n- Default: 2\n- Default: 3\n\n### retryLimit\n\nDefaults to 2.\n\n| option | type |\n|---|---|\n| retryDelay | number |\n';
+    const res = await canon.request('/v1/episodes?compile=wait', { key: owner, json: doc('opts-1', 'options.md', text) });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ created: 1, statements: { ambiguous: 2 }, compiled: [{ conflicts_opened: 0 }] });
+    const memories = await (await canon.request('/v1/subjects/docs%3Aoptions.md/memories', { key: owner })).json();
+    expect(memories.memories.map((m: { predicate: string; qualifiers: Record<string, string>; current: Array<{ value: unknown }> }) => [m.predicate, m.qualifiers, m.current[0]?.value])).toEqual(
+      expect.arrayContaining([
+        ['default', { h2: 'Options', h3: 'retryLimit' }, '2'],
+        ['type', { h2: 'Options', h3: 'retryLimit', row: 'retryDelay' }, 'number'],
+      ]),
+    );
+    expect(memories.memories).toHaveLength(2);
+  });
+
+  it('says nothing of statements when every one gives a fact, or when it is no document', async () => {
+    const settings = await (await canon.request('/v1/episodes', { key: owner, json: doc('cfg-1', 'tsconfig.json', '{ "compilerOptions": { "strict": true } }') })).json();
+    expect(settings).toMatchObject({ created: 1 });
+    expect(settings.statements).toBeUndefined();
+    const message = await (await canon.request('/v1/episodes', { key: owner, json: { idempotency_key: 'm-1', subject: 's', body: { text: '- Default: 2\n- Default: 3' } } })).json();
+    expect(message.statements).toBeUndefined();
+  });
+});
