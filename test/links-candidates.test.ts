@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectSubject } from '@canon/runtime';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 // Issue 19: paraphrases. Similarity proposes (candidates, shown), authority disposes (links, claims
@@ -94,6 +95,18 @@ describe('candidates: similarity proposes, never applies', () => {
     expect(lines.filter((l) => l.includes('"Tuesday"'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('"Thursday"'))).toHaveLength(1);
     expect(bundle.memory_ids).toHaveLength(4);
+  });
+
+  it('shows them in the inspectors: the candidates section and each memory’s page', async () => {
+    const principal = await canon.runtime.authenticate(owner);
+    const sections = await inspectSubject(canon.runtime, principal, SUBJECT);
+    const tue = sections.candidates.find((c) => c.predicate === TUE)!;
+    expect(tue.candidates.map((c) => c.kind)).toEqual(['possible_contradiction', 'possible_contradiction']);
+    const page = await canon.request(`/inspect/subjects/${encodeURIComponent(SUBJECT)}`, { key: owner });
+    expect(page.status).toBe(200);
+    const body = await page.text();
+    expect(body).toContain('Possible contradiction:');
+    expect(body).toContain(`canon link ${tue.memory_id} `);
   });
 
   it('leaves the state hash to the timelines: verify and a rebuild agree with the incremental compile', async () => {
