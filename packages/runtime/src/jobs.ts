@@ -153,14 +153,21 @@ export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled
 export const POLLING = Object.freeze({ pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 });
 
 /** Registers the workers of this process. */
-export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobSettings, 'compileChunk'>): Promise<void> {
+export async function startWorkers(
+  boss: PgBoss,
+  pool: Pool,
+  settings: Pick<JobSettings, 'compileChunk'>,
+  /** Runs after a compile job (never a rebuild): the resolver asks about new candidates here. */
+  afterCompile?: (workspaceId: string, subject: string) => Promise<void>,
+): Promise<void> {
   const chunkSize = settings.compileChunk;
   await boss.work<CompileJobData, CompileResult>(QUEUES.compile, { localConcurrency: 2, ...POLLING }, async ([job]) =>
-    loggedJob(QUEUES.compile, job!, { workspace_id: job!.data.workspace_id, subject: subjectRef(job!.data.workspace_id, job!.data.subject) }, () => {
+    loggedJob(QUEUES.compile, job!, { workspace_id: job!.data.workspace_id, subject: subjectRef(job!.data.workspace_id, job!.data.subject) }, async () => {
       const { workspace_id, subject, rebuild } = job!.data;
-      return rebuild
-        ? rebuildSubject(pool, workspace_id, subject, { jobId: job!.id })
-        : compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
+      if (rebuild) return rebuildSubject(pool, workspace_id, subject, { jobId: job!.id });
+      const result = await compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
+      await afterCompile?.(workspace_id, subject).catch((err: unknown) => log().warn({ event: 'after_compile_failed', err }, 'after-compile step failed'));
+      return result;
     }),
   );
 
