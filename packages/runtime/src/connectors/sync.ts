@@ -2,7 +2,7 @@ import { ensureWorkspace } from '@canon/store';
 import { runConnector, type RetryOptions, type RunProgress, type RunSummary } from '@canon/connector-kit';
 import { ValidationError } from '@canon/core';
 import { CreateKeyInput } from '../keys.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../surface.js';
 import { compileMany } from '../jobs.js';
 import { createPostgresSink } from './postgres-sink.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
