@@ -1,4 +1,4 @@
-import { CanonError, UnauthorizedError } from '@canon/core';
+import { CanonError, UnauthorizedError, ValidationError } from '@canon/core';
 import { ConnectorError, KeyConflictError, type CommitItemResult, type ConnectorSink, type JsonValue } from '@canon/connector-kit';
 import type { ConnectorDestination, IngestResult, SyncCompileSummary } from '@canon/runtime';
 import { httpCall } from './client.js';
@@ -29,7 +29,7 @@ const COMPILE_CHUNK = 500;
  * transaction; the run only carries the cursor it read, so a run racing it is refused (409
  * `cursor_moved`) rather than moving the cursor backwards.
  */
-export function httpDestination(server: { url: string; key: string }): ConnectorDestination {
+export function httpDestination(server: { url: string; key: string }, options: { workspace?: string } = {}): ConnectorDestination {
   const call = httpCall(server.url, server.key);
   let workspace = '';
   return {
@@ -39,6 +39,11 @@ export function httpDestination(server: { url: string; key: string }): Connector
       let expected: JsonValue | null | undefined;
       async function loadCursor(): Promise<JsonValue | null> {
         const view = await call<{ workspace_id: string; cursor: JsonValue | null }>('GET', `${path}/cursor`);
+        // The key decides the workspace; one named otherwise is a mistake to stop at, before
+        // anything is written.
+        if (options.workspace !== undefined && options.workspace !== view.workspace_id) {
+          throw new ValidationError(`--workspace ${options.workspace}: the key at CANON_URL writes to workspace ${view.workspace_id}`);
+        }
         workspace = view.workspace_id;
         expected = view.cursor ?? null;
         return expected;

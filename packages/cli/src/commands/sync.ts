@@ -60,7 +60,8 @@ export function syncCommand(config: Config, target: ConnectorTarget, opts: Conne
   const server = syncServer();
   if (server) {
     return withProgress(label, opts, (run) =>
-      runConnectorTo(httpDestination(server), { connector: target.connector, config: target.config, ...run, compile: 'wait' }),
+      // `default` is also the flag's default: only another name is taken as asked for.
+      runConnectorTo(httpDestination(server, opts.workspace === 'default' ? {} : { workspace: opts.workspace }), { connector: target.connector, config: target.config, ...run, compile: 'wait' }),
     );
   }
   return runWithProgress(config, label, opts, (runtime, run) =>

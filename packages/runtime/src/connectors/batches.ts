@@ -8,9 +8,15 @@ import { checkInstanceId } from './registry.js';
 
 /**
  * The server side of a connector run fed from elsewhere (`canon sync` with CANON_URL): the
- * cursor of an instance is kept here, per workspace, and each batch is appended with the
- * calling key's principal — its role's standing, its user as the actor, its source binding —
- * and the cursor saved in the batch's transaction, as the in-process sink does.
+ * cursor of an instance is kept here, per workspace, and each batch is appended and the cursor
+ * saved in one transaction, as the in-process sink does.
+ *
+ * Who writes: the calling key — its workspace, its role's standing, its source binding, its id
+ * as the episodes' `actor_key` — with the instance as the actor's user (`connector:<instance>`),
+ * as in an in-process run. Episodes are compared whole, actor included, so a `connector` key's
+ * batches are the very episodes an in-process run of the same instance writes: a sync can move
+ * from a laptop to the server, or alternate between them, and re-read items stay duplicates
+ * whoever ran them, rather than turning into key conflicts when another key's user re-reads them.
  */
 
 export interface ConnectorCursorView {
@@ -63,5 +69,6 @@ export async function commitConnectorBatch(
     await withWorkspace(runtime.pool, principal, save);
     return { items: [], created: 0, duplicates: 0, erased: 0, redacted: 0, refused: 0, statements: {}, subjects: [] };
   }
-  return runtime.ingest(principal, input.episodes, { inTransaction: save });
+  const writer: Principal = Object.freeze({ ...principal, user: `connector:${ref.instanceId}` });
+  return runtime.ingest(writer, input.episodes, { inTransaction: save });
 }
