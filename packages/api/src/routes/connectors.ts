@@ -53,7 +53,6 @@ const getCursor = createRoute({
     200: { description: 'The cursor', content: { 'application/json': { schema: CursorView } } },
     400: problemResponse('Invalid instance id'),
     401: problemResponse('Missing, unknown or revoked key'),
-    403: problemResponse('The key’s role cannot write'),
   },
 });
 

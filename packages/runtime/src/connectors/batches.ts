@@ -37,13 +37,11 @@ export interface ConnectorBatchInput {
 
 export type ConnectorBatchResult = Omit<IngestResult, 'subjects'> & { subjects: string[] };
 
-function requireWriter(principal: Principal): void {
-  // A cursor is only of use to a writer; a reader learns nothing of the sources from it either.
-  if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot run connectors`);
-}
-
+/**
+ * Any role may read a cursor of its workspace (a dry run reads one): it tells less than the
+ * episodes every role may page through.
+ */
 export async function connectorCursor(runtime: Pick<Runtime, 'pool'>, principal: Principal, instanceId: string): Promise<ConnectorCursorView> {
-  requireWriter(principal);
   const id = checkInstanceId(instanceId);
   const row = await withWorkspace(runtime.pool, principal, (tx) => loadConnectorCursor(tx, { workspaceId: principal.workspace_id, instanceId: id }));
   return { workspace_id: principal.workspace_id, instance_id: id, cursor: row?.cursor ?? null };
@@ -59,7 +57,7 @@ export async function commitConnectorBatch(
   principal: Principal,
   input: ConnectorBatchInput,
 ): Promise<ConnectorBatchResult> {
-  requireWriter(principal);
+  if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot run connectors`);
   const ref = { workspaceId: principal.workspace_id, instanceId: checkInstanceId(input.instanceId) };
   const save = async (sql: Sql) => {
     const saved = await saveConnectorCursor(sql, { ...ref, expected: input.expected ?? null, cursor: input.cursor ?? null });
