@@ -10,6 +10,7 @@ import { benchJobs, type JobsResult } from './jobs.js';
 import { benchHostile, type HostileResult } from './hostile.js';
 import { benchSoak, type SoakResult } from './soak.js';
 import { benchRecall } from './recall.js';
+import { benchRecallCandidates } from './recall-candidates.js';
 import { fmtDist, lineChart, targetTable } from './report.js';
 
 /**
@@ -17,7 +18,7 @@ import { fmtDist, lineChart, targetTable } from './report.js';
  * into bench/results/latest.json and latest.md (with SVG charts of the compile cost curves).
  * `BENCH_SCALE=small` for a quick try.
  */
-const stages = ['ingest', 'compile', 'recall', 'jobs', 'hostile', 'soak', 'report'] as const;
+const stages = ['ingest', 'compile', 'recall', 'candidates', 'jobs', 'hostile', 'soak', 'report'] as const;
 const bar = new cliProgress.SingleBar(
   { format: 'bench [{bar}] {value}/{total} {stage} | {message}', hideCursor: true, clearOnComplete: false },
   cliProgress.Presets.shades_classic,
@@ -49,6 +50,7 @@ const cluster = await startBenchCluster();
 let ingest: Awaited<ReturnType<typeof benchIngest>> | null = null;
 let compile: Record<string, unknown> | null = null;
 let recall: Record<string, unknown> | null = null;
+let candidates: Record<string, unknown> | null = null;
 let jobs: JobsResult | null = null;
 let hostile: HostileResult | null = null;
 let soak: SoakResult | null = null;
@@ -59,6 +61,8 @@ try {
   if (compile) writeResult('compile', compile);
   recall = await stage('recall', () => benchRecall(log, cluster));
   if (recall) writeResult('recall', recall);
+  candidates = await stage('candidates', () => benchRecallCandidates(log, cluster));
+  if (candidates) writeResult('recall-candidates', candidates);
   jobs = await stage('jobs', () => benchJobs(cluster, log));
   hostile = await stage('hostile', () => benchHostile(cluster, log));
   if (hostile) writeResult('hostile', hostile);
@@ -75,6 +79,7 @@ await stage('report', async () => {
     ...(ingest ? [target('ingest over HTTP', ingest.http_episodes_per_s, 10_000, 'min', 'episodes/s'), target('ingest HTTP / direct SQL', ingest.ratio_http_to_direct, 0.5, 'min', '')] : []),
     ...((compile?.['targets'] as Target[] | undefined) ?? []),
     ...((recall?.['targets'] as Target[] | undefined) ?? []),
+    ...((candidates?.['targets'] as Target[] | undefined) ?? []),
     ...(hostile?.targets ?? []),
     ...(soak?.targets ?? []),
   ];
@@ -117,6 +122,7 @@ await stage('report', async () => {
     ingest,
     compile,
     recall,
+    recall_candidates: candidates,
     jobs,
     hostile,
     soak,

@@ -87,6 +87,28 @@ describe('canon memories, conflicts, resolve, history, policies, erase', () => {
     expect(none.stdout).toContain('no open conflicts');
   });
 
+  it('shows candidates under memories and links them (locally and over HTTP)', async () => {
+    const say = (key: string, text: string, at: string) =>
+      runtime.ingest(owner, [{ idempotency_key: key, subject: 'team:cli-links', occurred_at: at, body: { text } }], { compile: 'wait' });
+    await say('l-1', 'The staging deploy runs on Tuesday.', '2026-11-01T09:00:00Z');
+    await say('l-2', 'Staging deploys now happen on Thursday.', '2026-11-05T09:00:00Z');
+    const table = await canon({}, 'memories', 'team:cli-links');
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/POSSIBLE CONTRADICTION: \w+ may be the same fact as \w+ \(score [\d.]+\): (Tuesday vs Thursday|Thursday vs Tuesday)/);
+    const ids = JSON.parse((await canon({}, 'memories', 'team:cli-links', '--json')).stdout).memories.map((m: { id: string }) => m.id);
+
+    const linked = await canon({ CANON_URL: url }, 'link', ids[0], ids[1], '--reason', 'one schedule', '--key', 'cli-l-1', '--json');
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(JSON.parse(linked.stdout)).toMatchObject({ outcome: 'linked', in_force: true });
+    const unlinked = await canon({}, 'link', ids[0], ids[1], '--distinct');
+    expect(unlinked.code, unlinked.stderr).toBe(0);
+    expect(unlinked.stdout).toMatch(/^unlinked: episode/);
+    const after = await canon({}, 'memories', 'team:cli-links');
+    expect(after.stdout).not.toMatch(/POSSIBLE CONTRADICTION/);
+    const missing = await canon({}, 'link', ids[0], 'nope');
+    expect(missing.code).not.toBe(0);
+  });
+
   it('shows and sets policies, then erases the subject', async () => {
     const file = path.join(home, 'policies.json');
     fs.writeFileSync(file, JSON.stringify({ predicates: { 'release freeze day': { cardinality: 'one', mode: 'supersede', min_role: 'member' } } }));

@@ -68,7 +68,7 @@ afterAll(async () => {
 describe('canon mcp over stdio with the SDK client', () => {
   it('lists the tools, each with an input and an output schema', async () => {
     const { tools } = await clients.get('agent')!.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['compile', 'conflicts', 'context', 'history', 'recall', 'remember']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['compile', 'conflicts', 'context', 'history', 'link', 'recall', 'remember']);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
@@ -242,6 +242,29 @@ describe('canon mcp over stdio with the SDK client', () => {
     } finally {
       await client.end();
     }
+  });
+
+  it('shows a possible contradiction on recall; an agent’s link is a proposal, a maintainer’s merges', async () => {
+    const subject = 'team:web';
+    await call('agent', 'remember', { subject, text: 'The staging deploy runs on Tuesday.', occurred_at: '2026-11-01T09:00:00Z' });
+    await call('agent', 'remember', { subject, text: 'Staging deploys now happen on Thursday.', occurred_at: '2026-11-05T09:00:00Z' });
+    const r = await call('agent', 'recall', { subject });
+    expect(r.data['memories']).toHaveLength(2);
+    expect(r.text).toMatch(/POSSIBLE CONTRADICTION, needs verification: may be the same fact as/);
+    const [a, b] = r.data['memories'] as Structured[];
+    expect(a!['candidates'][0]).toMatchObject({ memory_id: b!['memory_id'], kind: 'possible_contradiction' });
+    const ctx = await call('agent', 'context', { subject, task: 'staging deploy day' });
+    expect(ctx.data['possible_contradictions']).toHaveLength(1);
+
+    const proposed = await call('agent', 'link', { memories: [a!['memory_id'], b!['memory_id']], same: true, reason: 'one schedule' });
+    expect(proposed.data).toMatchObject({ outcome: 'proposed', in_force: false });
+    expect((await call('agent', 'recall', { subject })).data['memories']).toHaveLength(2);
+    const linked = await call('maintainer', 'link', { memories: [a!['memory_id'], b!['memory_id']], same: true, reason: 'one schedule' });
+    expect(linked.data).toMatchObject({ outcome: 'linked', in_force: true });
+    const after = await call('agent', 'recall', { subject });
+    expect(after.data['memories']).toHaveLength(1);
+    expect(after.data['memories'][0].values.map((v: Structured) => v['value'])).toEqual(['Thursday']);
+    expect((await call('reader', 'link', { memories: [a!['memory_id'], b!['memory_id']], same: false })).isError).toBe(true);
   });
 
   it('wrote nothing but protocol messages on stdout', () => {

@@ -249,7 +249,7 @@ describe('POST /v1/context', () => {
       expect(smaller.text).toBe(`${lines.slice(0, keep + 1).join('\n')}\n`);
     }
     const tiny = await (await context({ ...base, max_tokens: 1 })).json();
-    expect(tiny).toEqual({ text: '', tokens: 0, memory_ids: [], conflicts: [] });
+    expect(tiny).toEqual({ text: '', tokens: 0, memory_ids: [], conflicts: [], possible_contradictions: [] });
   });
 
   it('states an open disagreement as a conflict with both sides and their sources', async () => {

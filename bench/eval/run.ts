@@ -7,6 +7,7 @@ import { lastWriteWins } from './baselines/last-write-wins.js';
 import { canonSystem } from './canon-system.js';
 import { runDecisions, writeSection } from './decisions/run.js';
 import { extractionMarkdown, runExtraction, writeExtractionSection } from './extraction/run.js';
+import { runParaphrases, writeParaphraseSection } from './paraphrases/run.js';
 import { evaluate, type SystemReport } from './evaluate.js';
 import { SCENARIOS, generateWorkload } from './workload.js';
 
@@ -103,6 +104,10 @@ async function main() {
     const extraction = extractionMarkdown(await runExtraction(runtime));
     writeExtractionSection(extraction);
     console.log(extraction);
+    // Development splits and the held-out third, reported apart.
+    const paraphrases = await runParaphrases(runtime, url, ['a', 'b', 'c']);
+    writeParaphraseSection(paraphrases);
+    console.log(paraphrases);
   });
 }
 

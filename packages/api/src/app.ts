@@ -14,6 +14,7 @@ import { inspectorRoutes } from './inspector/routes.js';
 import { operationRoutes } from './routes/operations.js';
 import { swaggerUI } from '@hono/swagger-ui';
 import { proposalRoutes } from './routes/proposals.js';
+import { linkRoutes } from './routes/links.js';
 import { conflictRoutes } from './routes/conflicts.js';
 import { policyRoutes } from './routes/policies.js';
 import { erasureRoutes } from './routes/erasure.js';
@@ -73,6 +74,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   compileRoutes(app, runtime);
   memoryRoutes(app, runtime);
   proposalRoutes(app, runtime);
+  linkRoutes(app, runtime);
   conflictRoutes(app, runtime);
   policyRoutes(app, runtime);
   erasureRoutes(app, runtime);

@@ -58,8 +58,23 @@ export const TimelineSchema = z
     lineage_events: z.array(z.record(z.string(), z.unknown())),
     revision: z.number().int(),
     status_hint: z.enum(['in_force', 'conflicted', 'tombstoned', 'empty']),
+    linked: z.array(z.string()).optional(),
   })
   .openapi('Timeline');
+
+export const CandidateSchema = z
+  .object({
+    memory_id: z.string(),
+    predicate: z.string(),
+    qualifiers: z.record(z.string(), z.string()),
+    score: z.number(),
+    reason: z.string(),
+    kind: z.enum(['possible_contradiction', 'possible_duplicate', 'candidate']),
+    values: z.array(z.unknown()),
+    other_values: z.array(z.unknown()),
+    proposed: z.object({ same: z.boolean(), source: z.string(), idempotency_key: z.string(), reason: z.string() }).optional(),
+  })
+  .openapi('Candidate', { description: 'A memory that may be this fact worded otherwise: shown, never applied (only a link merges).' });
 
 export const MemorySummarySchema = z
   .object({
@@ -82,6 +97,8 @@ export const MemorySummarySchema = z
     needs_verification: z.boolean(),
     revision: z.number().int(),
     etag: z.string(),
+    candidates: z.array(CandidateSchema),
+    linked: z.array(z.string()),
   })
   .openapi('MemoryView');
 

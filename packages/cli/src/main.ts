@@ -11,6 +11,7 @@ import { registerOperationCommands } from './commands/operations.js';
 import { registerRecallCommands } from './commands/recall.js';
 import { registerSearchCommand } from './commands/search.js';
 import { registerContextCommand } from './commands/context.js';
+import { registerLinkCommand } from './commands/link.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerInspectCommand } from './commands/inspect.js';
 import { registerSecretsCommands } from './commands/secrets.js';
@@ -169,6 +170,7 @@ connectors
 registerCompileCommands(program, run, config);
 registerOperationCommands(program, run, config);
 registerRecallCommands(program, run, config);
+registerLinkCommand(program, run, config);
 registerSearchCommand(program, run, config);
 registerContextCommand(program, run, config);
 registerMcpCommand(program, run, config);

@@ -3,6 +3,7 @@ import { CanonApiError, createCanonClient } from '@canon/client';
 import type {
   ErasureResult,
   ErasureTarget,
+  LinkResult,
   MemoryDetail,
   MemorySummary,
   OpenConflict,
@@ -23,6 +24,7 @@ export interface RecallClient {
   policies(): Promise<PoliciesView>;
   setPolicies(policies: unknown): Promise<PolicyChange>;
   erase(target: ErasureTarget): Promise<ErasureResult>;
+  link(input: { memories: [string, string]; same: boolean; idempotency_key: string; reason?: string }): Promise<LinkResult>;
 }
 
 export function localRecallClient(runtime: Runtime, principal: Principal): RecallClient {
@@ -34,6 +36,7 @@ export function localRecallClient(runtime: Runtime, principal: Principal): Recal
     policies: () => runtime.policies(principal),
     setPolicies: (policies) => runtime.setPolicies(principal, policies),
     erase: (target) => runtime.erase(principal, target),
+    link: (input) => runtime.link(principal, input),
   };
 }
 
@@ -62,5 +65,6 @@ export function httpRecallClient(baseUrl: string, apiKey: string): RecallClient 
     policies: () => remote(api.policies()),
     setPolicies: (policies) => remote(api.setPolicies(policies as never)),
     erase: (target) => remote(api.erase(target)),
+    link: (input) => remote(api.link(input)),
   };
 }

@@ -17,6 +17,8 @@ type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends
 
 export type Memory = Schemas['Memory'];
 export type MemoryWriteResult = Schemas['MemoryWriteResult'];
+export type Link = Schemas['Link'];
+export type LinkResult = Schemas['LinkResult'];
 export type Proposal = Schemas['Proposal'];
 export type Conflict = Schemas['Conflict'];
 export type Policies = Schemas['Policies'];
@@ -149,6 +151,10 @@ export function createCanonClient(options: CanonClientOptions) {
     },
     async setPolicies(policies: WorkspacePolicies): Promise<PolicyChange> {
       return (await unwrap(api.PUT('/v1/policies', { body: policies }))).data;
+    },
+    /** Two memories are one fact (`same: true`) or distinct (`same: false`): a link episode. */
+    async link(link: Link): Promise<LinkResult> {
+      return (await unwrap(api.POST('/v1/links', { body: link }))).data;
     },
     async erase(target: { subject: string } | { user: string }): Promise<Erasure> {
       return (await unwrap(api.POST('/v1/erasures', { body: target }))).data;

@@ -834,6 +834,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * State that two memories are one fact (or distinct): an episode of kind link, compiled at once
+         * @description Linked keys fold as one memory under the smaller key, with the usual decision table across them; the other id still finds it. Per pair, the link of highest standing, then the latest, is in force: unlinking is a later `same: false`. Below member standing the link is a proposal.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Link"];
+                };
+            };
+            responses: {
+                /** @description Recorded (or, for a retried key, the committed result); the first memory after */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LinkResult"];
+                    };
+                };
+                /** @description Invalid link: unknown shape, the same memory twice, or memories of different subjects or scopes */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key’s role cannot write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such memory visible to this key */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The idempotency key names a different episode */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The subject is busy; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memories/{id}": {
         parameters: {
             query?: never;
@@ -1663,6 +1751,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A memory that may be this fact worded otherwise: shown, never applied (only a link merges). */
+        Candidate: {
+            /** @enum {string} */
+            kind: "possible_contradiction" | "possible_duplicate" | "candidate";
+            memory_id: string;
+            other_values: unknown[];
+            predicate: string;
+            proposed?: {
+                idempotency_key: string;
+                reason: string;
+                same: boolean;
+                source: string;
+            };
+            qualifiers: {
+                [key: string]: string;
+            };
+            reason: string;
+            score: number;
+            values: unknown[];
+        };
         CompileManyResult: {
             /** @description Subjects whose compile failed, by name, with the error; every other subject was compiled (a job also dead-letters them). */
             failed: {
@@ -1752,6 +1860,16 @@ export interface components {
                 }[];
             }[];
             memory_ids: string[];
+            possible_contradictions: {
+                memory_ids: string[];
+                reason: string;
+                score: number;
+                sides: {
+                    memory_id: string;
+                    predicate: string;
+                    values: unknown[];
+                }[];
+            }[];
             text: string;
             tokens: number;
         };
@@ -1899,6 +2017,30 @@ export interface components {
             /** @enum {string} */
             state: "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
         };
+        Link: {
+            idempotency_key: string;
+            /** @description two memory ids of one subject and scope (a key linked away is named by its own id) */
+            memories: [
+                string,
+                string
+            ];
+            reason?: string;
+            /** @description true: one fact; false: distinct facts (silences the candidate, and undoes an earlier link of the pair) */
+            same: boolean;
+        };
+        LinkResult: {
+            compiled: {
+                [key: string]: unknown;
+            } | null;
+            episode_id: string;
+            /** @description false below member standing: recorded and shown as a proposal, not applied */
+            in_force: boolean;
+            /** @description the two fact keys the link names, as stored */
+            keys: string[];
+            memory: components["schemas"]["Memory"];
+            /** @enum {string} */
+            outcome: "linked" | "unlinked" | "proposed" | "duplicate";
+        };
         Memory: {
             etag: string;
             id: string;
@@ -1910,6 +2052,7 @@ export interface components {
             view: components["schemas"]["MemoryView"];
         };
         MemoryView: {
+            candidates: components["schemas"]["Candidate"][];
             conflict: {
                 sources: {
                     idempotency_key: string;
@@ -1930,6 +2073,7 @@ export interface components {
             etag: string;
             id: string;
             key: string;
+            linked: string[];
             needs_verification: boolean;
             predicate: string;
             qualifiers: {
@@ -2110,6 +2254,7 @@ export interface components {
             lineage_events: {
                 [key: string]: unknown;
             }[];
+            linked?: string[];
             memory_id: string;
             policy: {
                 /** @enum {string} */

@@ -235,6 +235,8 @@ function fromDocument(episode: Episode, cuesOf: (text: string) => CueMatch[], ct
  * newer version no longer states (design §4).
  */
 export function extract(episode: Episode, policies: PolicySet, extractorVersion: string = EXTRACTOR_VERSION): Claim[] {
+  // A link states something about two fact keys, not a fact: its reason is never read as one.
+  if (episode.kind === 'link') return [];
   const ctx: DateContext = { occurredAt: episode.occurred_at, timeZone: policies.time_zone };
   const structured = episode.body.claims ?? [];
   // An episode's claims mostly share its one text: read the cues of each distinct text once, not

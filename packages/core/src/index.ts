@@ -89,6 +89,20 @@ export { CUES, STANDING_PENALTY, MAX_PENALTY, readCues, type Cue, type CueClass,
 export { standingFor } from './standing.js';
 export { maskSlots, resolveDate, type Slot, type SlotType } from './slots.js';
 export { extract, sentences, NOTE_PREDICATE } from './extract.js';
+export {
+  CANDIDATE_THRESHOLD,
+  findCandidates,
+  candidatesByMemory,
+  compareCandidateRefs,
+  predicateWords,
+  scoreShapes,
+  shapeOf,
+  type CandidateInput,
+  type CandidatePair,
+  type CandidateRef,
+  type PredicateShape,
+} from './candidates.js';
+export { LINK_KIND, LINK_MIN_STANDING, LinkBody, linkOf, linkState, onCanonicalKey, pairId, type LinkStatement, type LinkState } from './links.js';
 export { jsonFault, jsonTextTooDeep, stringFault, MAX_JSON_DEPTH, type JsonFault } from './json-guard.js';
 export {
   SecretsMode,

@@ -32,7 +32,15 @@ function stateOf(t: Timeline): unknown {
     })),
     dispositions: t.dispositions.map((d) => [ref(d.claim), d.kind, d.target ? ref(d.target) : null]),
     lineage_events: t.lineage_events.map((e) => [e.source, e.idempotency_key, e.at, e.effect]),
+    // Keys linked into this memory, without the workspace id; absent when none, so the state
+    // of every memory no link touches hashes as before.
+    ...(t.linked ? { linked: t.linked.map(withoutWorkspace) } : {}),
   };
+}
+
+function withoutWorkspace(key: string): unknown {
+  const parts = JSON.parse(key) as unknown[];
+  return [parts[0], ...parts.slice(2)];
 }
 
 const MOD = 1n << 256n;

@@ -108,5 +108,10 @@ export const Timeline = z.object({
   /** Number of distinct claims folded in: deterministic, and it only grows. */
   revision: z.number().int().min(0),
   status_hint: TimelineStatus,
+  /**
+   * Other fact keys linked into this memory (design §1): present only on a memory that links
+   * made of several keys, so an unlinked memory's bytes, and its digest, are what they were.
+   */
+  linked: z.array(z.string()).optional(),
 });
 export type Timeline = z.infer<typeof Timeline>;

@@ -50,6 +50,7 @@ export function httpPort(url: string, key: string, fetchImpl: typeof fetch = fet
       return call('GET', `/v1/search?${params.toString()}`);
     },
     context: (request) => call('POST', '/v1/context', request),
+    link: (input) => call('POST', '/v1/links', input),
     async compile(request) {
       const body = await call<Record<string, unknown>>('POST', '/v1/compile', request);
       return request.async ? { async: true, job_id: String(body['job_id']) } : { async: false, result: body as unknown as CompileResult };

@@ -7,6 +7,7 @@ import type {
   ContextRequest,
   IngestItemResult,
   JobView,
+  LinkResult,
   MemoryDetail,
   MemorySummary,
   OpenConflict,
@@ -46,6 +47,8 @@ export interface CanonPort {
   /** Lexical search over current memory values. */
   search(q: string, subject: string | undefined, limit: number): Promise<SearchResponse>;
   context(request: ContextRequest): Promise<ContextBundle>;
+  /** Two memories are one fact or distinct: a link episode, compiled at once. */
+  link(input: { memories: [string, string]; same: boolean; idempotency_key: string; reason?: string }): Promise<LinkResult>;
   compile(request: CompileRequest): Promise<CompileResponse>;
   job(id: string): Promise<JobView>;
   close(): Promise<void>;

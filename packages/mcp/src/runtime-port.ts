@@ -22,6 +22,7 @@ export function runtimePort(runtime: Runtime, principal: Principal, close: () =>
     conflicts: (subject) => runtime.conflicts(principal, { subject, limit: 1000 }),
     search: (q, subject, limit) => runtime.search(principal, { q, subject, limit }),
     context: (request) => runtime.context(principal, request),
+    link: (input) => runtime.link(principal, input),
     compile: (request) => runtime.compile(principal, request),
     job: (id) => runtime.job(principal, id),
     close,

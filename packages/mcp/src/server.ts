@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { canonicalJson } from '@canon/core';
 import { z } from 'zod';
 import { framed, qualifierText, quote } from './framing.js';
 import type { CanonPort } from './port.js';
 import { DECISION_MEANING, decisionOf, expectedKeys, MCP_SOURCE, RememberArgs, rememberEpisode, RememberShape, type Decision } from './remember.js';
-import { CompileOut, ConflictsOut, ContextOut, HistoryOut, RecallOut, RememberOut } from './shapes.js';
+import { CompileOut, ConflictsOut, ContextOut, HistoryOut, LinkOut, RecallOut, RememberOut } from './shapes.js';
 import type { MemorySummary } from '@canon/runtime';
 import { conflictLine, conflictOut, historyOut, memoryLine, memoryOut, openConflictOut, type ConflictOut, type MemoryOut } from './views.js';
 
@@ -173,6 +174,34 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
   );
 
   server.registerTool(
+    'link',
+    {
+      title: 'Link two memories',
+      description:
+        'State that two memories of one subject are one fact worded differently (same: true), or different facts (same: false). Use it on a candidate recall showed ("may be the same fact as"), when you know. ' +
+        'Recorded as a claim in the log: with an agent key it is a proposal that someone with standing confirms; from a member or above, the two fold as one memory.',
+      inputSchema: {
+        memories: z.tuple([z.string().min(1).max(128), z.string().min(1).max(128)]).describe('Two memory ids from recall.'),
+        same: z.boolean().describe('true: one fact; false: distinct facts.'),
+        reason: z.string().min(1).max(2000).optional().describe('Why, in a sentence.'),
+        idempotency_key: z.string().min(1).max(512).optional().describe('Names this link so a retry is recognised.'),
+      },
+      outputSchema: LinkOut,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ memories, same, reason, idempotency_key }) => {
+      const key = idempotency_key ?? `mcp-link:${randomUUID()}`;
+      const out = await port.link({ memories, same, idempotency_key: key, ...(reason ? { reason } : {}) });
+      const memory = memoryOut(out.memory.view);
+      const lines = [
+        `${out.outcome}${out.in_force ? '' : ' (a proposal: your key is below the standing links need; someone with standing confirms it)'}: episode ${out.episode_id}.`,
+        memoryLine(memory),
+      ];
+      return framed(lines, { outcome: out.outcome, in_force: out.in_force, episode_id: out.episode_id, memory });
+    },
+  );
+
+  server.registerTool(
     'context',
     {
       title: 'Context bundle for a task',
@@ -188,7 +217,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
     },
     async ({ subject, task, max_tokens, as_of }) => {
       const bundle = await port.context({ subject, task, max_tokens, ...(as_of ? { as_of } : {}) });
-      return framed([bundle.text], { subject, task, max_tokens, text: bundle.text, tokens: bundle.tokens, memory_ids: bundle.memory_ids, conflicts: bundle.conflicts });
+      return framed([bundle.text], { subject, task, max_tokens, text: bundle.text, tokens: bundle.tokens, memory_ids: bundle.memory_ids, conflicts: bundle.conflicts, possible_contradictions: bundle.possible_contradictions });
     },
   );
 

@@ -16,6 +16,17 @@ export const SourceOut = z.object({
 
 export const ValueOut = z.object({ value: Json, conditions: z.array(z.string()), valid_from: z.string(), valid_to: z.string().nullable() });
 
+/** A memory that may be the same fact worded otherwise: shown, never applied (only a link merges). */
+export const CandidateOut = z.object({
+  memory_id: z.string(),
+  predicate: z.string(),
+  score: z.number(),
+  reason: z.string(),
+  kind: z.enum(['possible_contradiction', 'possible_duplicate', 'candidate']),
+  values: z.array(Json),
+  other_values: z.array(Json),
+});
+
 export const MemoryOut = z.object({
   memory_id: z.string(),
   subject: z.string(),
@@ -25,6 +36,7 @@ export const MemoryOut = z.object({
   status: z.string(),
   values: z.array(ValueOut),
   scheduled: z.array(z.object({ value: Json, effective_from: z.string(), conditions: z.array(z.string()) })),
+  candidates: z.array(CandidateOut).describe('Memories that may be this fact in other words; a possible_contradiction needs verification.'),
 });
 
 export const ConflictOut = z.object({
@@ -90,6 +102,14 @@ export const HistoryOut = {
 
 export const ConflictsOut = { framing: Framing, conflicts: z.array(ConflictOut) };
 
+export const LinkOut = {
+  framing: Framing,
+  outcome: z.enum(['linked', 'unlinked', 'proposed', 'duplicate']),
+  in_force: z.boolean().describe('false below member standing: recorded as a proposal that someone with standing may confirm'),
+  episode_id: z.string(),
+  memory: MemoryOut,
+};
+
 export const ContextOut = {
   framing: Framing,
   subject: z.string(),
@@ -98,6 +118,9 @@ export const ContextOut = {
   text: z.string().describe('The bundle: the same inputs at the same instant give the same bytes.'),
   tokens: z.number().describe('Estimated tokens of text (code points / 4), never above max_tokens.'),
   memory_ids: z.array(z.string()).describe('The memories stated in text, in order.'),
+  possible_contradictions: z
+    .array(z.object({ memory_ids: z.array(z.string()), score: z.number(), reason: z.string(), sides: z.array(z.object({ memory_id: z.string(), predicate: z.string(), values: z.array(Json) })) }))
+    .describe('Memories that may be one fact worded differently and hold different values: unverified.'),
   conflicts: z.array(
     z.object({
       memory_id: z.string(),

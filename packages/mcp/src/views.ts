@@ -16,6 +16,7 @@ export function memoryOut(m: MemorySummary): MemoryOut {
     status: m.status,
     values: m.current.map((v) => ({ value: v.value, conditions: v.conditions, valid_from: v.valid_from, valid_to: v.valid_to })),
     scheduled: m.scheduled,
+    candidates: m.candidates.map((c) => ({ memory_id: c.memory_id, predicate: c.predicate, score: c.score, reason: c.reason, kind: c.kind, values: c.values, other_values: c.other_values })),
   };
 }
 
@@ -57,7 +58,11 @@ const sourceOut = (x: { source: string; idempotency_key: string; source_ref: str
 export function memoryLine(m: MemoryOut): string {
   const values = m.values.map((v) => `${quote(v.value)}${v.conditions.length ? ` (conditions: ${v.conditions.map(quote).join(', ')})` : ''} since ${v.valid_from}`);
   const scheduled = m.scheduled.map((s) => `; scheduled ${quote(s.value)} from ${s.effective_from}`);
-  return `- ${m.subject} · ${m.predicate}${qualifierText(m.qualifiers)}: ${values.join(', ') || '(nothing yet)'}${scheduled.join('')} [memory ${m.memory_id}]`;
+  const candidates = m.candidates.map(
+    (c) =>
+      `; ${c.kind === 'possible_contradiction' ? 'POSSIBLE CONTRADICTION, needs verification: ' : ''}may be the same fact as ${quote(c.predicate)} [memory ${c.memory_id}] (score ${c.score.toFixed(2)}): ${c.values.map(quote).join(', ') || '—'} vs ${c.other_values.map(quote).join(', ') || '—'}`,
+  );
+  return `- ${m.subject} · ${m.predicate}${qualifierText(m.qualifiers)}: ${values.join(', ') || '(nothing yet)'}${scheduled.join('')}${candidates.join('')} [memory ${m.memory_id}]`;
 }
 
 export function conflictLine(c: ConflictOut): string {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  LINK_KIND,
   COMPILER_VERSION,
   EMPTY_STATE_HASH,
   extract,
@@ -16,6 +17,7 @@ import {
 import {
   claimsOfMemories,
   deleteDerivedOfSubject,
+  deleteMemories,
   deletePending,
   episodeIdsOfSubject,
   episodesByIds,
@@ -44,6 +46,7 @@ import {
 import { loadPolicySet } from './policies.js';
 import { allUsersOf, enterWorkspace } from './scope.js';
 import { log, subjectRef } from './log.js';
+import { foldGroup, loadSubjectLinks, refreshCandidates } from './links/linked-fold.js';
 
 export interface CompileResult {
   subject: string;
@@ -238,6 +241,7 @@ async function compileEpisodes(
   const snapshotLineages = new Set<string>();
   const compilingSnapshots: string[] = [];
   const compiled: string[] = [];
+  let linkArrived = false;
   // The database and this process work side by side: while a slice is extracted here, the
   // previous slice's claims are being written and the next slice's episodes read (one connection
   // runs its queries in the order they were sent, so nothing is reordered).
@@ -257,6 +261,7 @@ async function compileEpisodes(
     const claims: Claim[] = [];
     for (const e of episodes) {
       compiled.push(e.id);
+      if (e.kind === LINK_KIND) linkArrived = true;
       claims.push(...extract(e, policies.set));
       if (e.snapshot) {
         snapshotLineages.add(e.lineage);
@@ -271,21 +276,42 @@ async function compileEpisodes(
   }
   if (writing) await writing;
   for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, [...snapshotLineages])) touched.add(id);
+  // Links (design §1): a new link statement may join or split any key a link names; a key in a
+  // linked group is folded with the whole group.
+  const links = await loadSubjectLinks(tx, workspaceId, subject);
+  if (linkArrived) for (const id of links.namedIds) touched.add(id);
+  for (const id of [...touched]) for (const member of links.groupOfId.get(id)?.ids ?? []) touched.add(member);
   const ids = [...touched].sort();
 
   const removedDigests: string[] = [];
   const addedDigests: string[] = [];
   let conflictDelta = 0;
+  const merged: string[] = [];
+  const created: string[] = [];
   for (let i = 0; i < ids.length; i += FOLD_BATCH) {
     const batch = ids.slice(i, i + FOLD_BATCH);
-    const claimsByMemory = await claimsOfMemories(tx, workspaceId, batch);
+    // A linked group folds all its keys' claims, whichever batch they fall in.
+    const needed = new Set(batch);
+    for (const id of batch) for (const member of links.groupOfId.get(id)?.ids ?? []) needed.add(member);
+    const claimsByMemory = await claimsOfMemories(tx, workspaceId, [...needed].sort());
     const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
     const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
     const existing = await memoriesByIds(tx, workspaceId, batch);
     const writes: ProjectionChange[] = [];
     let sinceYield = performance.now();
     for (const id of batch) {
-      const memoryClaims = claimsByMemory.get(id) ?? [];
+      const group = links.groupOfId.get(id);
+      if (group && group.canonicalId !== id) {
+        // Linked into the group's canonical memory: its own row goes, its claims live on there.
+        const gone = existing.get(id);
+        if (gone) {
+          merged.push(id);
+          removedDigests.push(gone.digest);
+          if (gone.status === 'conflicted') conflictDelta -= 1;
+        }
+        continue;
+      }
+      const memoryClaims = group ? group.ids.flatMap((m) => claimsByMemory.get(m) ?? []) : (claimsByMemory.get(id) ?? []);
       if (memoryClaims.length === 0) continue;
       // A compile shares the process with the HTTP server: health checks and reads must keep
       // answering while a large subject folds, so give the event loop a turn every ~20 ms.
@@ -293,12 +319,13 @@ async function compileEpisodes(
         await yieldToEventLoop();
         sinceYield = performance.now();
       }
-      const timeline = foldMemory(memoryClaims, policies.set, versions);
+      const timeline = group ? foldGroup(group, claimsByMemory, policies.set, versions)! : foldMemory(memoryClaims, policies.set, versions);
       const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
       const before = existing.get(id);
       if (!before) {
         await insertMemory(tx, workspaceId, write);
         result.memories_created += 1;
+        created.push(id);
       } else if (before.etag !== write.etag) {
         const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
         if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
@@ -314,6 +341,11 @@ async function compileEpisodes(
     }
     await writeProjections(tx, workspaceId, writes);
   }
+  await deleteMemories(tx, workspaceId, merged);
+  // Candidates depend only on which memories exist (and on `same: false` links): recomputed when
+  // that set changed, never otherwise.
+  if (linkArrived || kind === 'rebuild') await refreshCandidates(tx, workspaceId, subject, links);
+  else if (created.length > 0 || merged.length > 0) await refreshCandidates(tx, workspaceId, subject, links, { created, removed: merged });
 
   const previous = await getSubject(tx, workspaceId, subject);
   result.state_hash = updateStateHash(previous?.state_hash ?? EMPTY_STATE_HASH, removedDigests, addedDigests);
@@ -323,7 +355,7 @@ async function compileEpisodes(
     state_hash: result.state_hash,
     compiler_version: COMPILER_VERSION,
     policy_fingerprint: policies.fingerprint,
-    memories: (previous?.memories ?? 0) + result.memories_created,
+    memories: (previous?.memories ?? 0) + result.memories_created - merged.length,
     open_conflicts: (previous?.open_conflicts ?? 0) + conflictDelta,
   });
   const runId = randomUUID();

@@ -21,6 +21,9 @@ export const ConfigSchema = z.object({
   CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   CANON_LOG_LEVEL: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(LOG_LEVELS).default('info')),
   CANON_METRICS_PUBLIC: z.preprocess(emptyAsUndefined, z.enum(['0', '1']).default('0')),
+  CANON_RESOLVER_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  CANON_RESOLVER_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  CANON_RESOLVER_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(5000)),
 });
 
 export interface Config {
@@ -34,6 +37,11 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** `/metrics` without a key, totals only (CANON_METRICS_PUBLIC=1); otherwise a key sees its workspace's. */
   readonly metricsPublic: boolean;
+  /**
+   * A resolver that may propose links for candidate pairs (design §1): its URL, and the API key its
+   * answers are recorded with — the key's workspace is the one it resolves, its role their standing.
+   */
+  readonly resolver: { readonly url: string; readonly key: string; readonly timeoutMs: number } | null;
   readonly jobs: {
     readonly debounceSeconds: number;
     readonly compileAfter: number;
@@ -63,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     poolSize: e.CANON_POOL_SIZE,
     logLevel: e.CANON_LOG_LEVEL,
     metricsPublic: e.CANON_METRICS_PUBLIC === '1',
+    resolver: e.CANON_RESOLVER_URL && e.CANON_RESOLVER_KEY ? Object.freeze({ url: e.CANON_RESOLVER_URL, key: e.CANON_RESOLVER_KEY, timeoutMs: e.CANON_RESOLVER_TIMEOUT_MS }) : null,
     jobs: Object.freeze({
       debounceSeconds: e.CANON_COMPILE_DEBOUNCE_SECONDS,
       compileAfter: e.CANON_COMPILE_AFTER,

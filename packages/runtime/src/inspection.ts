@@ -1,7 +1,8 @@
 import type { ClaimRef, Disposition, EvidenceRef, Timeline, TimelineValue } from '@canon/core';
-import { episodeSources, memoriesPage } from '@canon/store';
+import { episodeSources, memoriesByIds, memoriesPage } from '@canon/store';
+import { candidateViews, type CandidateView } from './links/candidate-view.js';
 import type { Principal } from './principal.js';
-import { parseInstant, summarize, type MemorySummary } from './recall.js';
+import { parseInstant, summarize, visibleTo, type MemorySummary } from './recall.js';
 import type { Runtime } from './runtime.js';
 import { withWorkspace } from './scope.js';
 
@@ -33,6 +34,8 @@ export interface MemorySections {
   >;
   overruled: Array<ReturnType<typeof labelOf> & { value: unknown; claim: ClaimRef; role: string | null; text: string | null; reason: string }>;
   conflicts: Array<ReturnType<typeof labelOf> & { sides: MemorySummary['conflict'] }>;
+  /** Memories that may be one fact worded twice (design §1): shown for someone to link or part. */
+  candidates: Array<ReturnType<typeof labelOf> & { values: unknown[]; candidates: CandidateView[] }>;
   decisions: Array<ReturnType<typeof labelOf> & Disposition & { text: string | null; source_ref: string | null }>;
 }
 
@@ -53,10 +56,11 @@ function valueHolding(t: Timeline, r: Ref): TimelineValue | null {
  * open, and every decision of the fold with its reason.
  */
 export function inspectMemories(memories: readonly InspectedMemory[]): MemorySections {
-  const out: MemorySections = { current: [], superseded: [], overruled: [], conflicts: [], decisions: [] };
+  const out: MemorySections = { current: [], superseded: [], overruled: [], conflicts: [], candidates: [], decisions: [] };
   for (const m of memories) {
     const label = labelOf(m);
     const t = m.timeline;
+    if (m.view.candidates.length > 0) out.candidates.push({ ...label, values: m.view.current.map((v) => v.value), candidates: m.view.candidates });
     if (m.view.status === 'conflicted') out.conflicts.push({ ...label, sides: m.view.conflict });
     else if (m.view.current.length > 0 || m.view.scheduled.length > 0) {
       out.current.push({ ...label, status: m.view.status, values: m.view.current, scheduled: m.view.scheduled });
@@ -109,11 +113,20 @@ export async function inspectSubject(
   const at = parseInstant('as_of', options.asOf, new Date().toISOString());
   const perPage = Math.min(Math.max(options.perPage ?? 50, 1), 500);
   const number = Math.max(Math.floor(options.page ?? 1), 1);
-  const { page, sources } = await withWorkspace(runtime.pool, principal, async (tx) => ({
-    page: await memoriesPage(tx, { workspaceId: principal.workspace_id, subject, user: principal.user, offset: (number - 1) * perPage, limit: perPage }),
-    sources: await episodeSources(tx, principal.workspace_id, subject, principal.user),
+  const { page, sources, others } = await withWorkspace(runtime.pool, principal, async (tx) => {
+    const page = await memoriesPage(tx, { workspaceId: principal.workspace_id, subject, user: principal.user, offset: (number - 1) * perPage, limit: perPage });
+    // The candidates of a page's memories may sit on another page: read them by id.
+    const others = await memoriesByIds(tx, principal.workspace_id, [...new Set(page.rows.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))]);
+    return { page, others, sources: await episodeSources(tx, principal.workspace_id, subject, principal.user) };
+  });
+  const timelines = new Map([...others.values()].filter((o) => visibleTo(principal, o.timeline)).map((o) => [o.id, o.timeline] as const));
+  const memories = page.rows.map((r) => ({
+    id: r.id,
+    subject: r.subject,
+    revision: r.revision,
+    timeline: r.timeline,
+    view: summarize(r, r.timeline, at, candidateViews(r.timeline, r.candidates, timelines, at)),
   }));
-  const memories = page.rows.map((r) => ({ id: r.id, subject: r.subject, revision: r.revision, timeline: r.timeline, view: summarize(r, r.timeline, at) }));
   return {
     subject,
     at,

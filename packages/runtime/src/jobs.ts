@@ -116,17 +116,30 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
 export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
   if (subjects.length === 0) return;
   // One statement for the whole batch: the stately queue keeps the first job per subject and
-  // quietly drops the others (a compile already queued will see these episodes too).
-  const startAfter = new Date(Date.now() + settings.debounceSeconds * 1000);
-  await boss.insert(
-    QUEUES.compile,
-    subjects.map((subject) => ({ data: { workspace_id: workspaceId, subject } satisfies CompileJobData, singletonKey: singletonKey(workspaceId, subject), startAfter })),
-    { db: bossDb(tx) },
-  );
+  // quietly drops the others (a compile already queued will see these episodes too — unless a
+  // worker starts it before this transaction commits: see requeueCompiles).
+  await boss.insert(QUEUES.compile, compileJobs(workspaceId, subjects, settings), { db: bossDb(tx) });
   for (const subject of await subjectsWithPendingAtLeast(tx, workspaceId, subjects, settings.compileAfter)) {
     const data: CompileJobData = { workspace_id: workspaceId, subject };
     await boss.update(QUEUES.compile, data, { singletonKey: singletonKey(workspaceId, subject), startAfter: new Date(), db: bossDb(tx) });
   }
+}
+
+/**
+ * Called once the ingest transaction has committed, for the subjects `enqueueCompiles` queued in
+ * it. When a compile of the subject was already queued, the stately queue dropped the new job; if
+ * a worker started that compile before the ingest committed, it could not see the new episodes,
+ * and nothing was left queued for them (they waited for the nightly sweep). Queueing again now
+ * that they are visible closes the gap; a job that has not started yet still absorbs this one.
+ */
+export async function requeueCompiles(boss: PgBoss, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
+  if (subjects.length === 0) return;
+  await boss.insert(QUEUES.compile, compileJobs(workspaceId, subjects, settings));
+}
+
+function compileJobs(workspaceId: string, subjects: readonly string[], settings: Pick<JobSettings, 'debounceSeconds'>) {
+  const startAfter = new Date(Date.now() + settings.debounceSeconds * 1000);
+  return subjects.map((subject) => ({ data: { workspace_id: workspaceId, subject } satisfies CompileJobData, singletonKey: singletonKey(workspaceId, subject), startAfter }));
 }
 
 export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
@@ -140,14 +153,21 @@ export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled
 export const POLLING = Object.freeze({ pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 });
 
 /** Registers the workers of this process. */
-export async function startWorkers(boss: PgBoss, pool: Pool, settings: Pick<JobSettings, 'compileChunk'>): Promise<void> {
+export async function startWorkers(
+  boss: PgBoss,
+  pool: Pool,
+  settings: Pick<JobSettings, 'compileChunk'>,
+  /** Runs after a compile job (never a rebuild): the resolver asks about new candidates here. */
+  afterCompile?: (workspaceId: string, subject: string) => Promise<void>,
+): Promise<void> {
   const chunkSize = settings.compileChunk;
   await boss.work<CompileJobData, CompileResult>(QUEUES.compile, { localConcurrency: 2, ...POLLING }, async ([job]) =>
-    loggedJob(QUEUES.compile, job!, { workspace_id: job!.data.workspace_id, subject: subjectRef(job!.data.workspace_id, job!.data.subject) }, () => {
+    loggedJob(QUEUES.compile, job!, { workspace_id: job!.data.workspace_id, subject: subjectRef(job!.data.workspace_id, job!.data.subject) }, async () => {
       const { workspace_id, subject, rebuild } = job!.data;
-      return rebuild
-        ? rebuildSubject(pool, workspace_id, subject, { jobId: job!.id })
-        : compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
+      if (rebuild) return rebuildSubject(pool, workspace_id, subject, { jobId: job!.id });
+      const result = await compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
+      await afterCompile?.(workspace_id, subject).catch((err: unknown) => log().warn({ event: 'after_compile_failed', err }, 'after-compile step failed'));
+      return result;
     }),
   );
 

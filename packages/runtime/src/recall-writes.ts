@@ -5,6 +5,7 @@ import { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
 import { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './policy-change.js';
 import type { Principal } from './principal.js';
 import { proposeChange, type ProposalInput, type ProposalResult } from './proposals.js';
+import { linkMemories, type LinkInput, type LinkResult } from './links/link-memories.js';
 
 /** The runtime's conditional writes, conflicts, policies and erasure (design §7, §8, §10). */
 export interface RecallWrites {
@@ -15,6 +16,8 @@ export interface RecallWrites {
   policies(principal: Principal): Promise<PoliciesView>;
   setPolicies(principal: Principal, input: unknown): Promise<PolicyChange>;
   erase(principal: Principal, target: ErasureTarget): Promise<ErasureResult>;
+  /** That two memories of one subject are one fact, or distinct (design §1): a claim in the log. */
+  link(principal: Principal, input: LinkInput | unknown): Promise<LinkResult>;
 }
 
 export function createRecallWrites(pool: Pool, boss: () => PgBoss | null): RecallWrites {
@@ -25,5 +28,6 @@ export function createRecallWrites(pool: Pool, boss: () => PgBoss | null): Recal
     policies: (principal) => getPolicies(pool, principal),
     setPolicies: (principal, input) => putPolicies(pool, boss(), principal, input),
     erase: (principal, target) => erase(pool, principal, target),
+    link: (principal, input) => linkMemories(pool, principal, input),
   };
 }

@@ -20,7 +20,8 @@ import { registerConnectorWorkers } from './connectors/workers.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { log, RepeatedErrors } from './log.js';
 import { ingestEpisodes, type IngestResult } from './ingest.js';
-import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, setupQueues, startWorkers, type ManyResult } from './jobs.js';
+import { resolveCandidates, type ResolveResult } from './links/resolver.js';
+import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers, type ManyResult } from './jobs.js';
 import { findJob, type JobView } from './job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, type CreatedKey, type CreateKeyInput } from './keys.js';
 import { collectMetrics } from './metrics.js';
@@ -111,6 +112,12 @@ export interface Runtime extends RecallWrites {
   secrets(principal: Principal, params: SecretScanParams): Promise<SecretScanResult>;
   /** A deterministic context bundle of a subject for a task, within a token budget. */
   context(principal: Principal, request: ContextRequest): Promise<ContextBundle>;
+  /**
+   * Asks the configured resolver about the subject's unanswered candidate pairs (in the resolver
+   * key's workspace) and records its answers as links; null without a resolver. Compile jobs do it
+   * after each compile; a rebuild never does.
+   */
+  resolveCandidates(subject: string): Promise<ResolveResult | null>;
   /** A key's workspace's metrics; null (only when CANON_METRICS_PUBLIC=1): totals. */
   metrics(principal: Principal | null): Promise<string>;
   /** The key's workspace's nightly compile: its own, or the default while it has none. */
@@ -149,13 +156,21 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await boss.start();
       await grantQueueAccess(pool, 'pgboss');
       await setupQueues(boss, config.jobs);
-      if (options.workers !== false) await startWorkers(boss, pool, config.jobs);
+      if (options.workers !== false) await startWorkers(boss, pool, config.jobs, (workspaceId, subject) => askResolver(workspaceId, subject).then(() => undefined));
     }
   } catch (err) {
     await boss?.stop({ graceful: false }).catch(() => undefined);
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
+  }
+
+  // The resolver's key is read when first needed: a key revoked since start just stops it.
+  async function askResolver(workspaceId: string | null, subject: string): Promise<ResolveResult | null> {
+    if (!config.resolver) return null;
+    const principal = await authenticate(pool, config.resolver.key);
+    if (workspaceId !== null && principal.workspace_id !== workspaceId) return null;
+    return resolveCandidates(pool, principal, subject, { url: config.resolver.url, timeoutMs: config.resolver.timeoutMs });
   }
 
   const compileOne = (principal: Principal, subject: string) =>
@@ -175,14 +190,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     authenticate: (bearer) => authenticate(pool, bearer),
 
     async ingest(principal, items, ingestOptions = {}) {
+      let queued: string[] = [];
       const result = await ingestEpisodes(pool, principal, items, async (tx, created) => {
         await insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id })));
         const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
         if (boss && ingestOptions.compile !== 'wait' && subjects.length > 0) {
           await enqueueCompiles(boss, tx, principal.workspace_id, subjects, config.jobs);
+          queued = subjects;
         }
         await ingestOptions.inTransaction?.(tx);
       });
+      // The episodes are stored and a job was queued with them; this only closes the window in
+      // which that job was absorbed by a compile already under way. Should it fail, the pending
+      // rows stay for the next compile of the subject or the nightly sweep.
+      if (boss && queued.length > 0) {
+        await requeueCompiles(boss, principal.workspace_id, queued, config.jobs).catch((err: unknown) =>
+          log().warn({ event: 'requeue_failed', workspace_id: principal.workspace_id, err }, 'compile not queued again after ingest'),
+        );
+      }
       if (ingestOptions.compile !== 'wait') return result;
       const compiled: CompileResult[] = [];
       for (const subject of result.subjects) compiled.push(await compileOne(principal, subject));
@@ -261,6 +286,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     search: (principal, params) => searchMemories(pool, principal, params, new Date().toISOString()),
     secrets: (principal, params) => scanSecrets(pool, principal, params),
     context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
+    resolveCandidates: (subject) => askResolver(null, subject),
 
     metrics: (principal) => collectMetrics(pool, boss, principal),
     schedule: async (principal) => (boss ? getNightlySchedule(boss, principal.workspace_id) : null),

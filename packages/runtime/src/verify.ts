@@ -2,6 +2,7 @@ import { COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, ti
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemory } from './compile.js';
 import { loadPolicySet } from './policies.js';
+import { foldGroup, linksOfEpisodes } from './links/linked-fold.js';
 import { allUsersOf, enterWorkspace } from './scope.js';
 
 export interface VerifyDifference {
@@ -62,7 +63,16 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
       ingested_at: e.ingested_at,
       keys: [...(versionsStated.get(JSON.stringify([e.source, e.idempotency_key])) ?? [])].sort(),
     }));
-  const expected = new Map([...byMemory].map(([id, cs]) => [id, foldMemory(cs, set, versions)]));
+  const links = linksOfEpisodes(workspaceId, episodes);
+  const expected = new Map<string, Timeline>();
+  for (const [id, cs] of byMemory) {
+    const group = links.groupOfId.get(id);
+    if (!group) expected.set(id, foldMemory(cs, set, versions));
+    else if (!expected.has(group.canonicalId)) {
+      const t = foldGroup(group, byMemory, set, versions);
+      if (t) expected.set(group.canonicalId, t);
+    }
+  }
 
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
   const projections = await projectionRowsOfSubject(sql, workspaceId, subject);

@@ -28,7 +28,8 @@ export {
   type ApiKeyRecord,
   type RevokeResult,
 } from './sql/api-keys.js';
-export { episodesByIds, episodesOfSubject, episodeIdsOfSubject } from './sql/episode-row.js';
+export { episodesByIds, episodesOfSubject, episodeIdsOfSubject, linkEpisodesOfSubject } from './sql/episode-row.js';
+export { memoryShapesOfSubject, setCandidates, deleteMemories, memoryIdLinkingKey, factKeyOfMemoryId, type MemoryShapeRow, type CandidateRefRow } from './sql/candidates.js';
 export { insertPending, takePending, deletePending, subjectsWithPendingAtLeast, subjectsWithPending, totalPending } from './sql/pending.js';
 export { insertClaims, memoryIdsOfLineages, claimsOfMemories, snapshotVersions } from './sql/claims.js';
 export { insertMarkers } from './sql/markers.js';

@@ -103,6 +103,8 @@ export const episodes = pgTable(
     index('episodes_log_idx').on(t.workspace_id, t.tx_id, t.position),
     index('episodes_subject_log_idx').on(t.workspace_id, t.subject, t.tx_id, t.position),
     index('episodes_lineage_idx').on(t.workspace_id, t.lineage),
+    // Every compile reads its subject's links: a few rows among many episodes.
+    index('episodes_links_idx').on(t.workspace_id, t.subject).where(sql`${t.kind} = 'link'`),
     check('episodes_scope_ck', sql`(${t.scope} = 'workspace' and ${t.owner} is null) or (${t.scope} = 'personal' and ${t.owner} is not null)`),
   ],
 );
@@ -164,6 +166,11 @@ export const memories = pgTable(
     digest: text('digest').notNull(),
     status: text('status').notNull(),
     timeline: jsonb('timeline').notNull(),
+    /**
+     * Memories of the same subject and scope that may be this fact worded otherwise (design §1,
+     * law 3): derived at compile, shown on read, never part of the timeline or the state hash.
+     */
+    candidates: jsonb('candidates').notNull().default(sql`'[]'::jsonb`),
   },
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.id] }),

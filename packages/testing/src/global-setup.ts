@@ -5,7 +5,11 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createRuntime, loadConfig, startEmbeddedPostgres, type EmbeddedDatabase } from '@canon/runtime';
 
-export const TEMPLATE_DATABASE = 'canon_template';
+/**
+ * The run's own template: two runs against one TEST_DATABASE_URL (two checkouts, two people)
+ * must not drop each other's template mid-run, nor clone one migrated by other code.
+ */
+export const TEMPLATE_DATABASE = `canon_template_${process.pid}`;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -47,6 +51,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('canonTemplate', TEMPLATE_DATABASE);
 
   return async () => {
+    if (!embedded) {
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`).catch(() => undefined);
+      await cleanup.end();
+    }
     await embedded?.stop();
     if (home) fs.rmSync(home, { recursive: true, force: true });
   };

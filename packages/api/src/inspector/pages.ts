@@ -54,6 +54,19 @@ function memorySection(m: InspectedMemory, at: string): Html {
       ${conflicted ? html`<a href="/inspect/conflicts?subject=${encodeURIComponent(m.subject)}#c-${m.id}">resolve…</a>` : ''}
     </header>
     ${timelineChart(m.id, t, at, conflicted)}
+    ${m.view.candidates.length > 0
+      ? html`<ul class="candidates" aria-label="Candidates">
+          ${m.view.candidates.map(
+            (c) => html`<li class="${c.kind === 'possible_contradiction' ? 'conflicted' : ''}">
+              ${c.kind === 'possible_contradiction' ? html`<strong>Possible contradiction:</strong> ` : c.kind === 'possible_duplicate' ? html`<strong>Possible duplicate:</strong> ` : ''}may be the same fact as
+              <a href="#m-${c.memory_id}">${c.predicate}</a> (score ${c.score.toFixed(2)}): ${c.values.map((v, i) => html`${i > 0 ? ', ' : ''}${show(v)}`)} vs
+              ${c.other_values.map((v, i) => html`${i > 0 ? ', ' : ''}${show(v)}`)}
+              <span class="muted">— ${c.reason}${c.proposed ? `; proposed ${c.proposed.same ? 'link' : 'as distinct'} by ${c.proposed.source}` : ''}; <code>canon link ${m.id} ${c.memory_id}</code></span>
+            </li>`,
+          )}
+        </ul>`
+      : ''}
+    ${m.view.linked.length > 0 ? html`<p class="muted">${m.view.linked.length + 1} fact keys linked into this memory.</p>` : ''}
     <table>
       <thead><tr><th scope="col">Value</th><th scope="col">Status</th><th scope="col">Valid from</th><th scope="col">Valid to</th><th scope="col">Conditions</th><th scope="col">Evidence</th></tr></thead>
       <tbody>

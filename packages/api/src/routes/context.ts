@@ -22,6 +22,14 @@ const ContextBundle = z
         ),
       }),
     ),
+    possible_contradictions: z.array(
+      z.object({
+        memory_ids: z.array(z.string()),
+        score: z.number(),
+        reason: z.string(),
+        sides: z.array(z.object({ memory_id: z.string(), predicate: z.string(), values: z.array(z.unknown()) })),
+      }),
+    ),
   })
   .openapi('ContextBundle');
 

@@ -98,6 +98,16 @@ export function renderInspection(r: TerminalInspection): string {
     r.conflicts.map((c) => `  ${c.predicate}${qual(c.qualifiers)}: ${c.sides.map((s) => `${q(s.value)} (${s.sources.map((x) => `${x.source}/${x.idempotency_key}`).join(', ')})`).join(' vs ')}  [${c.memory_id}]`),
   );
   section(
+    'Possible duplicates and contradictions (candidates, not applied: canon link decides)',
+    r.candidates.reduce((n, m) => n + m.candidates.length, 0),
+    r.candidates.flatMap((m) =>
+      m.candidates.map(
+        (c) =>
+          `  ${m.predicate}${qual(m.qualifiers)} [${m.memory_id}] may be the same fact as ${c.predicate} [${c.memory_id}] (score ${c.score.toFixed(2)}, ${c.kind.replace(/_/g, ' ')}): ${c.values.map(q).join(', ') || '—'} vs ${c.other_values.map(q).join(', ') || '—'}${c.proposed ? `; proposed ${c.proposed.same ? 'link' : 'as distinct'} by ${c.proposed.source}/${c.proposed.idempotency_key}` : ''}`,
+      ),
+    ),
+  );
+  section(
     'Decisions',
     r.decisions.length,
     r.decisions.map((d) => `  ${d.predicate}${qual(d.qualifiers)}  ${ref(d.claim)}  ${d.kind}${d.target ? ` ${ref(d.target)}` : ''}: ${d.reason}`),

@@ -52,6 +52,14 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
               id: m.id,
             })),
           );
+          // Candidates are shown, never applied: `canon link` makes two keys one memory.
+          for (const m of out.memories) {
+            for (const c of m.candidates) {
+              if (c.memory_id < m.id) continue;
+              const what = c.kind === 'possible_contradiction' ? 'POSSIBLE CONTRADICTION' : c.kind === 'possible_duplicate' ? 'possible duplicate' : 'candidate';
+              console.log(`${what}: ${m.id} may be the same fact as ${c.memory_id} (score ${c.score.toFixed(2)}): ${c.values.map((v) => cell(v, 25)).join(', ') || '—'} vs ${c.other_values.map((v) => cell(v, 25)).join(', ') || '—'}`);
+            }
+          }
         }),
       ),
     );

@@ -85,3 +85,12 @@ export async function episodeIdsOfSubject(sql: import('../db.js').Sql, workspace
   const { rows } = await sql.query<{ id: string }>('SELECT id FROM episodes WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);
   return rows.map((r) => r.id);
 }
+
+/** The link episodes of a subject (design §1): few, read whole by every compile of the subject. */
+export async function linkEpisodesOfSubject(sql: import('../db.js').Sql, workspaceId: string, subject: string): Promise<LoggedEpisode[]> {
+  const { rows } = await sql.query<EpisodeDbRow>(
+    `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE workspace_id = $1 AND subject = $2 AND kind = 'link' ORDER BY tx_id, position`,
+    [workspaceId, subject],
+  );
+  return rows.map(toEpisode);
+}

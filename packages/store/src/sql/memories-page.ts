@@ -1,7 +1,7 @@
 import type { Sql } from '../db.js';
 import type { MemoryRow } from './memories.js';
 
-const COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline';
+const COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline, candidates';
 
 export interface MemoriesPageQuery {
   workspaceId: string;

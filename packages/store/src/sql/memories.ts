@@ -1,5 +1,6 @@
 import type { Timeline } from '@canon/core';
 import type { Sql } from '../db.js';
+import type { CandidateRefRow } from './candidates.js';
 
 export interface MemoryRow {
   id: string;
@@ -10,9 +11,11 @@ export interface MemoryRow {
   digest: string;
   status: string;
   timeline: Timeline;
+  /** Near memories of the same subject and scope (design §1): shown, never applied. */
+  candidates?: CandidateRefRow[];
 }
 
-const COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline';
+const COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline, candidates';
 
 export async function memoriesByIds(sql: Sql, workspaceId: string, ids: readonly string[]): Promise<Map<string, MemoryRow>> {
   const out = new Map<string, MemoryRow>();

@@ -1,0 +1,2 @@
+ALTER TABLE "memories" ADD COLUMN "candidates" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+CREATE INDEX "episodes_links_idx" ON "episodes" USING btree ("workspace_id","subject") WHERE "episodes"."kind" = 'link';

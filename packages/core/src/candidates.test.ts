@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { candidatesByMemory, findCandidates, type CandidateInput } from './candidates.js';
+import { makeFactKey, memoryId } from './fact-key.js';
+
+const WS = 'ws_test';
+const mem = (predicate: string, extra: { qualifiers?: Record<string, string>; scope?: 'workspace' | 'personal'; owner?: string | null; note?: string } = {}): CandidateInput => {
+  const fact_key = makeFactKey({
+    workspace_id: WS,
+    scope: extra.scope ?? 'workspace',
+    owner: extra.owner ?? null,
+    subject: 'service:billing',
+    predicate,
+    qualifiers: extra.qualifiers,
+  });
+  return { memory_id: memoryId(WS, fact_key), fact_key, note_text: extra.note ?? null };
+};
+const pairsOf = (ms: CandidateInput[]) => findCandidates(ms).map((p) => [p.a, p.b].sort().join('|')).sort();
+const pair = (x: CandidateInput, y: CandidateInput) => [x.memory_id, y.memory_id].sort().join('|');
+
+describe('candidates', () => {
+  const tue = mem('The staging deploy runs on {weekday}');
+  const thu = mem('Staging deploys now happen on {weekday}');
+  const thu2 = mem('We deploy staging every {weekday}');
+  const prod = mem('The production deploy runs on {weekday}');
+
+  it('given paraphrased templates with the same slot kinds, when searched, then each pair is a candidate with a score and reason', () => {
+    const found = findCandidates([tue, thu, thu2, prod]);
+    expect(found.map((p) => [p.a, p.b].sort().join('|')).sort()).toEqual([pair(tue, thu), pair(tue, thu2), pair(thu, thu2)].sort());
+    for (const p of found) {
+      expect(p.score).toBeGreaterThanOrEqual(0.5);
+      expect(p.score).toBeLessThanOrEqual(1);
+      expect(p.reason).toContain('same slots {weekday}');
+    }
+  });
+
+  it('never pairs other slot kinds, other qualifiers, other scopes, or a qualifying word swapped', () => {
+    expect(pairsOf([tue, mem('The staging deploy runs on {time}')])).toEqual([]);
+    expect(pairsOf([mem('deploy day', { qualifiers: { env: 'staging' } }), mem('deploy day', { qualifiers: { env: 'production' } })])).toEqual([]);
+    expect(pairsOf([tue, mem('The staging deploy runs on {weekday}', { scope: 'personal', owner: 'alice' })])).toEqual([]);
+    expect(pairsOf([mem('The EU API runs {quantity}'), mem('The US API runs {quantity}')])).toEqual([]);
+    expect(pairsOf([mem('Backups are kept for {quantity}'), mem('Logs are kept for {quantity}')])).toEqual([]);
+  });
+
+  it('pairs a statement with its negation as opposite: a possible contradiction whatever the values', () => {
+    const [p] = findCandidates([mem('Deploys to prod are allowed on {weekday}'), mem('We no longer allow prod deploys on {weekday}')]);
+    expect(p?.opposite).toBe(true);
+    expect(p?.reason).toContain('one side negated');
+  });
+
+  it('compares notes by their words, whatever their fingerprints', () => {
+    const a = mem('note', { qualifiers: { fingerprint: 'aaa' }, note: 'The user prefers dark mode' });
+    const b = mem('note', { qualifiers: { fingerprint: 'bbb' }, note: 'The user likes dark mode' });
+    const [p] = findCandidates([a, b]);
+    expect(p?.score).toBe(1);
+  });
+
+  it('is a set function: any order and any duplication give the same pairs', () => {
+    const pool = [
+      tue,
+      thu,
+      thu2,
+      prod,
+      mem('The nightly backup runs at {time}'),
+      mem('Backups run nightly at {time}'),
+      mem('The API rate limit is {quantity}'),
+      mem('Rate limit for the API: {quantity}'),
+      mem('The web rate limit is {quantity}'),
+      mem('note', { qualifiers: { fingerprint: 'x' }, note: 'Ana owns billing' }),
+      mem('note', { qualifiers: { fingerprint: 'y' }, note: 'Billing is owned by Ana' }),
+    ];
+    const expected = findCandidates(pool);
+    fc.assert(
+      fc.property(fc.shuffledSubarray(pool, { minLength: pool.length, maxLength: pool.length }), fc.subarray(pool), (shuffled, extra) => {
+        expect(findCandidates([...shuffled, ...extra])).toEqual(expected);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('is incremental: the pairs of the old memories plus those holding a new one are all the pairs', () => {
+    const pool = [tue, thu, thu2, prod, mem('Sprint demos are on {weekday}'), mem('Demos happen {weekday} afternoons'), mem('Backend pairs on {weekday}'), mem('We moved our pairing day to {weekday}')];
+    const key = (p: { a: string; b: string }) => `${p.a}|${p.b}`;
+    fc.assert(
+      fc.property(fc.subarray(pool), (added) => {
+        const old = pool.filter((m) => !added.includes(m));
+        const focus = new Set(added.map((m) => m.memory_id));
+        const incremental = [...findCandidates(old), ...findCandidates(pool, undefined, focus)].map(key).sort();
+        expect(incremental).toEqual(findCandidates(pool).map(key).sort());
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('lists each memory’s candidates both ways, best first', () => {
+    const by = candidatesByMemory(findCandidates([tue, thu, thu2]));
+    expect(by.get(tue.memory_id)!.map((c) => c.memory_id).sort()).toEqual([thu.memory_id, thu2.memory_id].sort());
+    const scores = by.get(tue.memory_id)!.map((c) => c.score);
+    expect([...scores].sort((x, y) => y - x)).toEqual(scores);
+  });
+});

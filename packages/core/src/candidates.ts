@@ -1,0 +1,308 @@
+import { compareStrings } from './normalize.js';
+import type { FactKey } from './fact-key.js';
+import { NOTE_PREDICATE } from './extract.js';
+
+/**
+ * Candidates (design §1, law 3): two memories of one subject and scope whose predicates are near
+ * enough to be one fact worded twice. A candidate is only ever shown — "may be the same fact as"
+ * — and never merges, changes or disputes anything; only a link (a claim in the log) does.
+ *
+ * Everything here is a pure function of the two fact keys (and, for a note, its words), so the
+ * candidates of a subject are a set function of its memories: any order, any compile history,
+ * the same pairs. They are kept out of timelines, so no `state_hash` depends on them.
+ */
+
+/** One memory as the candidate search sees it. */
+export interface CandidateInput {
+  memory_id: string;
+  fact_key: FactKey;
+  /** A note's words (its value); a note's key holds only their fingerprint. */
+  note_text?: string | null;
+}
+
+export interface CandidatePair {
+  /** The smaller memory id. */
+  a: string;
+  b: string;
+  /** 0..1, two decimals. */
+  score: number;
+  reason: string;
+  /** One side negates what the other states: a possible contradiction even with equal values. */
+  opposite?: true;
+}
+
+/** What a memory row keeps of each of its candidates. */
+export interface CandidateRef {
+  memory_id: string;
+  score: number;
+  reason: string;
+  opposite?: true;
+  /** A link below the standing links need, naming this pair: a proposal, not applied. */
+  proposed?: { same: boolean; source: string; idempotency_key: string; reason: string };
+}
+
+/** The score from which two predicates are shown as candidates. */
+export const CANDIDATE_THRESHOLD = 0.5;
+
+/** A pair sharing a content word with no qualifier swap scores at least this. */
+const SHARED_FLOOR = 0.5;
+
+// Words that carry no identity of a fact: articles, auxiliaries, pronouns, frequency and time
+// adverbs. "We deploy staging every {weekday}" and "The staging deploy runs on {weekday}" differ
+// only in these and in the verb.
+const FILLER = new Set(
+  (
+    'a an the is are was were be been being am do does did has have had will would shall should can could may might must ' +
+    'we our you your i my me he she it its they their them this that these those there here ' +
+    'on in at of to for by with from as into onto per via ' +
+    'every each all any some now currently presently today still always usually normally generally typically ' +
+    'also just then so too very really actually already again ' +
+    'set configured going gets get got ' +
+    // How a change is told, not what changed: "moved to", "switched to", "bumped to", "from now on".
+    'moved move moving switched switch changed change upgraded upgrade raised raise bumped bump lowered lower ' +
+    'cut extended extend rescheduled reschedule pushed pulled forward tightened increased decreased reduced ' +
+    'went up down over new newly longer anymore since starting instead reorg last night ' +
+    'these days heads reminder fyi note please only about around roughly approximately ' +
+    'and or but if when while which who whom whose what where how than then out off'
+  ).split(' '),
+);
+
+// Words that say the same thing in the phrasing of a fact. Small on purpose: a synonym wrongly
+// listed here can only make a candidate (a flag), never a merge.
+const SYNONYMS: ReadonlyArray<readonly string[]> = [
+  ['run', 'happen', 'occur', 'take', 'place', 'scheduled', 'schedule', 'go', 'goes', 'held', 'hold', 'is'],
+  ['keep', 'kept', 'retain', 'retained', 'retention', 'store', 'stored', 'hold'],
+  ['production', 'prod'],
+  ['database', 'db'],
+  ['timeout', 'time-out', 'time'],
+  ['open', 'opens', 'start', 'begin', 'begins'],
+  ['send', 'sent', 'deliver'],
+  ['say', 'told', 'tell', 'ask', 'asked'],
+  ['repository', 'repo', 'repos'],
+  ['pull', 'pr', 'prs'],
+  ['cost', 'price', 'priced', 'pay', 'pays'],
+  ['meet', 'meeting', 'meets'],
+  ['like', 'prefer', 'love', 'favor', 'favour', 'want', 'enjoy'],
+  ['deploy', 'deployment', 'release', 'rollout'],
+  ['use', 'using', 'utilize', 'rely', 'run'],
+  ['limit', 'cap', 'maximum', 'max', 'ceiling'],
+  ['timeout', 'time-out'],
+  ['size', 'capacity'],
+  ['kick', 'kickoff', 'commence'],
+  ['end', 'finish', 'stop', 'close'],
+  ['meeting', 'meet', 'sync', 'standup', 'stand-up'],
+  ['owner', 'own', 'owned', 'maintain', 'maintainer', 'responsible', 'lead'],
+  ['cost', 'price', 'pay', 'charge', 'fee'],
+  ['contact', 'email', 'mail', 'reach'],
+  ['live', 'located', 'location', 'based', 'reside', 'stay'],
+  ['team', 'group', 'squad'],
+  ['need', 'require', 'required', 'requirement', 'must', 'mandatory'],
+  ['work', 'job', 'employed', 'employer'],
+  ['version', 'release'],
+];
+
+const SYNONYM_OF = new Map<string, string>();
+// Verbs any statement may use: sharing only these says nothing about being one fact.
+const COMMON = new Set(['run', 'keep', 'open', 'send', 'say', 'cost', 'like', 'use', 'need', 'live', 'contact', 'end', 'kick', 'meet', 'work', 'deploy']);
+for (const group of SYNONYMS) for (const w of group) if (!SYNONYM_OF.has(w)) SYNONYM_OF.set(w, group[0]!);
+
+/** A light stemmer: enough to make "deploys", "deployed" and "deploying" one word. */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ied')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 3 && w.endsWith('es') && /(?:sh|ch|x|ss|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  return w;
+}
+
+// Words that name which of several parallel facts a statement is about — the environment, the
+// region, the direction, the rank, the end of a range. One side having such a word the other lacks
+// is the shape of two facts ("the EU API" / "the API"), never of one fact reworded.
+const QUALIFYING = new Set(
+  (
+    'staging stag production dev development test qa sandbox preview canary eu us apac emea uk region ' +
+    'inbound outbound incoming outgoing read write reader writer primary replica secondary backup fallback ' +
+    'first last final next previous early late minimum min maximum max least most lower upper floor ceiling ' +
+    'internal external public private client server frontend backend mobile web desktop ' +
+    'weekday weekend morning evening daily weekly monthly yearly annual quarterly ' +
+    'warning critical error info debug major minor patch'
+  ).split(' '),
+);
+
+const NEGATION = new Set(['not', 'no', 'never', "don't", 'dont', "doesn't", 'doesnt', "isn't", 'isnt', "aren't", 'arent', "won't", 'wont', 'cannot', "can't", 'cant', 'without', 'nobody', 'none', 'nothing']);
+
+export interface PredicateShape {
+  /** Slot placeholders in order of kind: `{weekday}`, `{version}` … sorted. */
+  slots: string;
+  /** Content words, stemmed and mapped to one synonym each. */
+  words: ReadonlySet<string>;
+  negated: boolean;
+  /** Trigrams of the content words, computed once per memory. */
+  grams: ReadonlySet<string>;
+  /** Qualifiers that belong to the identity (a note's fingerprint does not). */
+  qualifiers: string;
+  scope: string;
+}
+
+function canonicalWord(raw: string): string {
+  const s = stem(raw);
+  return SYNONYM_OF.get(raw) ?? SYNONYM_OF.get(s) ?? s;
+}
+
+/** Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out. */
+export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean } {
+  const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
+  const bare = text.replace(/\{[a-z]+\}/g, ' ').normalize('NFKC').toLowerCase().replace(/[_/]+/g, ' ');
+  const words = new Set<string>();
+  let negated = false;
+  for (const raw of bare.split(/[^\p{L}\p{N}'-]+/u)) {
+    const w = raw.replace(/^['-]+|['-]+$/g, '');
+    if (!w) continue;
+    if (NEGATION.has(w) || w.endsWith("n't")) {
+      negated = !negated;
+      continue;
+    }
+    if (FILLER.has(w)) continue;
+    words.add(canonicalWord(w));
+  }
+  return { words, slots, negated };
+}
+
+export function shapeOf(input: CandidateInput): PredicateShape {
+  const fk = input.fact_key;
+  const isNote = fk.predicate === NOTE_PREDICATE;
+  const { words, slots, negated } = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
+  const qualifiers = Object.entries(fk.qualifiers)
+    .filter(([k]) => !(isNote && k === 'fingerprint'))
+    .map(([k, v]) => `${k}=${v}`)
+    .sort(compareStrings)
+    .join('\u0000');
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+}
+
+function trigramsOf(words: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (const w of words) {
+    const padded = `  ${w} `;
+    for (let i = 0; i + 3 <= padded.length; i += 1) out.add(padded.slice(i, i + 3));
+  }
+  return out;
+}
+
+function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let n = 0;
+  for (const x of a) if (b.has(x)) n += 1;
+  return n;
+}
+
+/**
+ * The score of two predicate shapes, or null when they can never be one fact: another scope or
+ * owner, other qualifiers, other slot kinds, or no content word in common. One negated and the
+ * other not ("Deploys are allowed on {weekday}" / "We no longer allow deploys on {weekday}") is
+ * `opposite`: the same fact whose truth may have changed.
+ *
+ * The score is the mean of word Dice and trigram Dice over the content words. A word that only
+ * one side has is a detail ("now", "the nightly"); a word on each side that the other lacks is a
+ * substitution ("staging" for "production"), the shape of two different facts, so each
+ * unmatched pair of words costs a quarter.
+ */
+export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true } | null {
+  if (x.scope !== y.scope || x.qualifiers !== y.qualifiers || x.slots !== y.slots) return null;
+  if (x.words.size === 0 || y.words.size === 0) return null;
+  const shared = overlap(x.words, y.words);
+  if (shared === 0) return null;
+  const onlyXCount = x.words.size - shared;
+  const onlyYCount = y.words.size - shared;
+  const substitutions = Math.min(onlyXCount, onlyYCount);
+  // Two statements that share most of their words and swap one or two (staging for production,
+  // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
+  // fewer words and differs in how it is said.
+  if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1)) return null;
+  // Each side naming two or more things the other does not, around less than half of the
+  // shorter one in common: two facts that share a word or two ("web", "deploy").
+  if (substitutions >= 2 && shared / Math.min(x.words.size, y.words.size) < 0.5) return null;
+  const onlyX = [...x.words].filter((w) => !y.words.has(w)).sort(compareStrings);
+  const onlyY = [...y.words].filter((w) => !x.words.has(w)).sort(compareStrings);
+  // A word naming which of parallel facts it is ("EU", "staging", "least") on one side only.
+  if (onlyX.some((w) => QUALIFYING.has(w)) || onlyY.some((w) => QUALIFYING.has(w))) return null;
+  const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
+  // Sharing only words every statement uses ("runs", "is kept") while each side names things the
+  // other does not is two facts that happen to share a verb.
+  if (substitutions >= 1 && sharedWords.every((w) => COMMON.has(w))) return null;
+  const wordDice = (2 * shared) / (x.words.size + y.words.size);
+  const gramDice = (2 * overlap(x.grams, y.grams)) / (x.grams.size + y.grams.size);
+  const score = Math.round(Math.max((wordDice + gramDice) / 2, SHARED_FLOOR) * 100) / 100;
+  const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ')}`];
+  if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '—'} / ${onlyY.join(' ') || '—'}`);
+  if (x.negated !== y.negated) parts.push('one side negated');
+  return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
+}
+
+/**
+ * The candidate pairs among a subject's memories, a set function: the same memories in any order
+ * give the same pairs in the same order (by a, then b). Memories are blocked by scope,
+ * qualifiers and slot kinds, then compared only when they share a content word, so a subject of
+ * thousands of unrelated predicates costs far less than every pair.
+ */
+export function findCandidates(memories: readonly CandidateInput[], threshold: number = CANDIDATE_THRESHOLD, focus?: ReadonlySet<string>): CandidatePair[] {
+  const byId = new Map<string, PredicateShape>();
+  for (const m of memories) byId.set(m.memory_id, shapeOf(m));
+  const blocks = new Map<string, string[]>();
+  for (const [id, s] of byId) {
+    const block = `${s.scope}\u0001${s.qualifiers}\u0001${s.slots}`;
+    const list = blocks.get(block);
+    if (list) list.push(id);
+    else blocks.set(block, [id]);
+  }
+  const out: CandidatePair[] = [];
+  for (const ids of blocks.values()) {
+    ids.sort(compareStrings);
+    const byWord = new Map<string, number[]>();
+    ids.forEach((id, i) => {
+      for (const w of byId.get(id)!.words) {
+        // A pair sharing only common verbs is never a candidate once either side adds a word.
+        if (COMMON.has(w)) continue;
+        const list = byWord.get(w);
+        if (list) list.push(i);
+        else byWord.set(w, [i]);
+      }
+    });
+    for (let i = 0; i < ids.length; i += 1) {
+      const seen = new Set<number>();
+      const focused = !focus || focus.has(ids[i]!);
+      // With a focus (the memories a compile created), only pairs that hold one of them: the
+      // pair function is pure, so the other pairs are what they were.
+      for (const w of byId.get(ids[i]!)!.words) for (const j of byWord.get(w) ?? []) if (j > i && (focused || focus!.has(ids[j]!))) seen.add(j);
+      for (const j of [...seen].sort((p, q) => p - q)) {
+        const scored = scoreShapes(byId.get(ids[i]!)!, byId.get(ids[j]!)!);
+        if (scored && scored.score >= threshold) out.push({ a: ids[i]!, b: ids[j]!, ...scored });
+      }
+    }
+  }
+  return out.sort((p, q) => compareStrings(p.a, q.a) || compareStrings(p.b, q.b));
+}
+
+/** Best first, then by memory id: the order a memory's candidates are kept and shown in. */
+export function compareCandidateRefs(p: CandidateRef, q: CandidateRef): number {
+  return q.score - p.score || compareStrings(p.memory_id, q.memory_id);
+}
+
+/** Each memory's candidates, both ways, sorted by score (highest first), then id. */
+export function candidatesByMemory(pairs: readonly CandidatePair[]): Map<string, CandidateRef[]> {
+  const out = new Map<string, CandidateRef[]>();
+  const add = (id: string, ref: CandidateRef) => {
+    const list = out.get(id);
+    if (list) list.push(ref);
+    else out.set(id, [ref]);
+  };
+  for (const p of pairs) {
+    const opposite = p.opposite ? { opposite: true as const } : {};
+    add(p.a, { memory_id: p.b, score: p.score, reason: p.reason, ...opposite });
+    add(p.b, { memory_id: p.a, score: p.score, reason: p.reason, ...opposite });
+  }
+  for (const list of out.values()) list.sort(compareCandidateRefs);
+  return out;
+}

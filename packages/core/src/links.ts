@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import type { Claim, LineageVersion } from './claim.js';
+import type { Episode } from './episode.js';
+import { FactKey, factKeyString, memoryId } from './fact-key.js';
+import { compareStrings } from './normalize.js';
+import { compareInstants } from './order.js';
+import { ROLE_STANDING } from './roles.js';
+import { standingFor } from './standing.js';
+
+/**
+ * Links (design §1, law 3): the only way two fact keys become one memory. A link is an episode
+ * of kind `link` whose body names the two fact keys — keys, not memory ids, so a rebuild from
+ * the log alone reproduces it — and says whether they are one fact (`same: true`) or distinct
+ * (`same: false`, which also silences their candidate).
+ */
+export const LINK_KIND = 'link';
+
+/** The standing a link needs to be in force; below it a link is a proposal, shown and not applied. */
+export const LINK_MIN_STANDING = ROLE_STANDING.member;
+
+export const LinkBody = z.object({
+  link: z.object({
+    keys: z.tuple([FactKey, FactKey]),
+    same: z.boolean(),
+    reason: z.string().optional(),
+  }),
+});
+
+export interface LinkStatement {
+  /** The two fact key strings, the smaller first. */
+  a: string;
+  b: string;
+  a_key: FactKey;
+  b_key: FactKey;
+  same: boolean;
+  standing: number;
+  occurred_at: string;
+  sequence: number | null;
+  source: string;
+  idempotency_key: string;
+  reason: string;
+}
+
+/** The link an episode states, or null: not a link, or keys of another subject or scope. */
+export function linkOf(episode: Pick<Episode, 'kind' | 'body' | 'subject' | 'workspace_id' | 'scope' | 'owner' | 'actor' | 'occurred_at' | 'sequence' | 'source' | 'idempotency_key'>): LinkStatement | null {
+  if (episode.kind !== LINK_KIND) return null;
+  const parsed = LinkBody.safeParse(episode.body);
+  if (!parsed.success) return null;
+  const [k1, k2] = parsed.data.link.keys;
+  // Only keys of the episode's own subject, workspace and scope: a link never reaches into a
+  // memory its author could not see or another subject's compile would not know to refold.
+  for (const k of [k1, k2]) {
+    if (k.workspace_id !== episode.workspace_id || k.subject !== episode.subject || k.scope !== episode.scope) return null;
+    if ((k.owner ?? null) !== (episode.scope === 'personal' ? episode.owner : null)) return null;
+  }
+  const s1 = factKeyString(k1);
+  const s2 = factKeyString(k2);
+  if (s1 === s2) return null;
+  const [a, b, a_key, b_key] = compareStrings(s1, s2) < 0 ? [s1, s2, k1, k2] : [s2, s1, k2, k1];
+  return {
+    a,
+    b,
+    a_key,
+    b_key,
+    same: parsed.data.link.same,
+    standing: standingFor(episode.actor.role),
+    occurred_at: episode.occurred_at,
+    sequence: episode.sequence,
+    source: episode.source,
+    idempotency_key: episode.idempotency_key,
+    reason: parsed.data.link.reason ?? '',
+  };
+}
+
+/** Later wins among equal standing: time, then sequence, then source and key (never arrival). */
+function compareLinks(x: LinkStatement, y: LinkStatement): number {
+  return (
+    x.standing - y.standing ||
+    compareInstants(x.occurred_at, y.occurred_at) ||
+    (x.sequence ?? -1) - (y.sequence ?? -1) ||
+    compareStrings(x.source, y.source) ||
+    compareStrings(x.idempotency_key, y.idempotency_key)
+  );
+}
+
+export interface LinkState {
+  /** Fact key string → the canonical key string of its group (only keys in a group of two or more). */
+  canonical: Map<string, string>;
+  /** Canonical key string → every key of its group, sorted (the canonical one first). */
+  groups: Map<string, string[]>;
+  /** Pairs (`a\u0000b`) whose statement in force says they are distinct. */
+  distinct: Set<string>;
+  /** Statements below the standing a link needs, not overridden by one in force: proposals. */
+  proposed: LinkStatement[];
+  /** The fact key of every key string named by a statement. */
+  keys: Map<string, FactKey>;
+}
+
+export const pairId = (a: string, b: string) => (compareStrings(a, b) < 0 ? `${a}\u0000${b}` : `${b}\u0000${a}`);
+
+/**
+ * The links in force, a set function of the statements. Per pair, standing first, then the
+ * latest statement wins (so unlinking is a later `same: false`, and a member cannot undo an
+ * owner's link). Pairs in force with `same: true` are joined transitively (union-find); a group's
+ * canonical key is its smallest key string, so its memory id is stable whatever the order of
+ * the links. `same: false` separates only its own pair: it does not split a group that other
+ * links join.
+ */
+export function linkState(statements: readonly LinkStatement[], minStanding: number = LINK_MIN_STANDING): LinkState {
+  const winner = new Map<string, LinkStatement>();
+  const bestProposal = new Map<string, LinkStatement>();
+  const keys = new Map<string, FactKey>();
+  for (const s of statements) {
+    keys.set(s.a, s.a_key);
+    keys.set(s.b, s.b_key);
+    const id = pairId(s.a, s.b);
+    const target = s.standing >= minStanding ? winner : bestProposal;
+    const held = target.get(id);
+    if (!held || compareLinks(held, s) < 0) target.set(id, s);
+  }
+  const parent = new Map<string, string>();
+  const find = (k: string): string => {
+    let r = k;
+    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
+    return r;
+  };
+  const distinct = new Set<string>();
+  for (const [id, s] of [...winner].sort(([x], [y]) => compareStrings(x, y))) {
+    if (!s.same) {
+      distinct.add(id);
+      continue;
+    }
+    const ra = find(s.a);
+    const rb = find(s.b);
+    if (ra === rb) continue;
+    // The smaller root stays the root, so the canonical key is the group's smallest key.
+    if (compareStrings(ra, rb) < 0) parent.set(rb, ra);
+    else parent.set(ra, rb);
+    if (!parent.has(ra)) parent.set(ra, ra);
+    if (!parent.has(rb)) parent.set(rb, rb);
+  }
+  const canonical = new Map<string, string>();
+  const groups = new Map<string, string[]>();
+  for (const k of parent.keys()) {
+    const root = find(k);
+    canonical.set(k, root);
+    const list = groups.get(root);
+    if (list) list.push(k);
+    else groups.set(root, [k]);
+  }
+  for (const list of groups.values()) list.sort(compareStrings);
+  const proposed = [...bestProposal]
+    .filter(([id]) => !winner.has(id))
+    .map(([, s]) => s)
+    .sort((x, y) => compareStrings(pairId(x.a, x.b), pairId(y.a, y.b)));
+  return { canonical, groups, distinct, proposed, keys };
+}
+
+/**
+ * The claims and lineage versions of a linked group, restated on the group's canonical key so
+ * one fold decides across them with the usual table: a later Thursday from the same author
+ * changes Tuesday, one of equal standing disputes it. Claim refs (source, key, index) are kept,
+ * so evidence and dispositions still name the episodes that said it.
+ */
+export function onCanonicalKey(
+  claims: readonly Claim[],
+  versions: readonly LineageVersion[],
+  canonicalKey: FactKey,
+  members: readonly string[],
+): { claims: Claim[]; versions: LineageVersion[] } {
+  const key = factKeyString(canonicalKey);
+  const id = memoryId(canonicalKey.workspace_id, canonicalKey);
+  const inGroup = new Set(members);
+  return {
+    claims: claims.map((c) => (c.key === key ? c : { ...c, fact_key: canonicalKey, key, memory_id: id, predicate: canonicalKey.predicate })),
+    versions: versions.map((v) => {
+      if (!v.keys.some((k) => inGroup.has(k))) return v;
+      return { ...v, keys: [...new Set(v.keys.map((k) => (inGroup.has(k) ? key : k)))].sort(compareStrings) };
+    }),
+  };
+}

@@ -1,0 +1,115 @@
+import {
+  BusyError,
+  canonicalJson,
+  canWrite,
+  cleanString,
+  FactKey,
+  factKeyString,
+  ForbiddenError,
+  KeyConflictError,
+  LINK_KIND,
+  LINK_MIN_STANDING,
+  NotFoundError,
+  SourceId,
+  standingFor,
+  ValidationError,
+} from '@canon/core';
+import { factKeyOfMemoryId, findEpisodesByKeys, lockSubject, LockTimeoutError, memoriesByIds, withLockTimeout, type Pool, type Sql } from '@canon/store';
+import { z } from 'zod';
+import { compilePendingInTransaction, type CompileResult } from '../compile.js';
+import { loadPolicySet } from '../policies.js';
+import type { Principal } from '../principal.js';
+import { parseWith } from '../proposals.js';
+import { memoryDetail, visibleTo, type MemoryDetail } from '../recall.js';
+import { asAllUsers, withWorkspace } from '../scope.js';
+import { appendAndCompile, SUBJECT_LOCK_TIMEOUT_MS } from '../subject-write.js';
+
+const shortText = cleanString(z.string().min(1).max(512));
+const MemoryId = cleanString(z.string().min(1).max(128));
+
+/**
+ * A link (design §1): that two memories of one subject and scope are one fact (`same: true`) or
+ * distinct (`same: false`). Stored as an episode of kind `link` naming both fact keys; compiled
+ * at once. Below member standing (an agent's key, a resolver configured as an agent) it is a
+ * proposal: recorded and shown on the pair, never applied.
+ */
+export const LinkInput = z.strictObject({
+  memories: z.tuple([MemoryId, MemoryId]),
+  same: z.boolean(),
+  idempotency_key: shortText,
+  reason: cleanString(z.string().min(1).max(2000)).optional(),
+});
+export type LinkInput = z.input<typeof LinkInput>;
+
+export interface LinkResult {
+  /** `linked` / `unlinked` in force; `proposed` below the standing links need; `duplicate` for a retried key. */
+  outcome: 'linked' | 'unlinked' | 'proposed' | 'duplicate';
+  episode_id: string;
+  in_force: boolean;
+  /** The fact keys the link names, as stored. */
+  keys: [string, string];
+  compiled: CompileResult | null;
+  /** The memory of the first id, after (the merged one when linked). */
+  memory: MemoryDetail;
+}
+
+/** Where a link is recorded: its own source, so its keys never meet an ingest's. */
+export const LINK_SOURCE = 'api';
+
+/** The fact key behind a memory id — a memory's own, or that of a key linked into another. */
+async function keyOf(sql: Sql, principal: Principal, id: string): Promise<FactKey> {
+  const row = (await memoriesByIds(sql, principal.workspace_id, [id])).get(id);
+  const key = row ? row.timeline.fact_key : await factKeyOfMemoryId(sql, principal.workspace_id, id);
+  const parsed = key ? FactKey.safeParse(key) : null;
+  if (!parsed?.success || !visibleTo(principal, { fact_key: parsed.data })) throw new NotFoundError(`no memory ${id}`);
+  return parsed.data;
+}
+
+export async function linkMemories(pool: Pool, principal: Principal, raw: unknown, options: { source?: string } = {}): Promise<LinkResult> {
+  if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot link memories`);
+  const input = parseWith(LinkInput, raw);
+  const source = SourceId.parse(options.source ?? LINK_SOURCE);
+  const [first, second] = input.memories;
+  if (first === second) throw new ValidationError('memories: name two different memories');
+  try {
+    return await withWorkspace(pool, principal, async (tx) => {
+      const a = await keyOf(tx, principal, first);
+      const b = await keyOf(tx, principal, second);
+      if (a.subject !== b.subject) throw new ValidationError('memories: a link joins two memories of one subject; these are of different subjects');
+      if (a.scope !== b.scope || a.owner !== b.owner) throw new ValidationError('memories: a link joins two memories of one scope');
+      if (factKeyString(a) === factKeyString(b)) throw new ValidationError('memories: both ids name one fact key');
+      const keys: [string, string] = [factKeyString(a), factKeyString(b)];
+      const link = { keys: [a, b], same: input.same, ...(input.reason ? { reason: input.reason } : {}) };
+
+      await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, a.subject));
+      const policies = await loadPolicySet(tx, principal.workspace_id);
+      const inForce = standingFor(principal.role) >= LINK_MIN_STANDING;
+
+      const [prior] = await findEpisodesByKeys(tx, principal.workspace_id, [{ source, idempotency_key: input.idempotency_key }]);
+      if (prior) {
+        // A retry after a lost response answers with what the committed link did.
+        if (prior.kind !== LINK_KIND || canonicalJson((prior.body as { link?: unknown }).link ?? null) !== canonicalJson(JSON.parse(JSON.stringify(link)))) {
+          throw new KeyConflictError([{ index: 0, source, idempotency_key: input.idempotency_key, episode_id: prior.id }]);
+        }
+        await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, a.subject, policies));
+        return { outcome: 'duplicate' as const, episode_id: prior.id, in_force: inForce, keys, compiled: null, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
+      }
+      await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, a.subject, policies));
+      const memory = (await memoriesByIds(tx, principal.workspace_id, [first])).get(first);
+      const written = await appendAndCompile({ tx, policies, memory: memory! }, principal, {
+        source,
+        idempotency_key: input.idempotency_key,
+        subject: a.subject,
+        scope: a.scope,
+        kind: LINK_KIND,
+        occurred_at: new Date().toISOString(),
+        body: { link },
+      });
+      const outcome = !inForce ? 'proposed' : input.same ? 'linked' : 'unlinked';
+      return { outcome, episode_id: written.episode_id, in_force: inForce, keys, compiled: written.compiled, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
+    });
+  } catch (err) {
+    if (err instanceof LockTimeoutError) throw new BusyError('the subject is being written by another request; retry shortly', 1);
+    throw err;
+  }
+}

@@ -1,0 +1,147 @@
+import {
+  canonicalJson,
+  candidatesByMemory,
+  compareCandidateRefs,
+  findCandidates,
+  fold,
+  FactKey,
+  linkOf,
+  linkState,
+  memoryId,
+  onCanonicalKey,
+  pairId,
+  policyFor,
+  type CandidateRef,
+  type Claim,
+  type Episode,
+  type LineageVersion,
+  type LinkState,
+  type LinkStatement,
+  type PolicySet,
+  type Timeline,
+} from '@canon/core';
+import { linkEpisodesOfSubject, memoryShapesOfSubject, setCandidates, type Sql } from '@canon/store';
+
+/** A group of fact keys that links made one memory. */
+export interface LinkedGroup {
+  canonicalId: string;
+  canonicalKey: FactKey;
+  /** Every key string of the group, sorted; the canonical one first. */
+  keys: string[];
+  /** The memory id of each key of the group. */
+  ids: string[];
+}
+
+/** The links of a subject as a compile needs them: groups by memory id, and every id named. */
+export interface SubjectLinks {
+  state: LinkState;
+  groupOfId: Map<string, LinkedGroup>;
+  /** Memory id of every key any link statement names (the keys whose grouping may change). */
+  namedIds: Set<string>;
+  keyOfId: Map<string, string>;
+}
+
+export function subjectLinksOf(workspaceId: string, statements: readonly LinkStatement[]): SubjectLinks {
+  const state = linkState(statements);
+  const idOf = (k: string) => memoryId(workspaceId, state.keys.get(k)!);
+  const groupOfId = new Map<string, LinkedGroup>();
+  for (const [canonical, keys] of state.groups) {
+    const canonicalKey = state.keys.get(canonical)!;
+    const group: LinkedGroup = { canonicalId: memoryId(workspaceId, canonicalKey), canonicalKey, keys, ids: keys.map(idOf) };
+    for (const id of group.ids) groupOfId.set(id, group);
+  }
+  const keyOfId = new Map([...state.keys.keys()].map((k) => [idOf(k), k] as const));
+  return { state, groupOfId, namedIds: new Set(keyOfId.keys()), keyOfId };
+}
+
+export function linksOfEpisodes(workspaceId: string, episodes: readonly Episode[]): SubjectLinks {
+  return subjectLinksOf(
+    workspaceId,
+    episodes.map(linkOf).filter((l): l is LinkStatement => l !== null),
+  );
+}
+
+/** The links stated in a subject's log, read inside the compile's transaction. */
+export async function loadSubjectLinks(sql: Sql, workspaceId: string, subject: string): Promise<SubjectLinks> {
+  return linksOfEpisodes(workspaceId, await linkEpisodesOfSubject(sql, workspaceId, subject));
+}
+
+/**
+ * Folds a linked group as one memory: the claims of all its keys (and the lineage versions that
+ * stated them) restated on the canonical key, the canonical key's policy, and the other keys
+ * named in `linked`.
+ */
+export function foldGroup(group: LinkedGroup, claimsByMemory: ReadonlyMap<string, readonly Claim[]>, policies: PolicySet, versions: readonly LineageVersion[]): Timeline | null {
+  const all = group.ids.flatMap((id) => claimsByMemory.get(id) ?? []);
+  if (all.length === 0) return null;
+  const restated = onCanonicalKey(all, versions, group.canonicalKey, group.keys);
+  const lineages = new Set(restated.claims.map((c) => c.lineage));
+  const timeline = fold(
+    restated.claims,
+    policyFor(policies, group.canonicalKey.predicate),
+    restated.versions.filter((v) => lineages.has(v.lineage)),
+    group.canonicalKey,
+  );
+  return { ...timeline, linked: group.keys.slice(1) };
+}
+
+/** A fact key back from its stable string form (`factKeyString`). */
+export function parseFactKey(key: string): FactKey {
+  const [, workspace_id, scope, owner, subject, predicate, qualifiers] = JSON.parse(key) as [string, string, 'workspace' | 'personal', string | null, string, string, Record<string, string>];
+  return { workspace_id, scope, owner, subject, predicate, qualifiers };
+}
+
+/**
+ * Recomputes the candidates of a subject from its memories as they now stand and writes the rows
+ * whose list changed. A set function of the memories (and of the `same: false` links that
+ * silence a pair), so a rebuild and any sequence of compiles write the same lists.
+ */
+export async function refreshCandidates(
+  sql: Sql,
+  workspaceId: string,
+  subject: string,
+  links: SubjectLinks,
+  /** Incremental: the memories this compile created and removed; absent: recompute every pair. */
+  change?: { created: readonly string[]; removed: readonly string[] },
+): Promise<number> {
+  const rows = await memoryShapesOfSubject(sql, workspaceId, subject);
+  const keyOf = new Map(rows.map((r) => [r.id, r.key] as const));
+  const focus = change ? new Set(change.created) : undefined;
+  const pairs = findCandidates(
+    rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text })),
+    undefined,
+    focus,
+  ).filter((p) => !links.state.distinct.has(pairId(keyOf.get(p.a)!, keyOf.get(p.b)!)));
+  const byMemory = candidatesByMemory(pairs);
+  if (change) {
+    // Every pair without a created memory is as stored: keep those refs, add the new ones.
+    const gone = new Set([...change.created, ...change.removed]);
+    for (const r of rows) {
+      if (focus!.has(r.id)) continue;
+      const kept = (r.candidates as CandidateRef[]).filter((c) => !gone.has(c.memory_id));
+      const added = byMemory.get(r.id) ?? [];
+      if (kept.length + added.length > 0) byMemory.set(r.id, [...kept, ...added].sort(compareCandidateRefs));
+    }
+  }
+  // A link below the standing links need is a proposal: shown on the pair it names.
+  for (const s of links.state.proposed) {
+    const a = rows.find((r) => r.key === s.a)?.id;
+    const b = rows.find((r) => r.key === s.b)?.id;
+    if (!a || !b) continue;
+    const proposal = { same: s.same, source: s.source, idempotency_key: s.idempotency_key, reason: s.reason };
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      const list = byMemory.get(from) ?? [];
+      const ref = list.find((r) => r.memory_id === to);
+      if (ref) ref.proposed = proposal;
+      else list.push({ memory_id: to, score: 0, reason: 'a link was proposed', proposed: proposal });
+      byMemory.set(from, list);
+    }
+  }
+  const changes: Array<{ id: string; candidates: CandidateRef[] }> = [];
+  for (const r of rows) {
+    const next = byMemory.get(r.id) ?? [];
+    if (canonicalJson(next) !== canonicalJson(r.candidates)) changes.push({ id: r.id, candidates: next });
+  }
+  await setCandidates(sql, workspaceId, changes);
+  return changes.length;
+}

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectSubject } from '@canon/runtime';
+import { startTestCanon, type TestCanon } from '@canon/testing';
+
+// Issue 19: paraphrases. Similarity proposes (candidates, shown), authority disposes (links, claims
+// in the log). Through the HTTP API, as an agent or a person would use it.
+
+let canon: TestCanon;
+let member: string;
+let agent: string;
+let owner: string;
+
+const SUBJECT = 'service:billing';
+
+async function say(key: string, idempotency_key: string, text: string, occurred_at: string, subject = SUBJECT) {
+  const res = await canon.request('/v1/episodes?compile=wait', { key, json: { idempotency_key, subject, occurred_at, body: { text } } });
+  expect(res.status, await res.clone().text()).toBe(200);
+}
+
+type Memory = {
+  id: string;
+  predicate: string;
+  status: string;
+  needs_verification: boolean;
+  current: Array<{ value: unknown; evidence_count: number }>;
+  candidates: Array<{ memory_id: string; kind: string; score: number; reason: string; values: unknown[]; other_values: unknown[]; proposed?: { same: boolean } }>;
+  linked: string[];
+};
+
+async function memories(subject = SUBJECT, key = owner): Promise<Memory[]> {
+  const res = await canon.request(`/v1/subjects/${encodeURIComponent(subject)}/memories`, { key });
+  expect(res.status).toBe(200);
+  return (await res.json()).memories as Memory[];
+}
+
+const byPredicate = (ms: Memory[], predicate: string) => {
+  const m = ms.find((x) => x.predicate === predicate);
+  expect(m, `no memory ${predicate} in ${ms.map((x) => x.predicate).join(' | ')}`).toBeDefined();
+  return m!;
+};
+
+async function link(key: string, body: Record<string, unknown>) {
+  return canon.request('/v1/links', { key, json: body });
+}
+
+const TUE = 'The staging deploy runs on {weekday}';
+const THU1 = 'Staging deploys now happen on {weekday}';
+const THU2 = 'We deploy staging every {weekday}';
+
+beforeAll(async () => {
+  canon = await startTestCanon({ queue: false });
+  member = (await canon.key('member')).key;
+  agent = (await canon.key('agent')).key;
+  owner = (await canon.key('owner')).key;
+  await say(member, 'deploy-1', 'The staging deploy runs on Tuesday.', '2026-11-01T10:00:00Z');
+  await say(member, 'deploy-2', 'Staging deploys now happen on Thursday.', '2026-11-05T10:00:00Z');
+  await say(member, 'deploy-3', 'We deploy staging every Thursday.', '2026-11-06T10:00:00Z');
+  await say(member, 'deploy-prod', 'The production deploy runs on Monday.', '2026-11-02T10:00:00Z');
+});
+afterAll(() => canon.close());
+
+describe('candidates: similarity proposes, never applies', () => {
+  it('keeps three memories and flags Tuesday vs Thursday as a possible contradiction', async () => {
+    const ms = await memories();
+    expect(ms.map((m) => m.predicate).sort()).toEqual(['Staging deploys now happen on {weekday}', 'The production deploy runs on {weekday}', TUE, THU2].sort());
+    const tue = byPredicate(ms, TUE);
+    const thu1 = byPredicate(ms, THU1);
+    const thu2 = byPredicate(ms, THU2);
+    expect(tue.status).toBe('current');
+    expect(tue.needs_verification).toBe(true);
+    const kinds = Object.fromEntries(tue.candidates.map((c) => [c.memory_id, [c.kind, c.values, c.other_values]]));
+    expect(kinds[thu1.id]).toEqual(['possible_contradiction', ['Tuesday'], ['Thursday']]);
+    expect(kinds[thu2.id]).toEqual(['possible_contradiction', ['Tuesday'], ['Thursday']]);
+    expect(thu1.candidates.find((c) => c.memory_id === thu2.id)?.kind).toBe('possible_duplicate');
+    for (const c of tue.candidates) {
+      expect(c.score).toBeGreaterThanOrEqual(0.5);
+      expect(c.reason).toContain('{weekday}');
+    }
+  });
+
+  it('does not flag staging against production: a substituted word is another fact', async () => {
+    const ms = await memories();
+    const prod = byPredicate(ms, 'The production deploy runs on {weekday}');
+    expect(prod.candidates).toEqual([]);
+    expect(prod.needs_verification).toBe(false);
+  });
+
+  it('states a possible contradiction in the context bundle, never two facts side by side', async () => {
+    const res = await canon.request('/v1/context', { key: owner, json: { subject: SUBJECT, task: 'when is the staging deploy?', max_tokens: 2000 } });
+    expect(res.status).toBe(200);
+    const bundle = await res.json();
+    expect(bundle.possible_contradictions).toHaveLength(1);
+    expect(bundle.text).toMatch(/POSSIBLE CONTRADICTION .*"Tuesday".* vs .*"Thursday"/);
+    const lines = (bundle.text as string).split('\n');
+    expect(lines.filter((l) => l.includes('"Tuesday"'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('"Thursday"'))).toHaveLength(1);
+    expect(bundle.memory_ids).toHaveLength(4);
+  });
+
+  it('shows them in the inspectors: the candidates section and each memory’s page', async () => {
+    const principal = await canon.runtime.authenticate(owner);
+    const sections = await inspectSubject(canon.runtime, principal, SUBJECT);
+    const tue = sections.candidates.find((c) => c.predicate === TUE)!;
+    expect(tue.candidates.map((c) => c.kind)).toEqual(['possible_contradiction', 'possible_contradiction']);
+    const page = await canon.request(`/inspect/subjects/${encodeURIComponent(SUBJECT)}`, { key: owner });
+    expect(page.status).toBe(200);
+    const body = await page.text();
+    expect(body).toContain('Possible contradiction:');
+    expect(body).toContain(`canon link ${tue.memory_id} `);
+  });
+
+  it('leaves the state hash to the timelines: verify and a rebuild agree with the incremental compile', async () => {
+    const principal = await canon.runtime.authenticate(owner);
+    const report = await canon.runtime.verify(principal, SUBJECT);
+    expect(report.ok, JSON.stringify(report)).toBe(true);
+    const before = await memories();
+    await canon.runtime.rebuild(principal, SUBJECT);
+    expect(await memories()).toEqual(before);
+  });
+});
+
+describe('links: authority disposes', () => {
+  it('refuses what is not a link of one subject and scope', async () => {
+    const ms = await memories();
+    const tue = byPredicate(ms, TUE);
+    await say(member, 'other-1', 'The staging deploy runs on Friday.', '2026-11-01T10:00:00Z', 'service:search');
+    const other = (await memories('service:search'))[0]!;
+    const cases: Array<[Record<string, unknown>, number]> = [
+      [{ memories: [tue.id, other.id], same: true, idempotency_key: 'x1' }, 400],
+      [{ memories: [tue.id, tue.id], same: true, idempotency_key: 'x2' }, 400],
+      [{ memories: [tue.id, 'f'.repeat(32)], same: true, idempotency_key: 'x3' }, 404],
+      [{ memories: [tue.id], same: true, idempotency_key: 'x4' }, 400],
+      [{ memories: [tue.id, other.id], idempotency_key: 'x5' }, 400],
+    ];
+    for (const [body, status] of cases) {
+      const res = await link(member, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+    }
+    const reader = (await canon.key('reader')).key;
+    expect((await link(reader, { memories: [tue.id, byPredicate(ms, THU1).id], same: true, idempotency_key: 'x6' })).status).toBe(403);
+  });
+
+  it('records an agent’s link as a proposal: shown on the pair, nothing merged', async () => {
+    const ms = await memories();
+    const tue = byPredicate(ms, TUE);
+    const thu1 = byPredicate(ms, THU1);
+    const res = await link(agent, { memories: [tue.id, thu1.id], same: true, idempotency_key: 'agent-link-1', reason: 'same schedule' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const out = await res.json();
+    expect([out.outcome, out.in_force]).toEqual(['proposed', false]);
+    const after = await memories();
+    expect(after).toHaveLength(4);
+    expect(byPredicate(after, TUE).candidates.find((c) => c.memory_id === thu1.id)?.proposed?.same).toBe(true);
+  });
+
+  it('merges linked keys into one memory, decided by the usual table, found by either id', async () => {
+    const ms = await memories();
+    const tue = byPredicate(ms, TUE);
+    const thu1 = byPredicate(ms, THU1);
+    const thu2 = byPredicate(ms, THU2);
+    thu1Id = thu1.id;
+    tueId = tue.id;
+    const res = await link(member, { memories: [tue.id, thu1.id], same: true, idempotency_key: 'link-1', reason: 'one schedule' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const out = await res.json();
+    expect([out.outcome, out.in_force]).toEqual(['linked', true]);
+    // The same author said Thursday later: a change, Tuesday superseded, not a dispute.
+    expect(out.memory.view.current.map((v: { value: unknown }) => v.value)).toEqual(['Thursday']);
+    expect(out.memory.timeline.values.map((v: { value: unknown; status: string }) => [v.value, v.status])).toEqual([
+      ['Tuesday', 'superseded'],
+      ['Thursday', 'in_force'],
+    ]);
+    const retried = await link(member, { memories: [tue.id, thu1.id], same: true, idempotency_key: 'link-1', reason: 'one schedule' });
+    expect((await retried.json()).outcome).toBe('duplicate');
+    const conflicting = await link(member, { memories: [tue.id, thu1.id], same: false, idempotency_key: 'link-1' });
+    expect(conflicting.status).toBe(409);
+
+    const after = await memories();
+    expect(after).toHaveLength(3);
+    const merged = after.find((m) => m.id === out.memory.id)!;
+    expect(merged.linked).toHaveLength(1);
+    for (const id of [tue.id, thu1.id]) {
+      const one = await canon.request(`/v1/memories/${id}`, { key: owner });
+      expect(one.status).toBe(200);
+      expect((await one.json()).id).toBe(merged.id);
+    }
+    // The merged memory and the third wording now agree: a possible duplicate, not a contradiction.
+    expect(merged.candidates.find((c) => c.memory_id === thu2.id)?.kind).toBe('possible_duplicate');
+    expect(merged.needs_verification).toBe(false);
+
+    const principal = await canon.runtime.authenticate(owner);
+    const report = await canon.runtime.verify(principal, SUBJECT);
+    expect(report.ok, JSON.stringify(report)).toBe(true);
+    const rebuilt = await canon.runtime.rebuild(principal, SUBJECT);
+    expect(rebuilt.state_hash).toBe(report.first.state_hash);
+    expect(await memories()).toEqual(after);
+  });
+
+  it('unlinks with a later same: false, which also silences the candidate', async () => {
+    // One of the two ids is the merged memory's, the other a key linked away: both still name their key.
+    expect((await memories()).map((m) => m.id)).not.toContain(tueId);
+    const res = await link(member, { memories: [tueId, thu1Id], same: false, idempotency_key: 'unlink-1' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await res.json()).outcome).toBe('unlinked');
+    const after = await memories();
+    expect(after).toHaveLength(4);
+    const tue = byPredicate(after, TUE);
+    expect(tue.current.map((v) => v.value)).toEqual(['Tuesday']);
+    expect(tue.candidates.map((c) => c.memory_id)).not.toContain(thu1Id);
+    expect(tue.candidates.map((c) => c.memory_id)).toContain(byPredicate(after, THU2).id);
+    const principal = await canon.runtime.authenticate(owner);
+    expect((await canon.runtime.verify(principal, SUBJECT)).ok).toBe(true);
+  });
+});
+
+describe('duplicates phrased differently', () => {
+  it('flags two notes of one preference as a possible duplicate; linked, one memory', async () => {
+    const s = 'user:ana';
+    await say(member, 'pref-1', 'The user prefers dark mode.', '2026-11-01T10:00:00Z', s);
+    await say(member, 'pref-2', 'The user likes dark mode.', '2026-11-02T10:00:00Z', s);
+    const ms = await memories(s);
+    expect(ms).toHaveLength(2);
+    expect(ms[0]!.candidates.map((c) => c.kind)).toEqual(['possible_duplicate']);
+    const res = await link(member, { memories: [ms[0]!.id, ms[1]!.id], same: true, idempotency_key: 'pref-link' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const after = await memories(s);
+    expect(after).toHaveLength(1);
+  });
+});
+
+// THU1's id: derived from its key, the same before and after any link.
+let thu1Id = '';
+let tueId = '';

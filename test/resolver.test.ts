@@ -1,0 +1,110 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime, loadConfig, RESOLVER_PROTOCOL, type Principal, type ResolverRequest, type Runtime } from '@canon/runtime';
+import { createTestDatabase, type TestDatabase } from '@canon/testing';
+
+// A small local resolver, a real HTTP server: it says "one fact" for every pair it is asked about
+// unless told to fail or to stall. Canon records its answers and never asks twice.
+let mode: 'answer' | 'fail' | 'stall' | 'garbage' = 'answer';
+const requests: ResolverRequest[] = [];
+const resolver = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    const parsed = JSON.parse(body) as ResolverRequest;
+    requests.push(parsed);
+    if (mode === 'fail') return res.writeHead(500).end('down');
+    if (mode === 'stall') return setTimeout(() => res.writeHead(200).end('{"answers":[]}'), 3000);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (mode === 'garbage') return res.end('{"answers": "yes"}');
+    res.end(JSON.stringify({ answers: parsed.pairs.map((p) => ({ a: p.a.memory_id, b: p.b.memory_id, same: true, reason: 'the same schedule, reworded' })) }));
+  });
+});
+
+let db: TestDatabase;
+let runtime: Runtime;
+let owner: Principal;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => resolver.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(resolver.address() as AddressInfo).port}/resolve`;
+  db = await createTestDatabase();
+  const setup = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false });
+  const resolverKey = (await setup.createKey({ workspace: 'default', role: 'member', label: 'resolver' })).key;
+  const ownerKey = (await setup.createKey({ workspace: 'default', role: 'owner' })).key;
+  await setup.close();
+  runtime = await createRuntime(
+    loadConfig({ CANON_RESOLVER_URL: url, CANON_RESOLVER_KEY: resolverKey, CANON_RESOLVER_TIMEOUT_MS: '500', CANON_COMPILE_DEBOUNCE_SECONDS: '0' }, { databaseUrl: db.url }),
+    { queue: true },
+  );
+  owner = await runtime.authenticate(ownerKey);
+});
+afterAll(async () => {
+  await runtime.close();
+  await db.drop();
+  await new Promise((r) => resolver.close(r));
+});
+
+const say = (subject: string, key: string, text: string, at: string) =>
+  runtime.ingest(owner, [{ idempotency_key: key, subject, occurred_at: at, body: { text } }], { compile: 'wait' });
+
+describe('a resolver proposes links, recorded in the log and replayed', () => {
+  it('asks about the candidate pair, records its answer as a link by its key, and never asks again', async () => {
+    const subject = 'service:resolved';
+    await say(subject, 'r-1', 'The staging deploy runs on Tuesday.', '2026-11-01T10:00:00Z');
+    await say(subject, 'r-2', 'Staging deploys now happen on Thursday.', '2026-11-05T10:00:00Z');
+    requests.length = 0;
+    const out = await runtime.resolveCandidates(subject);
+    expect(out).toEqual({ asked: 1, recorded: 1, failed: false });
+    expect(requests[0]).toMatchObject({ protocol: RESOLVER_PROTOCOL, subject });
+    expect(requests[0]!.pairs[0]!.a.values.concat(requests[0]!.pairs[0]!.b.values).sort()).toEqual(['Thursday', 'Tuesday']);
+
+    const { memories } = await runtime.memories(owner, subject);
+    expect(memories).toHaveLength(1);
+    expect(memories[0]!.current.map((v) => v.value)).toEqual(['Thursday']);
+    const log = await runtime.subjectEpisodes(owner, subject);
+    expect(log.filter((e) => e.kind === 'link').map((e) => [e.source, e.actor.role])).toEqual([['resolver', 'member']]);
+
+    // Answered once: asking again asks nothing; a rebuild replays the answer from the log.
+    expect(await runtime.resolveCandidates(subject)).toEqual({ asked: 0, recorded: 0, failed: false });
+    const before = requests.length;
+    const rebuilt = await runtime.rebuild(owner, subject);
+    expect(requests.length).toBe(before);
+    expect((await runtime.memories(owner, subject)).memories).toEqual(memories);
+    expect((await runtime.verify(owner, subject)).ok).toBe(true);
+    expect(rebuilt.state_hash).toBe((await runtime.verify(owner, subject)).first.state_hash);
+  });
+
+  it('changes nothing and blocks nothing when the resolver fails, stalls or answers nonsense', async () => {
+    const subject = 'service:unresolved';
+    await say(subject, 'u-1', 'The staging deploy runs on Tuesday.', '2026-11-01T10:00:00Z');
+    await say(subject, 'u-2', 'Staging deploys now happen on Thursday.', '2026-11-05T10:00:00Z');
+    for (const m of ['fail', 'stall', 'garbage'] as const) {
+      mode = m;
+      const t0 = performance.now();
+      expect(await runtime.resolveCandidates(subject)).toEqual({ asked: 1, recorded: 0, failed: true });
+      expect(performance.now() - t0).toBeLessThan(2500);
+      const { memories } = await runtime.memories(owner, subject);
+      expect(memories).toHaveLength(2);
+      expect(memories.every((x) => x.candidates.length === 1)).toBe(true);
+    }
+    mode = 'answer';
+  });
+
+  it('runs after a compile job: ingest, the queued compile, then the resolver', async () => {
+    const subject = 'service:queued';
+    await runtime.ingest(owner, [
+      { idempotency_key: 'q-1', subject, occurred_at: '2026-11-01T10:00:00Z', body: { text: 'The staging deploy runs on Tuesday.' } },
+      { idempotency_key: 'q-2', subject, occurred_at: '2026-11-05T10:00:00Z', body: { text: 'Staging deploys now happen on Thursday.' } },
+    ]);
+    const deadline = Date.now() + 20_000;
+    let count = -1;
+    while (Date.now() < deadline) {
+      count = (await runtime.memories(owner, subject)).memories.length;
+      if (count === 1) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(count).toBe(1);
+  });
+});
