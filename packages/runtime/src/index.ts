@@ -5,7 +5,17 @@ export { ListEpisodesParams, type Runtime, type RuntimeOptions, type IngestOptio
 export { ingestEpisodes, type IngestResult, type IngestItemResult } from './ingest.js';
 export { CreateKeyInput, type CreatedKey } from './keys.js';
 export type { Principal } from './principal.js';
-export { syncConnector, type SyncConnectorOptions, type SyncConnectorResult, type ConnectorRuntime } from './connectors/sync.js';
+export {
+  syncConnector,
+  runConnectorTo,
+  type SyncConnectorOptions,
+  type SyncConnectorResult,
+  type SyncCompileSummary,
+  type ConnectorRuntime,
+  type ConnectorDestination,
+  type ConnectorRunOptions,
+} from './connectors/sync.js';
+export { connectorCursor, commitConnectorBatch, type ConnectorCursorView, type ConnectorBatchInput, type ConnectorBatchResult } from './connectors/batches.js';
 export {
   addConnectorInstance,
   listConnectorInstances,
