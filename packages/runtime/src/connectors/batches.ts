@@ -1,6 +1,6 @@
 import { canWrite, CursorConflictError, ForbiddenError } from '@canon/core';
 import { loadConnectorCursor, saveConnectorCursor, type Sql } from '@canon/store';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../surface.js';
 import type { Principal } from '../principal.js';
 import type { IngestResult } from '../ingest.js';
 import { withWorkspace } from '../scope.js';
