@@ -21,6 +21,7 @@ import { erasureRoutes } from './routes/erasure.js';
 import { searchRoutes } from './routes/search.js';
 import { contextRoutes } from './routes/context.js';
 import { secretRoutes } from './routes/secrets.js';
+import { connectorRoutes } from './routes/connectors.js';
 
 export interface AppOptions {
   /** Called with unexpected errors (500s); the response never carries their details. */
@@ -80,6 +81,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   searchRoutes(app, runtime);
   contextRoutes(app, runtime);
   secretRoutes(app, runtime);
+  connectorRoutes(app, runtime);
   // People's view (HTML): Bearer key or the login form's HttpOnly cookie; see inspector/auth.ts.
   app.route('/inspect', inspectorRoutes(runtime));
 

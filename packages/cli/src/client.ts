@@ -1,4 +1,4 @@
-import { CanonError, UnauthorizedError, type ProblemType } from '@canon/core';
+import { CanonError, UnauthorizedError, UnavailableError, type ProblemType } from '@canon/core';
 import type {
   CompileRequest,
   CompileResponse,
@@ -107,22 +107,43 @@ function searchQuery(params: SearchParams): string {
   return q.toString();
 }
 
-function httpClient(base: string, key: string): CanonClient {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
+/**
+ * One request to a Canon server: JSON in and out, a problem+json answer rethrown as the domain
+ * error it names, a server that cannot be reached as one line naming it.
+ */
+export function httpCall(base: string, key: string) {
+  return async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? null : JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new UnavailableError(`cannot reach Canon at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, 2, { cause: err });
+    }
     const text = await res.text();
-    const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    let json: Record<string, unknown> = {};
+    try {
+      json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      throw new RemoteError(res.status >= 500 ? 'unavailable' : 'validation', `HTTP ${res.status} from ${base}: not JSON`);
+    }
     if (!res.ok) {
       const type = String(json['type'] ?? '').replace('urn:canon:problem:', '') as ProblemType;
       const { type: _t, title: _ti, status: _s, detail, instance: _i, ...details } = json;
       throw new RemoteError(type || 'validation', String(detail ?? `HTTP ${res.status}`), details);
     }
     return json as T;
-  }
+  };
+}
+
+function httpClient(base: string, key: string): CanonClient {
+  const call = httpCall(base, key);
   return {
     mode: 'http',
     ingest: (items) => call('POST', '/v1/episodes', { episodes: items }),

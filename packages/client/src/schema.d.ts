@@ -224,6 +224,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/connectors/{instance_id}/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Append a connector batch and move the instance’s cursor, in one transaction
+         * @description The episodes are appended as by POST /v1/episodes, with the key’s principal: its role’s standing, its user as the actor, and a connector’s source (`git`, `github`, `workspace`) only with a key bound to it (`canon keys create --source …`). In the same transaction the cursor moves from `expected` to `cursor`; if another run moved it since, 409 `cursor_moved` and nothing is stored: read the cursor again and resume from there.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The connector instance, URL-encoded: `workspace:<root id>`, `git:<repo id>`, `github:<owner>/<repo>` or any id of its own */
+                    instance_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ConnectorBatch"];
+                };
+            };
+            responses: {
+                /** @description Every item stored or recognised, and the cursor saved */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConnectorBatchResponse"];
+                    };
+                };
+                /** @description Invalid instance id, body or items (`issues` names each item and why); nothing stored */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key’s role cannot write, or it is not bound to a connector source an item names */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description `cursor_moved`: the cursor is no longer `expected`; or `key_conflict`: an idempotency key already names a different episode. Nothing stored */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than 5 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connectors/{instance_id}/cursor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cursor of a connector instance in the key’s workspace, where its next run resumes */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The connector instance, URL-encoded: `workspace:<root id>`, `git:<repo id>`, `github:<owner>/<repo>` or any id of its own */
+                    instance_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The cursor */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConnectorCursor"];
+                    };
+                };
+                /** @description Invalid instance id */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/context": {
         parameters: {
             query?: never;
@@ -1676,6 +1824,24 @@ export interface components {
                 value?: unknown;
             }[];
             subject: string;
+        };
+        ConnectorBatch: {
+            /** @description The cursor after this batch */
+            cursor: unknown;
+            /** @description Up to 1000 episodes, each as for POST /v1/episodes; none: only the cursor moves */
+            episodes: unknown[];
+            /** @description The cursor the run read or last saved (null: it read none) */
+            expected: unknown;
+        };
+        ConnectorBatchResponse: components["schemas"]["IngestResponse"] & {
+            /** @description Distinct subjects the batch created episodes of: what a compile must visit */
+            subjects: string[];
+        };
+        ConnectorCursor: {
+            /** @description As the connector wrote it (any JSON value); null: no batch committed yet, or the cursor was reset */
+            cursor?: unknown;
+            instance_id: string;
+            workspace_id: string;
         };
         ContextBundle: {
             conflicts: {

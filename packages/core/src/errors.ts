@@ -12,6 +12,7 @@ export type ProblemType =
   | 'key_conflict'
   | 'precondition_failed'
   | 'conflict'
+  | 'cursor_moved'
   | 'busy'
   | 'unavailable'
   | 'payload_too_large'
@@ -96,6 +97,19 @@ export class BusyError extends CanonError {
  * The database (or the queue on it) cannot be reached right now: nothing was done, and the same
  * request may succeed after `retryAfterSeconds`. Not the caller's fault and not a bug.
  */
+/**
+ * A connector instance's cursor is no longer the one a run read: another run of the same
+ * instance committed in between. The batch was not stored; the run starts again from the
+ * cursor now in force.
+ */
+export class CursorConflictError extends CanonError {
+  constructor(instanceId: string) {
+    super('cursor_moved', `the cursor of connector instance ${instanceId} was moved by another run; this batch was not stored (run it again)`, {
+      instance_id: instanceId,
+    });
+  }
+}
+
 export class UnavailableError extends CanonError {
   constructor(message = 'the database is unavailable; retry shortly', readonly retryAfterSeconds = 2, options?: ErrorOptions) {
     super('unavailable', message, { retry_after: retryAfterSeconds }, options);

@@ -29,6 +29,7 @@ export {
   PreconditionFailedError,
   BusyError,
   UnavailableError,
+  CursorConflictError,
   PayloadTooLargeError,
   SecretRefusedError,
   type ProblemType,

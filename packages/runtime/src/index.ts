@@ -1,10 +1,21 @@
 export { loadConfig, ConfigSchema, type Config } from './config.js';
 export { startEmbeddedPostgres, stopEmbeddedServers, freePort, EmbeddedPostgresError, type EmbeddedDatabase } from './embedded-postgres.js';
-export { createRuntime, ListEpisodesParams, type Runtime, type RuntimeOptions, type IngestOptions } from './runtime.js';
+export { createRuntime } from './runtime.js';
+export { ListEpisodesParams, type Runtime, type RuntimeOptions, type IngestOptions } from './surface.js';
 export { ingestEpisodes, type IngestResult, type IngestItemResult } from './ingest.js';
 export { CreateKeyInput, type CreatedKey } from './keys.js';
 export type { Principal } from './principal.js';
-export { syncConnector, type SyncConnectorOptions, type SyncConnectorResult, type ConnectorRuntime } from './connectors/sync.js';
+export {
+  syncConnector,
+  runConnectorTo,
+  type SyncConnectorOptions,
+  type SyncConnectorResult,
+  type SyncCompileSummary,
+  type ConnectorRuntime,
+  type ConnectorDestination,
+  type ConnectorRunOptions,
+} from './connectors/sync.js';
+export { connectorCursor, commitConnectorBatch, type ConnectorCursorView, type ConnectorBatchInput, type ConnectorBatchResult } from './connectors/batches.js';
 export {
   addConnectorInstance,
   listConnectorInstances,
@@ -19,7 +30,7 @@ export { registerConnectorWorkers } from './connectors/workers.js';
 export { CONNECTOR_RUN_QUEUE, connectorScheduleKey, type ConnectorRunJobData } from './connectors/schedules.js';
 export { createPostgresSink, connectorPrincipal, CursorMovedError } from './connectors/postgres-sink.js';
 export { CONNECTOR_IDS, registeredConnector, type ConnectorId } from './connectors/registry.js';
-export { CompileRequest, type CompileResponse, type VerifyReport } from './runtime.js';
+export { CompileRequest, type CompileResponse, type VerifyReport } from './surface.js';
 export { compileSubject, rebuildSubject, foldMemory, type CompileResult, type CompileOptions } from './compile.js';
 export { QUEUES, setupQueues, startWorkers, compileMany, nightly, sumResults, type JobSettings, type ManyResult } from './jobs.js';
 export { findJob, type JobView } from './job-status.js';

@@ -3,7 +3,7 @@ import { episodeSources, memoriesByIds, memoriesPage } from '@canon/store';
 import { candidateViews, type CandidateView } from './links/candidate-view.js';
 import type { Principal } from './principal.js';
 import { parseInstant, summarize, visibleTo, type MemorySummary } from './recall.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from './surface.js';
 import { withWorkspace } from './scope.js';
 
 /** One memory as the inspectors show it: its view at the instant and its whole timeline. */

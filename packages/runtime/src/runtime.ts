@@ -1,5 +1,5 @@
 import { PgBoss } from 'pg-boss';
-import { canWrite, cleanString, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
+import { canWrite, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
 import {
   createPool,
   insertPending,
@@ -9,129 +9,29 @@ import {
   migrateDatabase,
   grantQueueAccess,
   subjectsOfWorkspace,
-  type LoggedEpisode,
-  type Pool,
-  type PoolClient,
 } from '@canon/store';
-import { z } from 'zod';
 import type { Config } from './config.js';
+import { CompileRequest, ListEpisodesParams, type Runtime, type RuntimeOptions } from './surface.js';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { registerConnectorWorkers } from './connectors/workers.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { log, RepeatedErrors } from './log.js';
-import { ingestEpisodes, type IngestResult } from './ingest.js';
+import { ingestEpisodes } from './ingest.js';
 import { resolveCandidates, type ResolveResult } from './links/resolver.js';
-import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers, type ManyResult } from './jobs.js';
-import { findJob, type JobView } from './job-status.js';
-import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey, type CreatedKey, type CreateKeyInput } from './keys.js';
+import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers } from './jobs.js';
+import { findJob } from './job-status.js';
+import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey } from './keys.js';
 import { collectMetrics } from './metrics.js';
-import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule, type DeadLetter, type NightlySchedule } from './operations.js';
+import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule } from './operations.js';
 import type { Principal } from './principal.js';
 import { withWorkspace } from './scope.js';
 import { requireVisibleSubjects } from './visibility.js';
-import type { MemoryDetail, MemorySummary } from './recall.js';
-import { searchMemories, type SearchParams, type SearchResponse } from './search.js';
-import { contextBundle, type ContextBundle, type ContextRequest } from './context.js';
-import { recomputeAndCompare, type RecomputeReport } from './verify.js';
-import { createRecallWrites, type RecallWrites } from './recall-writes.js';
-import { recallMemory, recallSubject, type RecallParams } from './time-travel.js';
-import { scanSecrets, type SecretScanParams, type SecretScanResult } from './secrets.js';
-
-export interface IngestOptions {
-  inTransaction?: (tx: PoolClient) => Promise<void>;
-  /** Compile the touched subjects before returning (read your writes). */
-  compile?: 'wait';
-}
-
-export interface RuntimeOptions {
-  /** Start pg-boss: queues, schedules and this process's workers. CLI one-shots may skip it. */
-  queue?: boolean;
-  /** Run workers in this process (default: when the queue is on). */
-  workers?: boolean;
-  /** Apply migrations at start (under the migration lock). */
-  migrate?: boolean;
-}
-
-export const ListEpisodesParams = z.object({
-  subject: cleanString(z.string().min(1).max(512)).optional(),
-  after: cleanString(z.string().max(64)).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-});
-
-export const CompileRequest = z
-  .strictObject({
-    subject: cleanString(z.string().min(1).max(512)).optional(),
-    subjects: z.array(cleanString(z.string().min(1).max(512))).min(1).max(10_000).optional(),
-    all: z.literal(true).optional(),
-    async: z.boolean().default(false),
-  })
-  .refine((r) => [r.subject, r.subjects, r.all].filter((x) => x !== undefined).length === 1, {
-    message: 'give exactly one of subject, subjects or all',
-  });
-export type CompileRequest = z.input<typeof CompileRequest>;
-
-export type CompileResponse = { async: true; job_id: string } | { async: false; result: CompileResult | ManyResult };
-
-export interface VerifyReport extends RecomputeReport {
-  ok: boolean;
-  first: CompileResult;
-  second: CompileResult;
-}
-
-export interface Runtime extends RecallWrites {
-  readonly config: Config;
-  readonly pool: Pool;
-  readonly databaseUrl: string;
-  readonly embedded: EmbeddedDatabase | null;
-  readonly boss: PgBoss | null;
-  authenticate(bearer: string | undefined): Promise<Principal>;
-  /**
-   * Appends a batch (all or nothing), marks its episodes pending and enqueues a debounced
-   * compile of each touched subject, in one transaction. `inTransaction` runs in that same
-   * transaction — a connector saves its cursor there, so cursor and batch commit together.
-   */
-  ingest(principal: Principal, items: readonly unknown[], options?: IngestOptions): Promise<IngestResult & { compiled?: CompileResult[] }>;
-  listEpisodes(principal: Principal, params: z.input<typeof ListEpisodesParams>): Promise<{ episodes: LoggedEpisode[]; next: string | null }>;
-  /**
-   * Every committed episode of a subject, in log order, as of now: a snapshot for people
-   * (inspection). Unlike `listEpisodes` it does not wait for older transactions, so it is no
-   * cursor to resume from.
-   */
-  subjectEpisodes(principal: Principal, subject: string): Promise<LoggedEpisode[]>;
-  compile(principal: Principal, request: CompileRequest): Promise<CompileResponse>;
-  rebuild(principal: Principal, subject: string): Promise<CompileResult>;
-  verify(principal: Principal, subject: string): Promise<VerifyReport>;
-  subjects(principal: Principal): ReturnType<typeof listSubjects>;
-  job(principal: Principal, jobId: string): Promise<JobView>;
-  /** At `as_of` (valid time, default now) as known at `known_at` (transaction time: a refold). */
-  memories(principal: Principal, subject: string, params?: RecallParams): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }>;
-  memory(principal: Principal, id: string, params?: RecallParams): Promise<MemoryDetail & { known_at: string | null }>;
-  /** Lexical search over current memory values; include_history brings superseded values back, marked. */
-  search(principal: Principal, params: SearchParams): Promise<SearchResponse>;
-  /** Episodes of the log holding a detected secret (owner, maintainer), a bounded page at a time. */
-  secrets(principal: Principal, params: SecretScanParams): Promise<SecretScanResult>;
-  /** A deterministic context bundle of a subject for a task, within a token budget. */
-  context(principal: Principal, request: ContextRequest): Promise<ContextBundle>;
-  /**
-   * Asks the configured resolver about the subject's unanswered candidate pairs (in the resolver
-   * key's workspace) and records its answers as links; null without a resolver. Compile jobs do it
-   * after each compile; a rebuild never does.
-   */
-  resolveCandidates(subject: string): Promise<ResolveResult | null>;
-  /** A key's workspace's metrics; null (only when CANON_METRICS_PUBLIC=1): totals. */
-  metrics(principal: Principal | null): Promise<string>;
-  /** The key's workspace's nightly compile: its own, or the default while it has none. */
-  schedule(principal: Principal): Promise<NightlySchedule | null>;
-  setSchedule(principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule>;
-  deadLetters(principal: Principal): Promise<DeadLetter[]>;
-  redrive(principal: Principal): Promise<number>;
-  createKey(input: CreateKeyInput): Promise<CreatedKey>;
-  listKeys(workspace?: string): ReturnType<typeof listKeys>;
-  revokeKey(id: string): ReturnType<typeof revokeKey>;
-  bootstrap(): Promise<CreatedKey | null>;
-  readiness(): Promise<{ database: boolean; queue: boolean }>;
-  close(): Promise<void>;
-}
+import { searchMemories } from './search.js';
+import { contextBundle } from './context.js';
+import { recomputeAndCompare } from './verify.js';
+import { createRecallWrites } from './recall-writes.js';
+import { recallMemory, recallSubject } from './time-travel.js';
+import { scanSecrets } from './secrets.js';
 
 function requireWriter(principal: Principal, what: string): void {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot ${what}`);

@@ -7,7 +7,21 @@ import {
   runConnectorInstance,
   type Config,
 } from '@canon/runtime';
+import { ValidationError } from '@canon/core';
 import { runWithProgress, type ConnectorTarget } from './sync.js';
+
+/**
+ * Instances (their configuration, tokens included, and schedules) live in the database of the
+ * machine that runs them; the HTTP API serves none of it. With CANON_URL set, acting on this
+ * machine's database instead would be the wrong database, silently: refused.
+ */
+function localOnly(command: string): void {
+  if (process.env['CANON_URL']) {
+    throw new ValidationError(
+      `canon connectors ${command} works on the database of the machine it runs on, not on CANON_URL; run it there, or use \`canon sync\`, which feeds the server at CANON_URL`,
+    );
+  }
+}
 
 export interface AddOptions {
   workspace: string;
@@ -23,6 +37,7 @@ export interface AddOptions {
  * schedule). Starts the queue to write the schedule, but no workers: this process exits at once.
  */
 export async function connectorsAdd(config: Config, target: ConnectorTarget, opts: AddOptions): Promise<void> {
+  localOnly('add');
   const runtime = await createRuntime(config, { queue: opts.every !== undefined, workers: false });
   try {
     const instance = await addConnectorInstance(runtime, {
@@ -46,6 +61,7 @@ export async function connectorsAdd(config: Config, target: ConnectorTarget, opt
 }
 
 export async function connectorsList(config: Config, opts: { workspace?: string; json?: boolean }): Promise<void> {
+  localOnly('list');
   const runtime = await createRuntime(config, { queue: false });
   try {
     const instances = await listConnectorInstances(runtime, opts.workspace);
@@ -73,7 +89,8 @@ export async function connectorsList(config: Config, opts: { workspace?: string;
 }
 
 /** `canon connectors run ID`: runs the instance now, in this process, and compiles what it wrote. */
-export function connectorsRun(config: Config, id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }): Promise<void> {
+export async function connectorsRun(config: Config, id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }): Promise<void> {
+  localOnly('run');
   return runWithProgress(config, `run ${id}`, opts, (runtime, run) =>
     runConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id, ...run, compile: 'wait' }),
   );
@@ -81,6 +98,7 @@ export function connectorsRun(config: Config, id: string, opts: { workspace: str
 
 /** `canon connectors remove ID`: the instance and its schedule go; its cursor stays. */
 export async function connectorsRemove(config: Config, id: string, opts: { workspace: string; json?: boolean }): Promise<void> {
+  localOnly('remove');
   const runtime = await createRuntime(config, { queue: true, workers: false });
   try {
     const removed = await removeConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id });
@@ -93,6 +111,7 @@ export async function connectorsRemove(config: Config, id: string, opts: { works
 
 /** `canon connectors reset ID`: the next sync of that instance id reads from the beginning. */
 export async function connectorsReset(config: Config, id: string, opts: { workspace: string }): Promise<void> {
+  localOnly('reset');
   const runtime = await createRuntime(config, { queue: false });
   try {
     const { reset } = await resetConnectorCursor(runtime, { workspace: opts.workspace, instanceId: id });

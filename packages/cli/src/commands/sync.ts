@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
-import { createRuntime, syncConnector, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
+import { createRuntime, runConnectorTo, syncConnector, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
 import type { RunProgress } from '@canon/connector-kit';
+import { httpDestination, syncServer } from '../http-sync.js';
 
 /** The options every connector command shares. */
 export interface ConnectorCommandOptions {
@@ -50,12 +51,25 @@ export function gitTarget(path: string, opts: { id?: string }): ConnectorTarget 
  * committed stays, and the next sync resumes from there. Each batch queues the compile of what
  * it wrote (for a running server's workers); the subjects written are then compiled here, so
  * memory is current when the command returns.
+ *
+ * With CANON_URL, the same run feeds that server: it keeps the cursor, appends each batch as
+ * the key's principal (in the key's workspace) and compiles what was written when asked.
  */
 export function syncCommand(config: Config, target: ConnectorTarget, opts: ConnectorCommandOptions): Promise<void> {
-  return runWithProgress(config, `sync ${target.connector}`, opts, (runtime, run) =>
+  const label = `sync ${target.connector}`;
+  const server = syncServer();
+  if (server) {
+    return withProgress(label, opts, (run) =>
+      // `default` is also the flag's default: only another name is taken as asked for.
+      runConnectorTo(httpDestination(server, opts.workspace === 'default' ? {} : { workspace: opts.workspace }), { connector: target.connector, config: target.config, ...run, compile: 'wait' }),
+    );
+  }
+  return runWithProgress(config, label, opts, (runtime, run) =>
     syncConnector(runtime, { workspace: opts.workspace, connector: target.connector, config: target.config, ...run, compile: 'wait' }),
   );
 }
+
+type RunControls = { dryRun: boolean; onProgress: (p: RunProgress) => void; signal: AbortSignal };
 
 /**
  * One connector run in this process with a progress bar, Ctrl-C stopping after the batch in
@@ -65,23 +79,35 @@ export async function runWithProgress(
   config: Config,
   label: string,
   opts: { dryRun?: boolean; json?: boolean },
-  run: (runtime: Runtime, options: { dryRun: boolean; onProgress: (p: RunProgress) => void; signal: AbortSignal }) => Promise<Parameters<typeof printSummary>[0]>,
+  run: (runtime: Runtime, options: RunControls) => Promise<SyncConnectorResult>,
 ): Promise<void> {
   // The queue, without workers: ingest enqueues the compile of each batch in its transaction
   // (design §6), and this process, which exits when the run ends, works no job.
   const runtime = await createRuntime(config, { queue: !opts.dryRun, workers: false });
+  try {
+    await withProgress(label, opts, (controls) => run(runtime, controls));
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** A run with the progress bar, Ctrl-C and the summary, wherever it writes. */
+async function withProgress(
+  label: string,
+  opts: { dryRun?: boolean; json?: boolean },
+  run: (options: RunControls) => Promise<SyncConnectorResult>,
+): Promise<void> {
   const progress = progressReporter(label, opts);
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onSigint);
   try {
-    const summary = await run(runtime, { dryRun: opts.dryRun ?? false, onProgress: progress.update, signal: controller.signal });
+    const summary = await run({ dryRun: opts.dryRun ?? false, onProgress: progress.update, signal: controller.signal });
     progress.stop();
     printSummary(summary, opts);
   } finally {
     progress.stop();
     process.off('SIGINT', onSigint);
-    await runtime.close();
   }
 }
 

@@ -8,7 +8,7 @@ import {
   listConnectorInstances as listInstanceRows,
   type ConnectorInstanceRow,
 } from '@canon/store';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../surface.js';
 import { withSystem } from '../scope.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
 import { bossDb } from '../jobs.js';

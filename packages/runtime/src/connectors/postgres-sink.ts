@@ -1,7 +1,7 @@
 import { KeyConflictError as IngestKeyConflictError, type EpisodeInput } from '@canon/core';
 import { ConnectorError, KeyConflictError, type CommitItemResult, type ConnectorSink, type JsonValue } from '@canon/connector-kit';
 import { loadConnectorCursor, saveConnectorCursor, type Sql } from '@canon/store';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../surface.js';
 import type { Principal } from '../principal.js';
 
 export interface ConnectorRunTarget {

@@ -1,8 +1,8 @@
 import { ensureWorkspace } from '@canon/store';
-import { runConnector, type RetryOptions, type RunProgress, type RunSummary } from '@canon/connector-kit';
+import { runConnector, type ConnectorSink, type RetryOptions, type RunProgress, type RunSummary } from '@canon/connector-kit';
 import { ValidationError } from '@canon/core';
 import { CreateKeyInput } from '../keys.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../surface.js';
 import { compileMany } from '../jobs.js';
 import { createPostgresSink } from './postgres-sink.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
@@ -50,29 +50,70 @@ export interface SyncConnectorResult extends RunSummary {
 export type ConnectorRuntime = Pick<Runtime, 'pool' | 'ingest'> & Partial<Pick<Runtime, 'config'>>;
 
 /**
+ * Where a run's batches go and how what they wrote is compiled: this process's database
+ * (`syncConnector`), or a server's over HTTP (the CLI, when CANON_URL is set).
+ */
+export interface ConnectorDestination {
+  /** The workspace written; a server's is its key's, known once the cursor was read. */
+  workspaceId(): string;
+  /** Before a run that writes. */
+  prepare?(): Promise<void>;
+  /** The sink of the instance; `onWritten` hears the subjects each commit wrote. */
+  sink(instanceId: string, connector: string, onWritten: (subjects: readonly string[]) => void): ConnectorSink;
+  compile(subjects: string[]): Promise<SyncCompileSummary>;
+}
+
+/** The options of a run whatever its destination; the workspace is the destination's. */
+export type ConnectorRunOptions = Omit<SyncConnectorOptions, 'workspace'>;
+
+/**
  * Runs one connector into PostgreSQL: pages the source, appends each batch with the `connector`
  * role and saves the instance's cursor in the batch's transaction. Returns the kit's summary.
  */
 export async function syncConnector(runtime: ConnectorRuntime, options: SyncConnectorOptions): Promise<SyncConnectorResult> {
-  checkWorkspaceId(options.workspace);
+  const workspace = checkWorkspaceId(options.workspace);
+  return runConnectorTo(postgresDestination(runtime, workspace), options);
+}
+
+function postgresDestination(runtime: ConnectorRuntime, workspace: string): ConnectorDestination {
+  return {
+    workspaceId: () => workspace,
+    // The workspace row must exist before the first episode references it; a dry run leaves
+    // the database as it found it.
+    async prepare() {
+      await ensureWorkspace(runtime.pool, workspace);
+    },
+    sink(instanceId, connector, onWritten) {
+      const tracking: ConnectorRuntime = {
+        pool: runtime.pool,
+        async ingest(principal, items, ingestOptions) {
+          const result = await runtime.ingest(principal, items, ingestOptions);
+          onWritten(result.subjects);
+          return result;
+        },
+      };
+      return createPostgresSink(tracking, { workspaceId: workspace, instanceId, connector });
+    },
+    async compile(subjects) {
+      const many = await compileMany(runtime.pool, workspace, subjects, null, runtime.config?.jobs.compileChunk);
+      const { memories_created, memories_updated, conflicts_opened, tombstoned } = many.totals;
+      return { subjects: many.subjects, memories_created, memories_updated, conflicts_opened, tombstoned, failed: many.failed.length };
+    },
+  };
+}
+
+/** One run of a connector into a destination; with `compile: 'wait'`, what it wrote is compiled before it returns. */
+export async function runConnectorTo(destination: ConnectorDestination, options: ConnectorRunOptions): Promise<SyncConnectorResult> {
   const entry = registeredConnector(options.connector);
   const config = entry.normalize(options.config);
   const instanceId = checkInstanceId(options.instanceId ?? (await entry.defaultInstanceId(config, options.signal)));
   const connector = entry.definition.create(config);
   const dryRun = options.dryRun ?? false;
-  // The workspace row must exist before the first episode references it; a dry run leaves
-  // the database as it found it.
-  if (!dryRun) await ensureWorkspace(runtime.pool, options.workspace);
+  if (!dryRun) await destination.prepare?.();
   const written = new Set<string>();
-  const tracking: ConnectorRuntime = {
-    pool: runtime.pool,
-    async ingest(principal, items, ingestOptions) {
-      const result = await runtime.ingest(principal, items, ingestOptions);
-      for (const subject of result.subjects) written.add(subject);
-      return result;
-    },
-  };
-  const sink = createPostgresSink(tracking, { workspaceId: options.workspace, instanceId, connector: options.connector });
+  const sink = destination.sink(instanceId, options.connector, (subjects) => {
+    for (const subject of subjects) written.add(subject);
+  });
   const summary = await runConnector(connector, sink, {
     dryRun,
     since: options.since,
@@ -80,11 +121,9 @@ export async function syncConnector(runtime: ConnectorRuntime, options: SyncConn
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
   });
-  const result: SyncConnectorResult = { ...summary, workspace_id: options.workspace, instance_id: instanceId };
+  const result: SyncConnectorResult = { ...summary, workspace_id: destination.workspaceId(), instance_id: instanceId };
   if (options.compile !== 'wait' || dryRun) return result;
-  const many = await compileMany(runtime.pool, options.workspace, [...written].sort(), null, runtime.config?.jobs.compileChunk);
-  const { memories_created, memories_updated, conflicts_opened, tombstoned } = many.totals;
-  return { ...result, compiled: { subjects: many.subjects, memories_created, memories_updated, conflicts_opened, tombstoned, failed: many.failed.length } };
+  return { ...result, compiled: await destination.compile([...written].sort()) };
 }
 
 /** The same rule as for keys: lowercase letters, digits, "_" and "-". */

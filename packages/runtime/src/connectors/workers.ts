@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError } from '@canon/core';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../surface.js';
 import { runConnectorInstance } from './instances.js';
 import { CONNECTOR_RUN_QUEUE, ensureConnectorQueue } from './schedules.js';
 

@@ -1,0 +1,101 @@
+import { CanonError, UnauthorizedError, ValidationError } from '@canon/core';
+import { ConnectorError, KeyConflictError, type CommitItemResult, type ConnectorSink, type JsonValue } from '@canon/connector-kit';
+import type { ConnectorDestination, IngestResult, SyncCompileSummary } from '@canon/runtime';
+import { httpCall } from './client.js';
+
+/** The server a connector run feeds: CANON_URL with CANON_API_KEY, or null (this process's database). */
+export function syncServer(env: NodeJS.ProcessEnv = process.env): { url: string; key: string } | null {
+  const url = env['CANON_URL'];
+  if (!url) return null;
+  const key = env['CANON_API_KEY'];
+  if (!key) throw new UnauthorizedError('set CANON_API_KEY to an API key of the server at CANON_URL');
+  return { url: url.replace(/\/+$/, ''), key };
+}
+
+type BatchAnswer = Pick<IngestResult, 'items' | 'subjects'>;
+
+interface ManyAnswer {
+  subjects: number;
+  totals: Record<string, number>;
+  failed: unknown[];
+}
+
+// Subjects per synchronous compile request: each answer stays well inside an HTTP timeout.
+const COMPILE_CHUNK = 500;
+
+/**
+ * A run into a Canon server (POST /v1/connectors/{instance}/batches): the server appends each
+ * batch with this key's principal and moves the instance's cursor, which it keeps, in the same
+ * transaction; the run only carries the cursor it read, so a run racing it is refused (409
+ * `cursor_moved`) rather than moving the cursor backwards.
+ */
+export function httpDestination(server: { url: string; key: string }, options: { workspace?: string } = {}): ConnectorDestination {
+  const call = httpCall(server.url, server.key);
+  let workspace = '';
+  return {
+    workspaceId: () => workspace,
+    sink(instanceId, _connector, onWritten): ConnectorSink {
+      const path = `/v1/connectors/${encodeURIComponent(instanceId)}`;
+      let expected: JsonValue | null | undefined;
+      async function loadCursor(): Promise<JsonValue | null> {
+        const view = await call<{ workspace_id: string; cursor: JsonValue | null }>('GET', `${path}/cursor`);
+        // The key decides the workspace; one named otherwise is a mistake to stop at, before
+        // anything is written.
+        if (options.workspace !== undefined && options.workspace !== view.workspace_id) {
+          throw new ValidationError(`--workspace ${options.workspace}: the key at CANON_URL writes to workspace ${view.workspace_id}`);
+        }
+        workspace = view.workspace_id;
+        expected = view.cursor ?? null;
+        return expected;
+      }
+      return {
+        loadCursor,
+        async commit(episodes, cursor): Promise<CommitItemResult[]> {
+          if (expected === undefined) await loadCursor();
+          let answer: BatchAnswer;
+          try {
+            answer = await call<BatchAnswer>('POST', `${path}/batches`, { episodes, cursor, expected });
+          } catch (err) {
+            throw asConnectorError(err);
+          }
+          expected = cursor;
+          onWritten(answer.subjects);
+          return answer.items.map((item) => ({
+            index: item.index,
+            status: item.status,
+            episode_id: item.episode_id ?? null,
+            ...(item.redactions ? { redacted: item.redactions.length } : {}),
+          }));
+        },
+      };
+    },
+    async compile(subjects): Promise<SyncCompileSummary> {
+      const sum: SyncCompileSummary = { subjects: 0, memories_created: 0, memories_updated: 0, conflicts_opened: 0, tombstoned: 0, failed: 0 };
+      for (let i = 0; i < subjects.length; i += COMPILE_CHUNK) {
+        const many = await call<ManyAnswer>('POST', '/v1/compile', { subjects: subjects.slice(i, i + COMPILE_CHUNK) });
+        sum.subjects += many.subjects;
+        sum.memories_created += many.totals['memories_created'] ?? 0;
+        sum.memories_updated += many.totals['memories_updated'] ?? 0;
+        sum.conflicts_opened += many.totals['conflicts_opened'] ?? 0;
+        sum.tombstoned += many.totals['tombstoned'] ?? 0;
+        sum.failed += many.failed.length;
+      }
+      return sum;
+    },
+  };
+}
+
+/**
+ * What the kit's runner needs to tell apart: a key conflict (drop the item, go on), a server
+ * busy or away (retry from the last committed cursor); anything else stops the run as it is.
+ */
+function asConnectorError(err: unknown): unknown {
+  if (!(err instanceof CanonError)) return err;
+  const e = err;
+  if (e.type === 'key_conflict') {
+    const first = (e.details['conflicts'] as Array<{ index: number; idempotency_key: string; episode_id: string | null }> | undefined)?.[0];
+    if (first) return new KeyConflictError(first.index, first.idempotency_key, first.episode_id ?? '');
+  }
+  if (e.type === 'busy' || e.type === 'unavailable') return new ConnectorError(e.type, e.message, { transient: true, cause: e });
+  return err;
+}

@@ -1,0 +1,122 @@
+import type { PgBoss } from 'pg-boss';
+import { cleanString } from '@canon/core';
+import type { listSubjects, LoggedEpisode, Pool, PoolClient } from '@canon/store';
+import { z } from 'zod';
+import type { CompileResult } from './compile.js';
+import type { Config } from './config.js';
+import type { ContextBundle, ContextRequest } from './context.js';
+import type { EmbeddedDatabase } from './embedded-postgres.js';
+import type { IngestResult } from './ingest.js';
+import type { JobView } from './job-status.js';
+import type { ManyResult } from './jobs.js';
+import type { CreatedKey, CreateKeyInput, listKeys, revokeKey } from './keys.js';
+import type { ResolveResult } from './links/resolver.js';
+import type { DeadLetter, NightlySchedule } from './operations.js';
+import type { Principal } from './principal.js';
+import type { MemoryDetail, MemorySummary } from './recall.js';
+import type { RecallWrites } from './recall-writes.js';
+import type { SearchParams, SearchResponse } from './search.js';
+import type { SecretScanParams, SecretScanResult } from './secrets.js';
+import type { RecallParams } from './time-travel.js';
+import type { RecomputeReport } from './verify.js';
+
+/**
+ * The runtime's surface: what every shell (HTTP, CLI, MCP, jobs, connector runs) calls. Apart
+ * from the composition root (runtime.ts), so that a module the root wires in can name the surface
+ * without importing the root back.
+ */
+export interface IngestOptions {
+  inTransaction?: (tx: PoolClient) => Promise<void>;
+  /** Compile the touched subjects before returning (read your writes). */
+  compile?: 'wait';
+}
+
+export interface RuntimeOptions {
+  /** Start pg-boss: queues, schedules and this process's workers. CLI one-shots may skip it. */
+  queue?: boolean;
+  /** Run workers in this process (default: when the queue is on). */
+  workers?: boolean;
+  /** Apply migrations at start (under the migration lock). */
+  migrate?: boolean;
+}
+
+export const ListEpisodesParams = z.object({
+  subject: cleanString(z.string().min(1).max(512)).optional(),
+  after: cleanString(z.string().max(64)).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const CompileRequest = z
+  .strictObject({
+    subject: cleanString(z.string().min(1).max(512)).optional(),
+    subjects: z.array(cleanString(z.string().min(1).max(512))).min(1).max(10_000).optional(),
+    all: z.literal(true).optional(),
+    async: z.boolean().default(false),
+  })
+  .refine((r) => [r.subject, r.subjects, r.all].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of subject, subjects or all',
+  });
+export type CompileRequest = z.input<typeof CompileRequest>;
+
+export type CompileResponse = { async: true; job_id: string } | { async: false; result: CompileResult | ManyResult };
+
+export interface VerifyReport extends RecomputeReport {
+  ok: boolean;
+  first: CompileResult;
+  second: CompileResult;
+}
+
+export interface Runtime extends RecallWrites {
+  readonly config: Config;
+  readonly pool: Pool;
+  readonly databaseUrl: string;
+  readonly embedded: EmbeddedDatabase | null;
+  readonly boss: PgBoss | null;
+  authenticate(bearer: string | undefined): Promise<Principal>;
+  /**
+   * Appends a batch (all or nothing), marks its episodes pending and enqueues a debounced
+   * compile of each touched subject, in one transaction. `inTransaction` runs in that same
+   * transaction — a connector saves its cursor there, so cursor and batch commit together.
+   */
+  ingest(principal: Principal, items: readonly unknown[], options?: IngestOptions): Promise<IngestResult & { compiled?: CompileResult[] }>;
+  listEpisodes(principal: Principal, params: z.input<typeof ListEpisodesParams>): Promise<{ episodes: LoggedEpisode[]; next: string | null }>;
+  /**
+   * Every committed episode of a subject, in log order, as of now: a snapshot for people
+   * (inspection). Unlike `listEpisodes` it does not wait for older transactions, so it is no
+   * cursor to resume from.
+   */
+  subjectEpisodes(principal: Principal, subject: string): Promise<LoggedEpisode[]>;
+  compile(principal: Principal, request: CompileRequest): Promise<CompileResponse>;
+  rebuild(principal: Principal, subject: string): Promise<CompileResult>;
+  verify(principal: Principal, subject: string): Promise<VerifyReport>;
+  subjects(principal: Principal): ReturnType<typeof listSubjects>;
+  job(principal: Principal, jobId: string): Promise<JobView>;
+  /** At `as_of` (valid time, default now) as known at `known_at` (transaction time: a refold). */
+  memories(principal: Principal, subject: string, params?: RecallParams): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }>;
+  memory(principal: Principal, id: string, params?: RecallParams): Promise<MemoryDetail & { known_at: string | null }>;
+  /** Lexical search over current memory values; include_history brings superseded values back, marked. */
+  search(principal: Principal, params: SearchParams): Promise<SearchResponse>;
+  /** Episodes of the log holding a detected secret (owner, maintainer), a bounded page at a time. */
+  secrets(principal: Principal, params: SecretScanParams): Promise<SecretScanResult>;
+  /** A deterministic context bundle of a subject for a task, within a token budget. */
+  context(principal: Principal, request: ContextRequest): Promise<ContextBundle>;
+  /**
+   * Asks the configured resolver about the subject's unanswered candidate pairs (in the resolver
+   * key's workspace) and records its answers as links; null without a resolver. Compile jobs do it
+   * after each compile; a rebuild never does.
+   */
+  resolveCandidates(subject: string): Promise<ResolveResult | null>;
+  /** A key's workspace's metrics; null (only when CANON_METRICS_PUBLIC=1): totals. */
+  metrics(principal: Principal | null): Promise<string>;
+  /** The key's workspace's nightly compile: its own, or the default while it has none. */
+  schedule(principal: Principal): Promise<NightlySchedule | null>;
+  setSchedule(principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule>;
+  deadLetters(principal: Principal): Promise<DeadLetter[]>;
+  redrive(principal: Principal): Promise<number>;
+  createKey(input: CreateKeyInput): Promise<CreatedKey>;
+  listKeys(workspace?: string): ReturnType<typeof listKeys>;
+  revokeKey(id: string): ReturnType<typeof revokeKey>;
+  bootstrap(): Promise<CreatedKey | null>;
+  readiness(): Promise<{ database: boolean; queue: boolean }>;
+  close(): Promise<void>;
+}
