@@ -1,4 +1,4 @@
-import { CanonError, UnauthorizedError, UnavailableError, type ProblemType } from '@canon/core';
+import { CanonError, UnauthorizedError, UnavailableError, type ProblemType } from '@canon/core/errors';
 import type {
   CompileRequest,
   CompileResponse,

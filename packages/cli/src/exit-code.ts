@@ -1,4 +1,4 @@
-import { CanonError } from '@canon/core';
+import { CanonError } from '@canon/core/errors';
 
 /** Exit codes: 1 failure, 2 invalid input or conflict, 3 not authorized. */
 export function exitCodeOf(err: unknown): number {

@@ -1,4 +1,4 @@
-import { CanonError, UnauthorizedError, ValidationError } from '@canon/core';
+import { CanonError, UnauthorizedError, ValidationError } from '@canon/core/errors';
 import { ConnectorError, KeyConflictError, type CommitItemResult, type ConnectorSink, type JsonValue } from '@canon/connector-kit';
 import type { ConnectorDestination, IngestResult, SyncCompileSummary } from '@canon/runtime';
 import { httpCall } from './client.js';

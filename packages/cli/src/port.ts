@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '@canon/core';
+import { UnauthorizedError } from '@canon/core/errors';
 import { httpPort, runtimePort, type CanonPort } from '@canon/mcp';
 import { createRuntime, type Config, type RuntimeOptions } from '@canon/runtime';
 import { readDevKey, runningServer, writeDevKey } from './home.js';

@@ -1,4 +1,4 @@
-import { CanonError, type ProblemType } from '@canon/core';
+import { CanonError, type ProblemType } from '@canon/core/errors';
 import { CanonApiError, createCanonClient } from '@canon/client';
 import type {
   ErasureResult,
