@@ -1403,7 +1403,7 @@ export interface paths {
         };
         /**
          * Lexical search over current memories: full-text (ranked), then near matches by trigram similarity
-         * @description Ranking: full-text matches (`websearch_to_tsquery`, no stemming) by `ts_rank`, then near matches (typos) by pg_trgm word similarity, ties by memory id. Every candidate is re-checked against its memory’s timeline: a superseded or overruled value comes back only with `include_history=true`, marked `current: false`.
+         * @description Ranking: full-text matches (`websearch_to_tsquery`, no stemming) by `ts_rank`, then near matches (typos) by pg_trgm word similarity, ties by memory id. Every candidate is re-checked against its memory’s timeline: a superseded or overruled value comes back only with `include_history=true`, marked `current: false`. `documents`: scanned files whose text matches (full-text, the version in force of each file only), with the best fragment (matched words between « and »): prose and code that state no fact are searchable there, not memories.
          */
         get: {
             parameters: {
@@ -1426,6 +1426,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            documents: components["schemas"]["DocumentResult"][];
                             results: components["schemas"]["SearchResult"][];
                         };
                     };
@@ -1872,6 +1873,15 @@ export interface components {
             }[];
             text: string;
             tokens: number;
+        };
+        DocumentResult: {
+            episode_id: string;
+            occurred_at: string;
+            rank: number;
+            snippet: string;
+            source: string;
+            source_ref: string | null;
+            subject: string;
         };
         Episode: {
             actor: {

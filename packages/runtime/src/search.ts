@@ -1,5 +1,5 @@
 import { cleanString, ValidationError, view, type MemoryView, type ValueStatus } from '@canon/core';
-import { memoriesByIds, searchMemoryValues, type Pool } from '@canon/store';
+import { memoriesByIds, searchDocumentTexts, searchMemoryValues, type DocumentHit, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from './principal.js';
 import { visibleTo } from './recall.js';
@@ -42,6 +42,11 @@ export interface SearchResult {
 
 export interface SearchResponse {
   results: SearchResult[];
+  /**
+   * Documents whose text matched (the version in force of each scanned file): prose and code
+   * that state no fact are searchable here, not memories. Best first, at most `limit`.
+   */
+  documents: DocumentHit[];
 }
 
 /**
@@ -95,6 +100,7 @@ export async function searchMemories(pool: Pool, principal: Principal, params: S
         similarity: hit.similarity,
       });
     }
-    return { results };
+    const documents = await searchDocumentTexts(tx, { workspaceId: principal.workspace_id, q: p.q, subject: p.subject ?? null, limit: p.limit, user: principal.user });
+    return { results, documents };
   });
 }

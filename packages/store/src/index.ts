@@ -71,7 +71,7 @@ export { insertErasure, type ErasureRow } from './sql/erasures.js';
 export { claimsOfSubject, compiledSnapshotVersions } from './sql/known-at-inputs.js';
 export { conflictedMemories } from './sql/conflicted-memories.js';
 export { subjectsOfPredicates } from './sql/subjects-of-predicates.js';
-export { searchMemoryValues, type SearchQuery, type SearchHit } from './sql/search.js';
+export { searchMemoryValues, searchDocumentTexts, type SearchQuery, type SearchHit, type DocumentHit } from './sql/search.js';
 export { memoriesPage, type MemoriesPageQuery } from './sql/memories-page.js';
 export { episodeSources } from './sql/episode-sources.js';
 export { projectionRowsOfSubject, type ProjectionRows } from './sql/projection-rows.js';

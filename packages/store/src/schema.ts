@@ -105,6 +105,11 @@ export const episodes = pgTable(
     index('episodes_lineage_idx').on(t.workspace_id, t.lineage),
     // Every compile reads its subject's links: a few rows among many episodes.
     index('episodes_links_idx').on(t.workspace_id, t.subject).where(sql`${t.kind} = 'link'`),
+    // A document's text (prose, code) is searchable though it states no fact: full-text over
+    // documents only, led by the workspace like every other index.
+    index('episodes_document_fts_idx')
+      .using('gin', t.workspace_id, sql`to_tsvector('simple', ${t.body} ->> 'text')`)
+      .where(sql`${t.kind} = 'document'`),
     check('episodes_scope_ck', sql`(${t.scope} = 'workspace' and ${t.owner} is null) or (${t.scope} = 'personal' and ${t.owner} is not null)`),
   ],
 );

@@ -25,13 +25,26 @@ const SearchResult = z
   })
   .openapi('SearchResult');
 
+const DocumentResult = z
+  .object({
+    episode_id: z.string(),
+    subject: z.string(),
+    source: z.string(),
+    source_ref: z.string().nullable(),
+    occurred_at: z.string(),
+    snippet: z.string(),
+    rank: z.number(),
+  })
+  .openapi('DocumentResult');
+
 const search = createRoute({
   method: 'get',
   path: '/v1/search',
   summary: 'Lexical search over current memories: full-text (ranked), then near matches by trigram similarity',
   description:
     'Ranking: full-text matches (`websearch_to_tsquery`, no stemming) by `ts_rank`, then near matches (typos) by pg_trgm word similarity, ties by memory id. ' +
-    'Every candidate is re-checked against its memory’s timeline: a superseded or overruled value comes back only with `include_history=true`, marked `current: false`.',
+    'Every candidate is re-checked against its memory’s timeline: a superseded or overruled value comes back only with `include_history=true`, marked `current: false`. ' +
+    '`documents`: scanned files whose text matches (full-text, the version in force of each file only), with the best fragment (matched words between « and »): prose and code that state no fact are searchable there, not memories.',
   security: [{ bearer: [] }],
   request: {
     query: z.object({
@@ -42,7 +55,7 @@ const search = createRoute({
     }),
   },
   responses: {
-    200: { description: 'Matching values, best first', content: { 'application/json': { schema: z.object({ results: z.array(SearchResult) }) } } },
+    200: { description: 'Matching values, best first', content: { 'application/json': { schema: z.object({ results: z.array(SearchResult), documents: z.array(DocumentResult) }) } } },
     400: problemResponse('Invalid query'),
     401: problemResponse('Missing, unknown or revoked key'),
   },
