@@ -3,6 +3,7 @@ import { LIMITS } from '@canon/core';
 import { commitConnectorBatch, connectorCursor, type Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { IngestResponse, problemResponse } from '../schemas.js';
+import { ingestAnswer } from './episodes.js';
 
 // The same rule as checkInstanceId, so that the document says it and a bad id is a 400 here.
 const InstanceParam = z.object({
@@ -89,18 +90,6 @@ export function connectorRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): voi
       cursor: body.cursor,
       expected: body.expected,
     });
-    return c.json(
-      {
-        items: result.items,
-        created: result.created,
-        duplicates: result.duplicates,
-        erased: result.erased,
-        redacted: result.redacted,
-        refused: result.refused,
-        ...(Object.keys(result.statements).length > 0 ? { statements: result.statements } : {}),
-        subjects: result.subjects,
-      },
-      200,
-    );
+    return c.json({ ...ingestAnswer(result), subjects: result.subjects }, 200);
   });
 }
