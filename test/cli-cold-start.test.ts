@@ -9,8 +9,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 // timings themselves are the bench's (`npm run bench:cli`); this guards the module graph, which
 // one static import in the wrong file would undo.
 const BIN = path.resolve('packages/cli/bin/canon.js');
-const hooks = `export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('module ' + url + '\\n'); return next(url, context); }`;
-const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+// A module hook that names every file loaded. Node 22.15+ and 24 run `registerHooks` in the
+// thread that loads (Node 24's off-thread `register` hooks did not see the CLI's modules at all);
+// Node 20 has only `register`.
+const asyncHooks = `export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('module ' + url + '\\n'); return next(url, context); }`;
+const register = [
+  `import module from 'node:module';`,
+  `const log = (url) => { if (url.startsWith('file:')) process.stderr.write('module ' + url + '\\n'); };`,
+  `if (module.registerHooks) module.registerHooks({ load(url, context, next) { log(url); return next(url, context); } });`,
+  `else module.register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(asyncHooks)}`)});`,
+].join('\n');
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cold-'));
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
