@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { readJsonl } from '../jsonl.js';
 
 /**
  * The write-side decision cases (bench/eval/decisions/README.md): a prior state, one new episode,
@@ -75,24 +75,9 @@ export type DecisionCase = z.infer<typeof DecisionCase>;
 export const CASES_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const CASE_FILES = ['cases-a.jsonl', 'cases-b.jsonl', 'cases-c.jsonl'] as const;
 
-/** Reads and validates one case file; a malformed line fails with its file and line number. */
+/** Reads and validates one case file. */
 export function loadCaseFile(file: string): DecisionCase[] {
-  const cases: DecisionCase[] = [];
-  fs.readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (line.trim() === '') return;
-      let json: unknown;
-      try {
-        json = JSON.parse(line);
-      } catch (err) {
-        throw new Error(`${path.basename(file)}:${i + 1}: ${(err as Error).message}`);
-      }
-      const parsed = DecisionCase.safeParse(json);
-      if (!parsed.success) throw new Error(`${path.basename(file)}:${i + 1}: ${z.prettifyError(parsed.error)}`);
-      cases.push(parsed.data);
-    });
-  return cases;
+  return readJsonl(file, DecisionCase);
 }
 
 /** Every case of every file, ids unique. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { readJsonl } from '../jsonl.js';
 
 /**
  * The document-extraction dataset (bench/eval/extraction/README.md): real files read from the
@@ -46,23 +47,6 @@ export interface DatasetFile extends ExtractionFile {
 
 export const DATASET_DIR = path.dirname(fileURLToPath(import.meta.url));
 
-function readJsonl<T>(file: string, schema: z.ZodType<T>): T[] {
-  const lines = fs.readFileSync(file, 'utf8').split('\n');
-  const rows: T[] = [];
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (err) {
-      throw new Error(`${path.basename(file)}:${i + 1}: not JSON (${(err as Error).message})`);
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new Error(`${path.basename(file)}:${i + 1}: ${z.prettifyError(parsed.error)}`);
-    rows.push(parsed.data);
-  });
-  return rows;
-}
 
 /**
  * Loads files.jsonl and expected.jsonl, and checks each listed file against the installed

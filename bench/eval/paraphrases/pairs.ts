@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { readJsonl } from '../jsonl.js';
 
 /**
  * The paraphrase pairs (bench/eval/paraphrases/README.md): two statements about one subject,
@@ -59,24 +59,9 @@ export function pairFile(split: PairSplit): string {
   return path.join(PAIRS_DIR, `pairs-${split}.jsonl`);
 }
 
-/** Reads and validates one pair file; a malformed line fails with its file and line number. */
+/** Reads and validates one pair file. */
 export function loadPairFile(file: string): Pair[] {
-  const pairs: Pair[] = [];
-  fs.readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (line.trim() === '') return;
-      let json: unknown;
-      try {
-        json = JSON.parse(line);
-      } catch (err) {
-        throw new Error(`${path.basename(file)}:${i + 1}: ${(err as Error).message}`);
-      }
-      const parsed = Pair.safeParse(json);
-      if (!parsed.success) throw new Error(`${path.basename(file)}:${i + 1}: ${z.prettifyError(parsed.error)}`);
-      pairs.push(parsed.data);
-    });
-  return pairs;
+  return readJsonl(file, Pair);
 }
 
 /**
