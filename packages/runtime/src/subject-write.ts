@@ -24,9 +24,9 @@ export interface SubjectWriteContext {
  * connections behind a long compile — compiles what is pending, then hands over the memory as
  * it is now, so a revision compared in `fn` is compared under the lock.
  */
-export async function withMemorySubject<T>(pool: Pool, principal: Principal, memoryId: string, fn: (ctx: SubjectWriteContext) => Promise<T>): Promise<T> {
-  try {
-    return await withWorkspace(pool, principal, async (tx) => {
+export function withMemorySubject<T>(pool: Pool, principal: Principal, memoryId: string, fn: (ctx: SubjectWriteContext) => Promise<T>): Promise<T> {
+  return busyWhileLocked(`the subject of memory ${memoryId}`, () =>
+    withWorkspace(pool, principal, async (tx) => {
       const found = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
       if (!found || !visibleTo(principal, found.timeline)) throw new NotFoundError(`no memory ${memoryId}`);
       await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, found.subject));
@@ -35,12 +35,20 @@ export async function withMemorySubject<T>(pool: Pool, principal: Principal, mem
       const memory = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
       if (!memory) throw new NotFoundError(`no memory ${memoryId}`);
       return fn({ tx, memory, policies });
-    });
+    }),
+  );
+}
+
+/**
+ * Runs a write transaction that takes a subject's lock under SUBJECT_LOCK_TIMEOUT_MS: a lock not
+ * granted in time (the transaction already rolled back, nothing written) answers 503 "busy,
+ * retry" — one translation for every writer that waits on a subject.
+ */
+export async function busyWhileLocked<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
   } catch (err) {
-    // The transaction is rolled back already; nothing was written.
-    if (err instanceof LockTimeoutError) {
-      throw new BusyError(`the subject of memory ${memoryId} is being written by another request; retry shortly`, 1);
-    }
+    if (err instanceof LockTimeoutError) throw new BusyError(`${what} is being written by another request; retry shortly`, 1);
     throw err;
   }
 }

@@ -1,5 +1,4 @@
 import {
-  BusyError,
   canonicalJson,
   canWrite,
   cleanString,
@@ -14,7 +13,7 @@ import {
   standingFor,
   ValidationError,
 } from '@canon/core';
-import { factKeyOfMemoryId, findEpisodesByKeys, lockSubject, LockTimeoutError, memoriesByIds, withLockTimeout, type Pool, type Sql } from '@canon/store';
+import { factKeyOfMemoryId, findEpisodesByKeys, lockSubject, memoriesByIds, withLockTimeout, type Pool, type Sql } from '@canon/store';
 import { z } from 'zod';
 import { compilePendingInTransaction, type CompileResult } from '../compile.js';
 import { loadPolicySet } from '../policies.js';
@@ -22,7 +21,7 @@ import type { Principal } from '../principal.js';
 import { parseWith } from '../proposals.js';
 import { memoryDetail, visibleTo, type MemoryDetail } from '../recall.js';
 import { asAllUsers, withWorkspace } from '../scope.js';
-import { appendAndCompile, SUBJECT_LOCK_TIMEOUT_MS } from '../subject-write.js';
+import { appendAndCompile, busyWhileLocked, SUBJECT_LOCK_TIMEOUT_MS } from '../subject-write.js';
 
 const shortText = cleanString(z.string().min(1).max(512));
 const MemoryId = cleanString(z.string().min(1).max(128));
@@ -71,8 +70,8 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
   const source = SourceId.parse(options.source ?? LINK_SOURCE);
   const [first, second] = input.memories;
   if (first === second) throw new ValidationError('memories: name two different memories');
-  try {
-    return await withWorkspace(pool, principal, async (tx) => {
+  return busyWhileLocked('the subject', () =>
+    withWorkspace(pool, principal, async (tx) => {
       const a = await keyOf(tx, principal, first);
       const b = await keyOf(tx, principal, second);
       if (a.subject !== b.subject) throw new ValidationError('memories: a link joins two memories of one subject; these are of different subjects');
@@ -107,9 +106,6 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
       });
       const outcome = !inForce ? 'proposed' : input.same ? 'linked' : 'unlinked';
       return { outcome, episode_id: written.episode_id, in_force: inForce, keys, compiled: written.compiled, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
-    });
-  } catch (err) {
-    if (err instanceof LockTimeoutError) throw new BusyError('the subject is being written by another request; retry shortly', 1);
-    throw err;
-  }
+    }),
+  );
 }
