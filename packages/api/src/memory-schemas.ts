@@ -131,3 +131,9 @@ export const RecallQuery = z.object({
   as_of: z.string().max(64).optional().openapi({ description: 'valid time: the view of the timeline at this instant (default now, or known_at)' }),
   known_at: z.string().max(64).optional().openapi({ description: 'transaction time: refold the claims ingested by this instant' }),
 });
+
+/** Recall of a subject, a page at a time: `limit` memories in key order after `after`. */
+export const SubjectRecallQuery = RecallQuery.extend({
+  limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ description: 'at most this many memories (default 100)' }),
+  after: z.string().min(1).max(4096).optional().openapi({ description: 'the `next` of the page before' }),
+});

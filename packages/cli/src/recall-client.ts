@@ -1,4 +1,5 @@
 import { CanonError, type ProblemType } from '@canon/core/errors';
+import { everyPage } from '@canon/core/pages';
 import { CanonApiError, createCanonClient } from '@canon/client';
 import type {
   ErasureResult,
@@ -13,10 +14,12 @@ import type {
   ProposalResult,
   RecallParams,
   Runtime,
+  SubjectRecall,
 } from '@canon/runtime';
 
 /** Recall, conflicts, policies and erasure: what `canon memories|history|conflicts|resolve|policies|erase` need. */
 export interface RecallClient {
+  /** Every memory of the subject: the pages read one after another. */
   memories(subject: string, at?: RecallParams): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }>;
   memory(id: string, at?: RecallParams): Promise<MemoryDetail & { known_at?: string | null }>;
   conflicts(subject?: string): Promise<OpenConflict[]>;
@@ -29,7 +32,7 @@ export interface RecallClient {
 
 export function localRecallClient(runtime: Runtime, principal: Principal): RecallClient {
   return {
-    memories: (subject, at = {}) => runtime.memories(principal, subject, at),
+    memories: (subject, at = {}) => everyPage('memories', (after) => runtime.memories(principal, subject, { ...at, after })),
     memory: (id, at = {}) => runtime.memory(principal, id, at),
     conflicts: (subject) => runtime.conflicts(principal, { subject }),
     resolve: (id, resolution) => runtime.resolve(principal, id, resolution),
@@ -58,7 +61,8 @@ export function httpRecallClient(baseUrl: string, apiKey: string): RecallClient 
   const api = createCanonClient({ baseUrl, apiKey });
   // The JSON is the runtime's own answer; the generated types describe the same shapes.
   return {
-    memories: (subject, at = {}) => remote(api.memories(subject, at as { as_of?: string; known_at?: string })),
+    memories: (subject, at = {}) =>
+      everyPage('memories', (after) => remote<SubjectRecall>(api.memories(subject, { ...(at as { as_of?: string; known_at?: string }), ...(after === undefined ? {} : { after }) }))),
     memory: async (id, at = {}) => (await remote<{ memory: MemoryDetail }>(api.memory(id, at as { as_of?: string; known_at?: string }))).memory,
     conflicts: (subject) => remote(api.conflicts(subject === undefined ? {} : { subject })),
     resolve: (id, resolution) => remote(api.resolve(id, resolution)),

@@ -119,7 +119,8 @@ export function createCanonClient(options: CanonClientOptions) {
     async subjects() {
       return (await unwrap(api.GET('/v1/subjects'))).data.subjects;
     },
-    async memories(subject: string, at: Recall = {}): Promise<SubjectMemories> {
+    /** One page of a subject's memories (`limit`, default 100); pass `next` as `after` for the rest. */
+    async memories(subject: string, at: Recall & { limit?: number; after?: string } = {}): Promise<SubjectMemories> {
       return (await unwrap(api.GET('/v1/subjects/{subject}/memories', { params: { path: { subject }, query: at } }))).data;
     },
     /** One memory, with the ETag a PATCH needs. */

@@ -1645,14 +1645,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Memories of a subject at an instant (now, or as_of), as known now or at known_at: status, current value(s), scheduled changes, conflicts */
+        /**
+         * Memories of a subject at an instant (now, or as_of), as known now or at known_at: status, current value(s), scheduled changes, conflicts
+         * @description A page at a time, in key order: pass `next` as `after` until it is null.
+         */
         get: {
             parameters: {
                 query?: {
+                    /** @description the `next` of the page before */
+                    after?: string;
                     /** @description valid time: the view of the timeline at this instant (default now, or known_at) */
                     as_of?: string;
                     /** @description transaction time: refold the claims ingested by this instant */
                     known_at?: string;
+                    /** @description at most this many memories (default 100) */
+                    limit?: number;
                 };
                 header?: never;
                 path: {
@@ -1672,6 +1679,7 @@ export interface paths {
                             at: string;
                             known_at: string | null;
                             memories: components["schemas"]["MemoryView"][];
+                            next: string | null;
                             subject: string;
                         };
                     };

@@ -10,6 +10,8 @@ import { ROLES } from './roles.js';
 import { EMPTY_STATE_HASH, stateHash, timelineDigest, updateStateHash } from './state-hash.js';
 import { claim, versionOf } from './test-support.js';
 import { Timeline } from './timeline.js';
+import { compareInstants } from './order.js';
+import { view, viewSettlesAt } from './view.js';
 
 const RUNS = { numRuns: 1000 };
 const DAYS = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-06'];
@@ -188,6 +190,42 @@ describe('normalization properties (fast-check, 1,000 runs each)', () => {
         const out = normalizeText(text);
         const strip = (s: string) => s.normalize('NFC').replace(/[\s\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/gu, '');
         expect(strip(out)).toBe(strip(text));
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('the view settles at the timeline’s last boundary', () => {
+  // Recall reads a summary computed once from the view at `viewSettlesAt`: sound only if every
+  // later instant sees exactly that view, and an earlier one may not.
+  const laterArb = fc.constantFrom('2024-05-01T09:30:00Z', '2024-05-06T12:00:00Z', '2024-05-13T00:00:00Z', '2024-06-01T00:00:00Z', '2030-01-01T00:00:00Z');
+  it('every instant at or after it sees the same view', () => {
+    fc.assert(
+      fc.property(claimsArb, policyArb, laterArb, (claims, policy, later) => {
+        const t = foldAll(claims, policy);
+        const settled = viewSettlesAt(t);
+        const base = settled ?? '2024-01-01T00:00:00Z';
+        const at = compareInstants(later, base) < 0 ? base : later;
+        const { at: _a, ...settledView } = view(t, base);
+        const { at: _b, ...laterView } = view(t, at);
+        expect(laterView).toEqual(settledView);
+      }),
+      RUNS,
+    );
+  });
+  it('is a boundary of the timeline, or null for a timeline with no values', () => {
+    fc.assert(
+      fc.property(claimsArb, policyArb, (claims, policy) => {
+        const t = foldAll(claims, policy);
+        const bounds = t.values.flatMap((v) => [v.valid_from, ...(v.valid_to === null ? [] : [v.valid_to])]);
+        const settled = viewSettlesAt(t);
+        if (bounds.length === 0) {
+          expect(settled).toBeNull();
+        } else {
+          expect(bounds).toContain(settled);
+          for (const b of bounds) expect(compareInstants(b, settled!)).toBeLessThanOrEqual(0);
+        }
       }),
       RUNS,
     );

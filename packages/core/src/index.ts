@@ -75,7 +75,7 @@ export {
 } from './timeline.js';
 export { compareClaims, compareVersions, compareInstants, orderClaims, orderVersions } from './order.js';
 export { fold, FoldError } from './fold.js';
-export { view, type MemoryView, type ViewStatus, type ScheduledValue } from './view.js';
+export { view, viewSettlesAt, type MemoryView, type ViewStatus, type ScheduledValue } from './view.js';
 export {
   stateHash,
   timelineDigest,

@@ -74,3 +74,18 @@ export function view(timeline: Timeline, instant: string): MemoryView {
     revision: timeline.revision,
   };
 }
+
+/**
+ * The instant from which a timeline's view stops changing: its latest boundary, a value's start
+ * or end. `view` compares the instant with nothing else, so every instant at or after it sees the
+ * same view: recall can compute that view once, when the timeline is written, and read it without
+ * the timeline. Null when the timeline holds no values (every instant sees the same, empty view).
+ */
+export function viewSettlesAt(timeline: Timeline): string | null {
+  let last: string | null = null;
+  for (const v of timeline.values) {
+    if (last === null || compareInstants(last, v.valid_from) < 0) last = v.valid_from;
+    if (v.valid_to !== null && compareInstants(last, v.valid_to) < 0) last = v.valid_to;
+  }
+  return last;
+}

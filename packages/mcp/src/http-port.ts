@@ -1,6 +1,7 @@
 import { CanonError, type ProblemType } from '@canon/core';
 import type { CompileResult } from '@canon/runtime';
-import type { CanonPort } from './port.js';
+import { everyPage } from '@canon/core/pages';
+import type { CanonPort, MemoriesAt } from './port.js';
 
 /** A problem+json answer from a Canon server, rethrown as the domain error it names. */
 export class RemoteProblem extends CanonError {}
@@ -35,7 +36,11 @@ export function httpPort(url: string, key: string, fetchImpl: typeof fetch = fet
       return { items: out.items, compiled: out.compiled ?? [] };
     },
     subjects: async () => (await call<{ subjects: never }>('GET', '/v1/subjects')).subjects,
-    memories: (subject, asOf) => call('GET', `/v1/subjects/${encodeURIComponent(subject)}/memories${at(asOf)}`),
+    memories: (subject, asOf) =>
+      everyPage('memories', (after) => {
+        const q = new URLSearchParams({ limit: '1000', ...(asOf ? { as_of: asOf } : {}), ...(after ? { after } : {}) });
+        return call<MemoriesAt & { next: string | null }>('GET', `/v1/subjects/${encodeURIComponent(subject)}/memories?${q.toString()}`);
+      }),
     memory: (id, asOf) => call('GET', `/v1/memories/${encodeURIComponent(id)}${at(asOf)}`),
     episodes(subject, after, limit = 1000) {
       const q = new URLSearchParams({ subject, limit: String(limit), ...(after ? { after } : {}) });

@@ -1,4 +1,5 @@
 import type { Principal, Runtime } from '@canon/runtime';
+import { everyPage } from '@canon/core/pages';
 import type { CanonPort } from './port.js';
 
 /**
@@ -14,7 +15,7 @@ export function runtimePort(runtime: Runtime, principal: Principal, close: () =>
       return { items: result.items, compiled: result.compiled ?? [] };
     },
     subjects: () => runtime.subjects(principal),
-    memories: (subject, asOf) => runtime.memories(principal, subject, { as_of: asOf }),
+    memories: (subject, asOf) => everyPage('memories', (after) => runtime.memories(principal, subject, { as_of: asOf, limit: 1000, after })),
     memory: (id, asOf) => runtime.memory(principal, id, { as_of: asOf }),
     // In process, read the subject's committed episodes whole: inspection is a snapshot, not a
     // cursor, and need not wait for unrelated transactions to end.

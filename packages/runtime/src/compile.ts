@@ -44,6 +44,7 @@ import {
   type PoolClient,
 } from '@canon/store';
 import { loadPolicySet } from './policies.js';
+import { storedSummary } from './recall.js';
 import { allUsersOf, enterWorkspace } from './scope.js';
 import { log, subjectRef } from './log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from './links/linked-fold.js';
@@ -320,19 +321,19 @@ async function compileEpisodes(
         sinceYield = performance.now();
       }
       const timeline = group ? foldGroup(group, claimsByMemory, policies.set, versions)! : foldMemory(memoryClaims, policies.set, versions);
-      const write: MemoryWrite = { timeline, subject, etag: timelineEtag(timeline), digest: timelineDigest(timeline) };
+      const etag = timelineEtag(timeline);
       const before = existing.get(id);
+      if (before?.etag === etag) continue;
+      const write: MemoryWrite = { timeline, subject, etag, digest: timelineDigest(timeline), summary: storedSummary({ id: timeline.memory_id, subject, etag }, timeline) };
       if (!before) {
         await insertMemory(tx, workspaceId, write);
         result.memories_created += 1;
         created.push(id);
-      } else if (before.etag !== write.etag) {
+      } else {
         const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
         if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
         result.memories_updated += 1;
         removedDigests.push(before.digest);
-      } else {
-        continue;
       }
       addedDigests.push(write.digest);
       writes.push({ write, before: before?.timeline ?? null });

@@ -1,5 +1,5 @@
 import { compareInstants, compareStrings, cleanString, Instant, ValidationError, view, type CandidateRef, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
-import { candidateKind } from './links/candidate-view.js';
+import { candidateKind, sideOf } from './links/candidate-view.js';
 import { memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from './principal.js';
@@ -223,7 +223,7 @@ function joinCandidates(
   for (const ref of m.candidates) {
     const o = byId.get(ref.memory_id);
     if (!o || stated.has(o.id) || o.seen.status === 'conflicted') continue;
-    const { kind } = candidateKind(m.timeline, o.timeline, ref, at);
+    const { kind } = candidateKind(sideOf(m.timeline, at), sideOf(o.timeline, at), ref);
     if (kind === 'possible_contradiction') differ.push({ o, ref });
     else if (kind === 'possible_duplicate') same.push({ o, ref });
   }

@@ -45,7 +45,7 @@ export { contextBundle, buildContext, estimateTokens, ContextRequest, MAX_CONTEX
 export { compilePendingInTransaction } from './compile.js';
 export { prepareBatch, appendBatch, type PreparedBatch } from './ingest.js';
 export { erasedKeyHash } from './erased-key.js';
-export { recallSubject, recallMemory, recallInstants, type RecallParams } from './time-travel.js';
+export { recallSubject, recallMemory, recallInstants, RECALL_PAGE, type RecallParams, type SubjectRecallParams, type SubjectRecall } from './time-travel.js';
 export { ProposalInput, proposeChange, parseEtag, type ProposalResult } from './proposals.js';
 export { LinkInput, linkMemories, type LinkResult } from './links/link-memories.js';
 export { RESOLVER_PROTOCOL, RESOLVER_SOURCE, ResolverResponse, type ResolverRequest, type ResolveResult } from './links/resolver.js';

@@ -1,6 +1,6 @@
 import type { ClaimRef, Disposition, EvidenceRef, Timeline, TimelineValue } from '@canon/core';
 import { episodeSources, memoriesByIds, memoriesPage } from '@canon/store';
-import { candidateViews, type CandidateView } from './links/candidate-view.js';
+import { candidateViews, sideOf, type CandidateView } from './links/candidate-view.js';
 import type { Principal } from './principal.js';
 import { parseInstant, summarize, visibleTo, type MemorySummary } from './recall.js';
 import type { Runtime } from './surface.js';
@@ -119,13 +119,13 @@ export async function inspectSubject(
     const others = await memoriesByIds(tx, principal.workspace_id, [...new Set(page.rows.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))]);
     return { page, others, sources: await episodeSources(tx, principal.workspace_id, subject, principal.user) };
   });
-  const timelines = new Map([...others.values()].filter((o) => visibleTo(principal, o.timeline)).map((o) => [o.id, o.timeline] as const));
+  const sides = new Map([...others.values()].filter((o) => visibleTo(principal, o.timeline)).map((o) => [o.id, sideOf(o.timeline, at)] as const));
   const memories = page.rows.map((r) => ({
     id: r.id,
     subject: r.subject,
     revision: r.revision,
     timeline: r.timeline,
-    view: summarize(r, r.timeline, at, candidateViews(r.timeline, r.candidates, timelines, at)),
+    view: summarize(r, r.timeline, at, candidateViews(sideOf(r.timeline, at), r.candidates, sides)),
   }));
   return {
     subject,

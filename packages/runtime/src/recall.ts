@@ -1,6 +1,6 @@
-import { Instant, NotFoundError, ValidationError, view, type MemoryView, type Timeline } from '@canon/core';
-import { memoriesByIds, memoriesOfSubject, memoryIdLinkingKey, type MemoryRow, type Sql } from '@canon/store';
-import { candidateViews, type CandidateView } from './links/candidate-view.js';
+import { compareInstants, Instant, NotFoundError, ValidationError, view, viewSettlesAt, type MemoryView, type Timeline } from '@canon/core';
+import { memoriesByIds, memoryIdLinkingKey, recallRowsByIds, recallRowsOfSubject, type MemoryRecallRow, type MemoryRow, type Sql } from '@canon/store';
+import { candidateViews, sideOf, type CandidateSide, type CandidateView } from './links/candidate-view.js';
 import type { Principal } from './principal.js';
 
 /** Personal memories are their owner's alone; workspace memories are every key's of the workspace. */
@@ -70,11 +70,84 @@ export function summarize(row: Pick<MemoryRow, 'id' | 'subject' | 'etag'>, timel
   };
 }
 
-/** The memories of a subject seen at an instant (now, or `as_of`): a view computed on read. */
-export async function subjectMemories(sql: Sql, principal: Principal, subject: string, at: string): Promise<MemorySummary[]> {
-  const rows = (await memoriesOfSubject(sql, principal.workspace_id, subject)).filter((r) => visibleTo(principal, r.timeline));
-  const timelines = new Map(rows.map((r) => [r.id, r.timeline] as const));
-  return rows.map((r) => summarize(r, r.timeline, at, candidateViews(r.timeline, r.candidates, timelines, at)));
+/** A page of a subject's memories: at most `limit`, in key order after `after`. */
+export interface MemoryPage {
+  after: string | null;
+  limit: number;
+}
+
+/**
+ * What `memories.summary` holds: the summary (without candidates, which are read beside it) of
+ * the view every instant from `from` on sees. `v` names this shape: a row of another shape is
+ * read from its timeline, so a change here never serves a stale summary.
+ */
+interface StoredSummary {
+  v: 1;
+  from: string | null;
+  memory: Omit<MemorySummary, 'candidates'>;
+}
+
+/** Computed when a timeline is written; `from` is where the timeline's last change falls. */
+export function storedSummary(row: Pick<MemoryRow, 'id' | 'subject' | 'etag'>, timeline: Timeline): StoredSummary {
+  const from = viewSettlesAt(timeline);
+  // With no values every instant sees the same empty view: any instant will do.
+  const { candidates: _, ...memory } = summarize(row, timeline, from ?? '1970-01-01T00:00:00.000Z');
+  return { v: 1, from, memory };
+}
+
+function summaryAt(row: MemoryRecallRow, at: string): StoredSummary['memory'] | null {
+  const s = row.summary as StoredSummary | null;
+  if (s === null || s.v !== 1) return null;
+  return s.from === null || compareInstants(s.from, at) <= 0 ? s.memory : null;
+}
+
+function summarySide(m: StoredSummary['memory']): CandidateSide {
+  const values = m.status === 'conflicted' ? m.conflict.map((c) => c.value) : m.status === 'current' ? m.current.map((c) => c.value) : [];
+  return { predicate: m.predicate, qualifiers: m.qualifiers, values: values as CandidateSide['values'] };
+}
+
+function rowVisible(principal: Principal, row: Pick<MemoryRecallRow, 'scope' | 'owner'>): boolean {
+  return row.scope === 'workspace' || (principal.user !== null && row.owner === principal.user);
+}
+
+/**
+ * A page of the memories of a subject seen at an instant (now, or `as_of`). A memory's stored
+ * summary answers for every instant after its timeline's last change; only a memory seen before
+ * that (an `as_of` in its past, a value scheduled ahead) is read and viewed from its timeline.
+ * A candidate off the page is read by id, so a page says of its memories what the whole would.
+ * `next` is the key to pass as `after` for the page that follows, null on the last page.
+ */
+export async function subjectMemories(sql: Sql, principal: Principal, subject: string, at: string, page: MemoryPage): Promise<{ memories: MemorySummary[]; next: string | null }> {
+  const rows = await recallRowsOfSubject(sql, principal.workspace_id, subject, { after: page.after, limit: page.limit + 1 });
+  const more = rows.length > page.limit;
+  if (more) rows.length = page.limit;
+  const visible = rows.filter((r) => rowVisible(principal, r));
+  const onPage = new Set(visible.map((r) => r.id));
+  const offPage = [...new Set(visible.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))].filter((id) => !onPage.has(id));
+  const others = (await recallRowsByIds(sql, principal.workspace_id, offPage)).filter((r) => rowVisible(principal, r));
+  const summaries = new Map<string, StoredSummary['memory']>();
+  for (const r of [...visible, ...others]) {
+    const s = summaryAt(r, at);
+    if (s) summaries.set(r.id, s);
+  }
+  const timelines = await memoriesByIds(sql, principal.workspace_id, [...visible, ...others].filter((r) => !summaries.has(r.id)).map((r) => r.id));
+  const sides = new Map<string, CandidateSide>();
+  for (const r of [...visible, ...others]) {
+    const s = summaries.get(r.id);
+    const t = timelines.get(r.id)?.timeline;
+    if (s) sides.set(r.id, summarySide(s));
+    else if (t) sides.set(r.id, sideOf(t, at));
+  }
+  const memories: MemorySummary[] = [];
+  for (const r of visible) {
+    const self = sides.get(r.id);
+    if (!self) continue; // written away between the two reads: it is on the next read's page
+    const candidates = candidateViews(self, r.candidates, sides);
+    const s = summaries.get(r.id);
+    if (s) memories.push({ ...s, needs_verification: s.needs_verification || candidates.some((c) => c.kind === 'possible_contradiction'), candidates });
+    else memories.push(summarize(r, timelines.get(r.id)!.timeline, at, candidates));
+  }
+  return { memories, next: more ? rows[rows.length - 1]!.key : null };
 }
 
 export interface MemoryDetail {
@@ -100,7 +173,7 @@ export async function memoryDetail(sql: Sql, principal: Principal, id: string, a
   // Another user's personal memory is as absent as one that does not exist.
   if (!row || !visibleTo(principal, row.timeline)) throw new NotFoundError(`no memory ${id}`);
   const others = await memoriesByIds(sql, principal.workspace_id, (row.candidates ?? []).map((c) => c.memory_id));
-  const visible = new Map([...others.values()].filter((o) => visibleTo(principal, o.timeline)).map((o) => [o.id, o.timeline] as const));
-  const candidates = candidateViews(row.timeline, row.candidates, visible, at);
+  const sides = new Map([...others.values()].filter((o) => visibleTo(principal, o.timeline)).map((o) => [o.id, sideOf(o.timeline, at)] as const));
+  const candidates = candidateViews(sideOf(row.timeline, at), row.candidates, sides);
   return { id: row.id, subject: row.subject, revision: row.revision, etag: row.etag, status: row.status, timeline: row.timeline, view: summarize(row, row.timeline, at, candidates) };
 }

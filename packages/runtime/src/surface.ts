@@ -17,7 +17,7 @@ import type { MemoryDetail, MemorySummary } from './recall.js';
 import type { RecallWrites } from './recall-writes.js';
 import type { SearchParams, SearchResponse } from './search.js';
 import type { SecretScanParams, SecretScanResult } from './secrets.js';
-import type { RecallParams } from './time-travel.js';
+import type { RecallParams, SubjectRecall, SubjectRecallParams } from './time-travel.js';
 import type { RecomputeReport } from './verify.js';
 
 /**
@@ -92,7 +92,7 @@ export interface Runtime extends RecallWrites {
   subjects(principal: Principal): ReturnType<typeof listSubjects>;
   job(principal: Principal, jobId: string): Promise<JobView>;
   /** At `as_of` (valid time, default now) as known at `known_at` (transaction time: a refold). */
-  memories(principal: Principal, subject: string, params?: RecallParams): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }>;
+  memories(principal: Principal, subject: string, params?: SubjectRecallParams): Promise<SubjectRecall>;
   memory(principal: Principal, id: string, params?: RecallParams): Promise<MemoryDetail & { known_at: string | null }>;
   /** Lexical search over current memory values; include_history brings superseded values back, marked. */
   search(principal: Principal, params: SearchParams): Promise<SearchResponse>;

@@ -1,14 +1,30 @@
-import { knownAt, NotFoundError, policyFor, timelineEtag, type Claim, type LineageVersion, type PolicySet, type Timeline } from '@canon/core';
+import { knownAt, NotFoundError, ValidationError, policyFor, timelineEtag, type Claim, type LineageVersion, type PolicySet, type Timeline } from '@canon/core';
 import { claimsOfMemories, claimsOfSubject, compiledSnapshotVersions, type Pool, type Sql } from '@canon/store';
 import type { Principal } from './principal.js';
 import { loadPolicySet } from './policies.js';
-import { memoryDetail, parseInstant, subjectMemories, summarize, visibleTo, type MemoryDetail, type MemorySummary } from './recall.js';
+import { memoryDetail, parseInstant, subjectMemories, summarize, visibleTo, type MemoryDetail, type MemoryPage, type MemorySummary } from './recall.js';
 import { withWorkspace } from './scope.js';
 
 /** `as_of` is valid time (a view of the timeline); `known_at` transaction time (a refold). */
 export interface RecallParams {
   as_of?: string | undefined;
   known_at?: string | undefined;
+}
+
+/** Recall of a subject reads a page at a time: a subject may hold thousands of memories. */
+export interface SubjectRecallParams extends RecallParams {
+  /** At most this many memories (1–1000, default 100). */
+  limit?: number | undefined;
+  /** The `next` of the page before: the key after which this page starts. */
+  after?: string | undefined;
+}
+
+export const RECALL_PAGE = { default: 100, max: 1000 } as const;
+
+function memoryPage(params: SubjectRecallParams): MemoryPage {
+  const limit = params.limit ?? RECALL_PAGE.default;
+  if (!Number.isInteger(limit) || limit < 1 || limit > RECALL_PAGE.max) throw new ValidationError(`limit: an integer from 1 to ${RECALL_PAGE.max}: ${limit}`);
+  return { after: params.after === undefined || params.after === '' ? null : params.after, limit };
 }
 
 /**
@@ -32,16 +48,18 @@ function refold(claims: readonly Claim[], versions: readonly LineageVersion[], t
   return knownAt(claims, versions.filter((v) => lineages.has(v.lineage)), transactionTime, policyFor(set, first.predicate));
 }
 
-/** The memories of a subject at `as_of`, as known at `known_at` (or as compiled now). */
+/** A page of the memories of a subject at `as_of`, as known at `known_at` (or as compiled now). */
 export async function recallSubject(
   pool: Pool,
   principal: Principal,
   subject: string,
-  params: RecallParams,
-): Promise<{ subject: string; at: string; known_at: string | null; memories: MemorySummary[] }> {
+  params: SubjectRecallParams,
+): Promise<SubjectRecall> {
   const { at, known_at } = recallInstants(params, new Date().toISOString());
+  const page = memoryPage(params);
   return withWorkspace(pool, principal, async (tx) => {
-    if (known_at === null) return { subject, at, known_at, memories: await subjectMemories(tx, principal, subject, at) };
+    if (known_at === null) return { subject, at, known_at, ...(await subjectMemories(tx, principal, subject, at, page)) };
+    // Transaction time refolds the whole subject (design §7: O(history)); the page is cut after.
     const { set } = await loadPolicySet(tx, principal.workspace_id);
     const byMemory = await claimsOfSubject(tx, principal.workspace_id, subject);
     const versions = await compiledSnapshotVersions(tx, principal.workspace_id, subject);
@@ -49,11 +67,23 @@ export async function recallSubject(
     for (const claims of byMemory.values()) {
       const timeline = refold(claims, versions, known_at, set);
       if (!timeline || !visibleTo(principal, timeline)) continue;
+      if (page.after !== null && timeline.key <= page.after) continue;
       memories.push(summarize({ id: timeline.memory_id, subject, etag: timelineEtag(timeline) }, timeline, at));
     }
     memories.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return { subject, at, known_at, memories };
+    const more = memories.length > page.limit;
+    if (more) memories.length = page.limit;
+    return { subject, at, known_at, memories, next: more ? memories[memories.length - 1]!.key : null };
   });
+}
+
+export interface SubjectRecall {
+  subject: string;
+  at: string;
+  known_at: string | null;
+  memories: MemorySummary[];
+  /** Pass as `after` for the next page; null on the last. */
+  next: string | null;
 }
 
 /** One memory at `as_of`, as known at `known_at`: 404 when it was not known yet. */

@@ -1,8 +1,9 @@
-import { COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim } from '@canon/core';
-import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, type Pool, type Sql } from '@canon/store';
+import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim } from '@canon/core';
+import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemory } from './compile.js';
 import { loadPolicySet } from './policies.js';
 import { foldGroup, linksOfEpisodes } from './links/linked-fold.js';
+import { storedSummary } from './recall.js';
 import { allUsersOf, enterWorkspace } from './scope.js';
 
 export interface VerifyDifference {
@@ -75,6 +76,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   }
 
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
+  const summaries = await summariesOfSubject(sql, workspaceId, subject);
   const projections = await projectionRowsOfSubject(sql, workspaceId, subject);
   const valuesByMemory = new Map<string, typeof projections.values>();
   for (const v of projections.values) {
@@ -105,6 +107,13 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
       continue;
     }
     if (timelineEtag(actual) !== row.etag) diff('etag', timelineEtag(actual), row.etag);
+    // Recall reads the summary, not the timeline: it must say what the timeline says (a row from
+    // before summaries existed has none, and recall reads its timeline).
+    const summary = summaries.get(row.id) ?? null;
+    if (summary !== null) {
+      const wanted = storedSummary(row, actual);
+      if (canonicalJson(wanted) !== canonicalJson(summary)) diff('summary', wanted.memory, (summary as { memory?: unknown }).memory ?? summary);
+    }
     if (timelineDigest(want) !== timelineDigest(actual)) {
       diff('timeline', want.values.map(brief), actual.values.map(brief));
     }

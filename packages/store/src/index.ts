@@ -37,6 +37,10 @@ export { insertCompileRun, compileDurationStats, type CompileRunRow } from './sq
 export {
   memoriesByIds,
   memoriesOfSubject,
+  recallRowsOfSubject,
+  recallRowsByIds,
+  summariesOfSubject,
+  type MemoryRecallRow,
   insertMemory,
   updateMemoryIfRevision,
   writeProjections,

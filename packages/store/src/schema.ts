@@ -176,6 +176,12 @@ export const memories = pgTable(
      * law 3): derived at compile, shown on read, never part of the timeline or the state hash.
      */
     candidates: jsonb('candidates').notNull().default(sql`'[]'::jsonb`),
+    /**
+     * What recall shows of the memory from the timeline's last change on, computed when the
+     * timeline is written, so recall of a subject need not read and refold whole timelines. Null
+     * on rows written before it existed: recall then reads the timeline.
+     */
+    summary: jsonb('summary'),
   },
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.id] }),

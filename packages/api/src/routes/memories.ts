@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { problemResponse } from '../schemas.js';
-import { MemoryDetailSchema, MemorySummarySchema as MemorySummary, RecallQuery } from '../memory-schemas.js';
+import { MemoryDetailSchema, MemorySummarySchema as MemorySummary, RecallQuery, SubjectRecallQuery } from '../memory-schemas.js';
 
 
 const Subject = z.object({
@@ -25,15 +25,16 @@ const subjectMemories = createRoute({
   method: 'get',
   path: '/v1/subjects/{subject}/memories',
   summary: 'Memories of a subject at an instant (now, or as_of), as known now or at known_at: status, current value(s), scheduled changes, conflicts',
+  description: 'A page at a time, in key order: pass `next` as `after` until it is null.',
   security: [{ bearer: [] }],
   request: {
     params: z.object({ subject: z.string().min(1).max(512) }),
-    query: RecallQuery,
+    query: SubjectRecallQuery,
   },
   responses: {
     200: {
       description: 'The view at that instant',
-      content: { 'application/json': { schema: z.object({ subject: z.string(), at: z.string(), known_at: z.string().nullable(), memories: z.array(MemorySummary) }) } },
+      content: { 'application/json': { schema: z.object({ subject: z.string(), at: z.string(), known_at: z.string().nullable(), memories: z.array(MemorySummary), next: z.string().nullable() }) } },
     },
     400: problemResponse('Invalid instant'),
   },

@@ -22,34 +22,42 @@ export interface CandidateView {
   proposed?: CandidateRef['proposed'];
 }
 
-// Recall of a subject asks for each memory's values once per candidate: a memory of many
-// candidates would otherwise compute its view many times per read.
+/**
+ * One memory as a candidate comparison needs it at an instant: its key's wording and the values
+ * it holds then (both sides of a dispute). Built from a timeline, or from a stored summary when
+ * the instant is past the last change of the timeline.
+ */
+export interface CandidateSide {
+  predicate: string;
+  qualifiers: Record<string, string>;
+  values: Json[];
+}
+
+export function sideOf(t: Timeline, at: string): CandidateSide {
+  return { predicate: t.fact_key.predicate, qualifiers: t.fact_key.qualifiers, values: heldValues(t, at) };
+}
+
+// A memory of many candidates is asked for its values once per candidate: compute its view once.
 const heldCache = new WeakMap<Timeline, { at: string; values: Json[] }>();
 
 function heldValues(t: Timeline, at: string): Json[] {
   const hit = heldCache.get(t);
   if (hit && hit.at === at) return hit.values;
-  const values = computeHeld(t, at);
+  const v = view(t, at);
+  const values = v.status === 'conflicted' ? v.conflict.map((c) => c.value) : v.status === 'current' ? v.current.map((c) => c.value) : [];
   heldCache.set(t, { at, values });
   return values;
 }
 
-function computeHeld(t: Timeline, at: string): Json[] {
-  const v = view(t, at);
-  if (v.status === 'conflicted') return v.conflict.map((c) => c.value);
-  if (v.status === 'current') return v.current.map((c) => c.value);
-  return [];
-}
-
-export function candidateKind(self: Timeline, other: Timeline, ref: Pick<CandidateRef, 'score' | 'opposite'>, at: string): { kind: CandidateKind; values: Json[]; other_values: Json[] } {
-  const values = heldValues(self, at);
-  const other_values = heldValues(other, at);
+export function candidateKind(self: CandidateSide, other: CandidateSide, ref: Pick<CandidateRef, 'score' | 'opposite'>): { kind: CandidateKind; values: Json[]; other_values: Json[] } {
+  const values = self.values;
+  const other_values = other.values;
   const score = ref.score;
   if (values.length === 0 || other_values.length === 0) return { kind: 'candidate', values, other_values };
   // One states what the other denies: whatever the values, they cannot both hold.
   if (ref.opposite) return { kind: 'possible_contradiction', values, other_values };
   // A note's value is its own wording, so values always differ: the words decide instead.
-  if (self.fact_key.predicate === NOTE_PREDICATE && other.fact_key.predicate === NOTE_PREDICATE) {
+  if (self.predicate === NOTE_PREDICATE && other.predicate === NOTE_PREDICATE) {
     return { kind: score >= 0.99 ? 'possible_duplicate' : 'possible_contradiction', values, other_values };
   }
   const a = new Set(values.map(valueKey));
@@ -58,19 +66,19 @@ export function candidateKind(self: Timeline, other: Timeline, ref: Pick<Candida
   return { kind: same ? 'possible_duplicate' : 'possible_contradiction', values, other_values };
 }
 
-/** The candidates of one memory as seen at `at`; a candidate the reader cannot see is left out. */
-export function candidateViews(self: Timeline, refs: readonly CandidateRef[] | undefined, others: ReadonlyMap<string, Timeline>, at: string): CandidateView[] {
+/** The candidates of one memory as seen at one instant; a candidate the reader cannot see is left out. */
+export function candidateViews(self: CandidateSide, refs: readonly CandidateRef[] | undefined, others: ReadonlyMap<string, CandidateSide>): CandidateView[] {
   const out: CandidateView[] = [];
   for (const ref of refs ?? []) {
     const other = others.get(ref.memory_id);
     if (!other) continue;
     out.push({
       memory_id: ref.memory_id,
-      predicate: other.fact_key.predicate,
-      qualifiers: other.fact_key.qualifiers,
+      predicate: other.predicate,
+      qualifiers: other.qualifiers,
       score: ref.score,
       reason: ref.reason,
-      ...candidateKind(self, other, ref, at),
+      ...candidateKind(self, other, ref),
       ...(ref.proposed ? { proposed: ref.proposed } : {}),
     });
   }

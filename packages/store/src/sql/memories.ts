@@ -28,6 +28,49 @@ export async function memoriesByIds(sql: Sql, workspaceId: string, ids: readonly
   return out;
 }
 
+/** A memory as recall of a subject reads it: its stored summary, not its timeline. */
+export interface MemoryRecallRow {
+  id: string;
+  subject: string;
+  key: string;
+  scope: 'workspace' | 'personal';
+  owner: string | null;
+  etag: string;
+  /** The view from the timeline's last change on (see `memories.summary`); null on older rows. */
+  summary: unknown;
+  candidates?: CandidateRefRow[];
+}
+
+const RECALL_COLUMNS = 'id, subject, key, scope, owner, etag, summary, candidates';
+
+/**
+ * One page of a subject's memories in key order (bytewise, as JavaScript compares the keys of a
+ * refold), after the key `after` (exclusive).
+ */
+export async function recallRowsOfSubject(sql: Sql, workspaceId: string, subject: string, page: { after: string | null; limit: number }): Promise<MemoryRecallRow[]> {
+  const { rows } = await sql.query<MemoryRecallRow>(
+    `SELECT ${RECALL_COLUMNS} FROM memories WHERE workspace_id = $1 AND subject = $2 AND ($3::text IS NULL OR key COLLATE "C" > $3::text) ORDER BY key COLLATE "C" LIMIT $4`,
+    [workspaceId, subject, page.after, page.limit],
+  );
+  return rows;
+}
+
+/** Each memory's stored summary, for verify to hold against its timeline. */
+export async function summariesOfSubject(sql: Sql, workspaceId: string, subject: string): Promise<Map<string, unknown>> {
+  const { rows } = await sql.query<{ id: string; summary: unknown }>('SELECT id, summary FROM memories WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);
+  return new Map(rows.map((r) => [r.id, r.summary]));
+}
+
+/** Memories named as candidates from a page: their summaries, without candidates of their own. */
+export async function recallRowsByIds(sql: Sql, workspaceId: string, ids: readonly string[]): Promise<MemoryRecallRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql.query<MemoryRecallRow>(`SELECT id, subject, key, scope, owner, etag, summary FROM memories WHERE workspace_id = $1 AND id = ANY($2::text[])`, [
+    workspaceId,
+    ids,
+  ]);
+  return rows;
+}
+
 export async function memoriesOfSubject(sql: Sql, workspaceId: string, subject: string): Promise<MemoryRow[]> {
   const { rows } = await sql.query<MemoryRow>(
     `SELECT ${COLUMNS} FROM memories WHERE workspace_id = $1 AND subject = $2 ORDER BY key`,
@@ -41,13 +84,15 @@ export interface MemoryWrite {
   subject: string;
   etag: string;
   digest: string;
+  /** What recall reads instead of the timeline (see `memories.summary`). */
+  summary: unknown;
 }
 
 export async function insertMemory(sql: Sql, workspaceId: string, m: MemoryWrite): Promise<void> {
   const t = m.timeline;
   await sql.query(
-    `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, summary)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
     [
       workspaceId,
       t.memory_id,
@@ -62,6 +107,7 @@ export async function insertMemory(sql: Sql, workspaceId: string, m: MemoryWrite
       m.digest,
       t.status_hint,
       JSON.stringify(t),
+      JSON.stringify(m.summary),
     ],
   );
 }
@@ -72,9 +118,9 @@ export type ConditionalUpdate = { ok: true } | { ok: false; reason: 'stale' };
 export async function updateMemoryIfRevision(sql: Sql, workspaceId: string, m: MemoryWrite, expected: { revision: number; etag: string }): Promise<ConditionalUpdate> {
   const t = m.timeline;
   const { rowCount } = await sql.query(
-    `UPDATE memories SET revision = $3, etag = $4, digest = $5, status = $6, timeline = $7
+    `UPDATE memories SET revision = $3, etag = $4, digest = $5, status = $6, timeline = $7, summary = $10
      WHERE workspace_id = $1 AND id = $2 AND revision = $8 AND etag = $9`,
-    [workspaceId, t.memory_id, t.revision, m.etag, m.digest, t.status_hint, JSON.stringify(t), expected.revision, expected.etag],
+    [workspaceId, t.memory_id, t.revision, m.etag, m.digest, t.status_hint, JSON.stringify(t), expected.revision, expected.etag, JSON.stringify(m.summary)],
   );
   return rowCount === 1 ? { ok: true } : { ok: false, reason: 'stale' };
 }
