@@ -161,6 +161,8 @@ describe('links: authority disposes', () => {
     const thu2 = byPredicate(ms, THU2);
     thu1Id = thu1.id;
     tueId = tue.id;
+    const beforeLink = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 5));
     const res = await link(member, { memories: [tue.id, thu1.id], same: true, idempotency_key: 'link-1', reason: 'one schedule' });
     expect(res.status, await res.clone().text()).toBe(200);
     const out = await res.json();
@@ -188,6 +190,29 @@ describe('links: authority disposes', () => {
     // The merged memory and the third wording now agree: a possible duplicate, not a contradiction.
     expect(merged.candidates.find((c) => c.memory_id === thu2.id)?.kind).toBe('possible_duplicate');
     expect(merged.needs_verification).toBe(false);
+
+    // Transaction time replays links too: before the link, three keys and Tuesday current; as
+    // known now, what recall answers now.
+    const knownAt = async (known_at: string) => {
+      const r = await canon.request(`/v1/subjects/${encodeURIComponent(SUBJECT)}/memories?known_at=${encodeURIComponent(known_at)}&as_of=${encodeURIComponent(new Date().toISOString())}`, { key: owner });
+      expect(r.status).toBe(200);
+      return (await r.json()).memories as Memory[];
+    };
+    const then = await knownAt(beforeLink);
+    expect(then.filter((m) => m.predicate !== 'The production deploy runs on {weekday}').map((m) => [m.predicate, m.current.map((v) => v.value)])).toEqual(
+      expect.arrayContaining([[TUE, ['Tuesday']], [THU1, ['Thursday']], [THU2, ['Thursday']]]),
+    );
+    expect(then).toHaveLength(4);
+    const nowKnown = await knownAt(new Date().toISOString());
+    expect(nowKnown.map((m) => [m.id, m.predicate, m.current, m.linked])).toEqual(after.map((m) => [m.id, m.predicate, m.current, m.linked]));
+    for (const id of [tue.id, thu1.id]) {
+      const one = await canon.request(`/v1/memories/${id}?known_at=${encodeURIComponent(new Date().toISOString())}`, { key: owner });
+      expect(one.status).toBe(200);
+      const body = await one.json();
+      expect([body.id, body.view.current.map((v: { value: unknown }) => v.value)]).toEqual([merged.id, ['Thursday']]);
+      const early = await canon.request(`/v1/memories/${id}?known_at=${encodeURIComponent(beforeLink)}`, { key: owner });
+      expect((await early.json()).id).toBe(id);
+    }
 
     const principal = await canon.runtime.authenticate(owner);
     const report = await canon.runtime.verify(principal, SUBJECT);

@@ -1,5 +1,6 @@
-import { knownAt, NotFoundError, ValidationError, policyFor, timelineEtag, type Claim, type LineageVersion, type PolicySet, type Timeline } from '@canon/core';
-import { claimsOfMemories, claimsOfSubject, compiledSnapshotVersions, type Pool, type Sql } from '@canon/store';
+import { compareInstants, knownAt, NotFoundError, ValidationError, policyFor, timelineEtag, type Claim, type LineageVersion, type PolicySet, type Timeline } from '@canon/core';
+import { claimsOfMemories, claimsOfSubject, compiledSnapshotVersions, linkEpisodesOfSubject, type Pool, type Sql } from '@canon/store';
+import { foldGroup, linksOfEpisodes, type SubjectLinks } from './links/linked-fold.js';
 import type { Principal } from './principal.js';
 import { loadPolicySet } from './policies.js';
 import { memoryDetail, parseInstant, subjectMemories, summarize, visibleTo, type MemoryDetail, type MemoryPage, type MemorySummary } from './recall.js';
@@ -48,6 +49,41 @@ function refold(claims: readonly Claim[], versions: readonly LineageVersion[], t
   return knownAt(claims, versions.filter((v) => lineages.has(v.lineage)), transactionTime, policyFor(set, first.predicate));
 }
 
+/** What was known of a subject at a transaction time: its claims, lineage versions and links. */
+interface KnownInputs {
+  byMemory: ReadonlyMap<string, readonly Claim[]>;
+  versions: readonly LineageVersion[];
+  links: SubjectLinks;
+  set: PolicySet;
+  transactionTime: string;
+}
+
+async function knownInputs(tx: Sql, workspaceId: string, subject: string, transactionTime: string, byMemory?: Map<string, Claim[]>): Promise<KnownInputs> {
+  const { set } = await loadPolicySet(tx, workspaceId);
+  const known = (e: { ingested_at: string }) => compareInstants(e.ingested_at, transactionTime) <= 0;
+  const claims = byMemory ?? (await claimsOfSubject(tx, workspaceId, subject));
+  return {
+    byMemory: claims,
+    versions: await compiledSnapshotVersions(tx, workspaceId, subject),
+    // A link stated after the transaction time had not yet made two keys one memory.
+    links: linksOfEpisodes(workspaceId, (await linkEpisodesOfSubject(tx, workspaceId, subject)).filter(known)),
+    set,
+    transactionTime,
+  };
+}
+
+/**
+ * The memory a key was part of at the transaction time: its own timeline, or its linked group's
+ * folded on the canonical key as a compile then would have (`foldGroup`, from known claims only).
+ */
+function refoldAt(id: string, k: KnownInputs): Timeline | null {
+  const group = k.links.groupOfId.get(id);
+  if (!group) return refold(k.byMemory.get(id) ?? [], k.versions, k.transactionTime, k.set);
+  const known = (c: { ingested_at: string }) => compareInstants(c.ingested_at, k.transactionTime) <= 0;
+  const claims = new Map(group.ids.map((m) => [m, (k.byMemory.get(m) ?? []).filter(known)] as const));
+  return foldGroup(group, claims, k.set, k.versions.filter(known));
+}
+
 /** A page of the memories of a subject at `as_of`, as known at `known_at` (or as compiled now). */
 export async function recallSubject(
   pool: Pool,
@@ -60,12 +96,14 @@ export async function recallSubject(
   return withWorkspace(pool, principal, async (tx) => {
     if (known_at === null) return { subject, at, known_at, ...(await subjectMemories(tx, principal, subject, at, page)) };
     // Transaction time refolds the whole subject (design §7: O(history)); the page is cut after.
-    const { set } = await loadPolicySet(tx, principal.workspace_id);
-    const byMemory = await claimsOfSubject(tx, principal.workspace_id, subject);
-    const versions = await compiledSnapshotVersions(tx, principal.workspace_id, subject);
+    const k = await knownInputs(tx, principal.workspace_id, subject, known_at);
     const memories: MemorySummary[] = [];
-    for (const claims of byMemory.values()) {
-      const timeline = refold(claims, versions, known_at, set);
+    const folded = new Set<string>();
+    for (const id of k.byMemory.keys()) {
+      const group = k.links.groupOfId.get(id);
+      if (group && folded.has(group.canonicalId)) continue;
+      if (group) folded.add(group.canonicalId);
+      const timeline = refoldAt(id, k);
       if (!timeline || !visibleTo(principal, timeline)) continue;
       if (page.after !== null && timeline.key <= page.after) continue;
       memories.push(summarize({ id: timeline.memory_id, subject, etag: timelineEtag(timeline) }, timeline, at));
@@ -91,21 +129,26 @@ export async function recallMemory(pool: Pool, principal: Principal, id: string,
   const { at, known_at } = recallInstants(params, new Date().toISOString());
   return withWorkspace(pool, principal, async (tx) => {
     if (known_at === null) return { ...(await memoryDetail(tx, principal, id, at)), known_at };
-    const claims = (await claimsOfMemories(tx, principal.workspace_id, [id])).get(id) ?? [];
-    const subject = claims[0]?.subject;
-    const { set } = await loadPolicySet(tx, principal.workspace_id);
-    const versions = subject === undefined ? [] : await compiledSnapshotVersions(tx, principal.workspace_id, subject);
-    const timeline = refold(claims, versions, known_at, set);
+    const own = (await claimsOfMemories(tx, principal.workspace_id, [id])).get(id) ?? [];
+    const subject = own[0]?.subject;
+    let timeline: Timeline | null = null;
+    if (subject !== undefined) {
+      const k = await knownInputs(tx, principal.workspace_id, subject, known_at, new Map([[id, own]]));
+      // Linked by then: the group's memory, with the claims of every key in it.
+      const group = k.links.groupOfId.get(id);
+      const byMemory = group ? await claimsOfMemories(tx, principal.workspace_id, group.ids) : k.byMemory;
+      timeline = refoldAt(id, { ...k, byMemory });
+    }
     if (!timeline || !visibleTo(principal, timeline)) throw new NotFoundError(`no memory ${id} was known at ${known_at}`);
     const etag = timelineEtag(timeline);
     return {
-      id,
+      id: timeline.memory_id,
       subject: subject!,
       revision: timeline.revision,
       etag,
       status: timeline.status_hint,
       timeline,
-      view: summarize({ id, subject: subject!, etag }, timeline, at),
+      view: summarize({ id: timeline.memory_id, subject: subject!, etag }, timeline, at),
       known_at,
     };
   });
