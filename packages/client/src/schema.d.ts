@@ -2046,6 +2046,13 @@ export interface components {
             /** @description true: one fact; false: distinct facts (silences the candidate, and undoes an earlier link of the pair) */
             same: boolean;
         };
+        LinkPolicy: {
+            /**
+             * @description the least role whose link is in force; below it a link is a proposal (default member)
+             * @enum {string}
+             */
+            min_role: "owner" | "maintainer" | "member" | "connector" | "agent" | "reader";
+        };
         LinkResult: {
             compiled: {
                 [key: string]: unknown;
@@ -2134,6 +2141,7 @@ export interface components {
         Policies: {
             effective: {
                 defaults: components["schemas"]["Policy"];
+                links?: components["schemas"]["LinkPolicy"];
                 predicates: {
                     [key: string]: components["schemas"]["Policy"];
                 };
@@ -2321,6 +2329,7 @@ export interface components {
         };
         WorkspacePolicies: {
             defaults?: components["schemas"]["Policy"];
+            links?: components["schemas"]["LinkPolicy"];
             predicates?: {
                 [key: string]: components["schemas"]["Policy"];
             };

@@ -56,6 +56,9 @@ export {
   policyFingerprint,
   DEFAULT_MAX_SIDES,
   maxSides,
+  LinkPolicy,
+  DEFAULT_LINK_POLICY,
+  linkMinStanding,
 } from './policy.js';
 export { readDocument } from './documents/read-document.js';
 export { documentFormat } from './documents/format.js';

@@ -29,11 +29,25 @@ function isTimeZone(tz: string): boolean {
   }
 }
 
-/** A workspace's policies: defaults for undeclared predicates, per-predicate overrides, time zone. */
+/**
+ * What a link needs (design §1): `min_role`, the least role whose link is in force; below it a
+ * link is a proposal, shown on the pair and never applied. Default `member`.
+ */
+export const LinkPolicy = z.strictObject({ min_role: z.enum(ROLES) });
+export type LinkPolicy = z.infer<typeof LinkPolicy>;
+
+export const DEFAULT_LINK_POLICY: LinkPolicy = Object.freeze({ min_role: 'member' });
+
+/**
+ * A workspace's policies: defaults for undeclared predicates, per-predicate overrides, time zone,
+ * and the standing links need (absent: `DEFAULT_LINK_POLICY`, and a fingerprint as before links
+ * had a policy).
+ */
 export const PolicySet = z.object({
   defaults: Policy,
   predicates: z.record(z.string().min(1), Policy),
   time_zone: z.string().min(1).refine(isTimeZone, { message: 'must be an IANA time zone' }),
+  links: LinkPolicy.optional(),
 });
 export type PolicySet = z.infer<typeof PolicySet>;
 
@@ -59,6 +73,11 @@ export const DEFAULT_MAX_SIDES = 8;
 
 export function maxSides(policy: Policy): number {
   return policy.max_sides ?? DEFAULT_MAX_SIDES;
+}
+
+/** The standing a link needs to be in force in a workspace of these policies. */
+export function linkMinStanding(policies: PolicySet): number {
+  return ROLE_STANDING[(policies.links ?? DEFAULT_LINK_POLICY).min_role];
 }
 
 /** The standing a claim needs to set or change a value under this policy. */

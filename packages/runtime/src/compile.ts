@@ -279,7 +279,7 @@ async function compileEpisodes(
   for (const id of await memoryIdsOfLineages(tx, workspaceId, subject, [...snapshotLineages])) touched.add(id);
   // Links (design §1): a new link statement may join or split any key a link names; a key in a
   // linked group is folded with the whole group.
-  const links = await loadSubjectLinks(tx, workspaceId, subject);
+  const links = await loadSubjectLinks(tx, workspaceId, subject, policies.set);
   if (linkArrived) for (const id of links.namedIds) touched.add(id);
   for (const id of [...touched]) for (const member of links.groupOfId.get(id)?.ids ?? []) touched.add(member);
   const ids = [...touched].sort();

@@ -29,6 +29,8 @@ export function effectivePolicySet(own: WorkspacePolicies | null): PolicySet {
     defaults: own?.defaults ?? DEFAULT_POLICY_SET.defaults,
     predicates: { ...DECLARED_PREDICATES, ...(own?.predicates ?? {}) },
     time_zone: own?.time_zone ?? DEFAULT_POLICY_SET.time_zone,
+    // Only when stated: a workspace that never set it keeps the fingerprint it had.
+    ...(own?.links ? { links: own.links } : {}),
   });
 }
 

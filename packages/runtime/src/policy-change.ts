@@ -52,8 +52,12 @@ export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Pr
     const before = await loadPolicySet(tx, ws);
     await savePolicySet(tx, ws, input);
     const after = await loadPolicySet(tx, ws);
+    // The standing links need decides which keys fold together anywhere: like the defaults, it
+    // reaches every subject.
     const everything =
-      canonicalJson(before.set.defaults) !== canonicalJson(after.set.defaults) || before.set.time_zone !== after.set.time_zone;
+      canonicalJson(before.set.defaults) !== canonicalJson(after.set.defaults) ||
+      before.set.time_zone !== after.set.time_zone ||
+      canonicalJson(before.set.links ?? null) !== canonicalJson(after.set.links ?? null);
     // Every user's subjects are rebuilt; the answer names only those this key may see.
     const affected = await asAllUsers(tx, async () =>
       before.fingerprint === after.fingerprint

@@ -66,7 +66,7 @@ async function knownInputs(tx: Sql, workspaceId: string, subject: string, transa
     byMemory: claims,
     versions: await compiledSnapshotVersions(tx, workspaceId, subject),
     // A link stated after the transaction time had not yet made two keys one memory.
-    links: linksOfEpisodes(workspaceId, (await linkEpisodesOfSubject(tx, workspaceId, subject)).filter(known)),
+    links: linksOfEpisodes(workspaceId, (await linkEpisodesOfSubject(tx, workspaceId, subject)).filter(known), set),
     set,
     transactionTime,
   };

@@ -64,7 +64,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
       ingested_at: e.ingested_at,
       keys: [...(versionsStated.get(JSON.stringify([e.source, e.idempotency_key])) ?? [])].sort(),
     }));
-  const links = linksOfEpisodes(workspaceId, episodes);
+  const links = linksOfEpisodes(workspaceId, episodes, set);
   const expected = new Map<string, Timeline>();
   for (const [id, cs] of byMemory) {
     const group = links.groupOfId.get(id);

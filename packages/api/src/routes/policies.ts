@@ -14,9 +14,15 @@ const PolicySchema = z
   .strict()
   .openapi('Policy');
 
+const LinkPolicySchema = z
+  .object({ min_role: z.enum(ROLES).openapi({ description: 'the least role whose link is in force; below it a link is a proposal (default member)' }) })
+  .strict()
+  .openapi('LinkPolicy');
+
 const WorkspacePoliciesSchema = z
   .object({
     defaults: PolicySchema.optional(),
+    links: LinkPolicySchema.optional(),
     predicates: z.record(z.string().min(1).max(512), PolicySchema).optional(),
     time_zone: z.string().min(1).max(100).optional(),
     secrets: z.enum(['redact', 'refuse']).optional().openapi({
@@ -26,7 +32,7 @@ const WorkspacePoliciesSchema = z
   .strict()
   .openapi('WorkspacePolicies');
 
-const EffectiveSchema = z.object({ defaults: PolicySchema, predicates: z.record(z.string(), PolicySchema), time_zone: z.string() });
+const EffectiveSchema = z.object({ defaults: PolicySchema, predicates: z.record(z.string(), PolicySchema), time_zone: z.string(), links: LinkPolicySchema.optional() });
 
 const PoliciesSchema = z
   .object({

@@ -7,7 +7,7 @@ import {
   ForbiddenError,
   KeyConflictError,
   LINK_KIND,
-  LINK_MIN_STANDING,
+  linkMinStanding,
   NotFoundError,
   SourceId,
   standingFor,
@@ -82,7 +82,7 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
 
       await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, a.subject));
       const policies = await loadPolicySet(tx, principal.workspace_id);
-      const inForce = standingFor(principal.role) >= LINK_MIN_STANDING;
+      const inForce = standingFor(principal.role) >= linkMinStanding(policies.set);
 
       const [prior] = await findEpisodesByKeys(tx, principal.workspace_id, [{ source, idempotency_key: input.idempotency_key }]);
       if (prior) {

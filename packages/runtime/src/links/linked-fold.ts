@@ -5,6 +5,7 @@ import {
   findCandidates,
   fold,
   FactKey,
+  linkMinStanding,
   linkOf,
   linkState,
   memoryId,
@@ -41,8 +42,8 @@ export interface SubjectLinks {
   keyOfId: Map<string, string>;
 }
 
-export function subjectLinksOf(workspaceId: string, statements: readonly LinkStatement[]): SubjectLinks {
-  const state = linkState(statements);
+export function subjectLinksOf(workspaceId: string, statements: readonly LinkStatement[], policies: PolicySet): SubjectLinks {
+  const state = linkState(statements, linkMinStanding(policies));
   const idOf = (k: string) => memoryId(workspaceId, state.keys.get(k)!);
   const groupOfId = new Map<string, LinkedGroup>();
   for (const [canonical, keys] of state.groups) {
@@ -54,16 +55,17 @@ export function subjectLinksOf(workspaceId: string, statements: readonly LinkSta
   return { state, groupOfId, namedIds: new Set(keyOfId.keys()), keyOfId };
 }
 
-export function linksOfEpisodes(workspaceId: string, episodes: readonly Episode[]): SubjectLinks {
+export function linksOfEpisodes(workspaceId: string, episodes: readonly Episode[], policies: PolicySet): SubjectLinks {
   return subjectLinksOf(
     workspaceId,
     episodes.map(linkOf).filter((l): l is LinkStatement => l !== null),
+    policies,
   );
 }
 
 /** The links stated in a subject's log, read inside the compile's transaction. */
-export async function loadSubjectLinks(sql: Sql, workspaceId: string, subject: string): Promise<SubjectLinks> {
-  return linksOfEpisodes(workspaceId, await linkEpisodesOfSubject(sql, workspaceId, subject));
+export async function loadSubjectLinks(sql: Sql, workspaceId: string, subject: string, policies: PolicySet): Promise<SubjectLinks> {
+  return linksOfEpisodes(workspaceId, await linkEpisodesOfSubject(sql, workspaceId, subject), policies);
 }
 
 /**
