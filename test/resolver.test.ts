@@ -35,7 +35,10 @@ beforeAll(async () => {
   const ownerKey = (await setup.createKey({ workspace: 'default', role: 'owner' })).key;
   await setup.close();
   runtime = await createRuntime(
-    loadConfig({ CANON_RESOLVER_URL: url, CANON_RESOLVER_KEY: resolverKey, CANON_RESOLVER_TIMEOUT_MS: '500', CANON_COMPILE_DEBOUNCE_SECONDS: '0' }, { databaseUrl: db.url }),
+    loadConfig(
+      { CANON_RESOLVER_URL: url, CANON_RESOLVER_KEY: resolverKey, CANON_RESOLVER_TIMEOUT_MS: '500', CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_RESOLVER_HOSTS: '127.0.0.1' },
+      { databaseUrl: db.url },
+    ),
     { queue: true },
   );
   owner = await runtime.authenticate(ownerKey);
@@ -44,6 +47,20 @@ afterAll(async () => {
   await runtime.close();
   await db.drop();
   await new Promise((r) => resolver.close(r));
+  await new Promise((r) => teamResolver.close(r));
+});
+
+// A second workspace's own resolver: another server, so whom Canon asked is plain.
+const teamRequests: ResolverRequest[] = [];
+const teamResolver = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    const parsed = JSON.parse(body) as ResolverRequest;
+    teamRequests.push(parsed);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ answers: parsed.pairs.map((p) => ({ a: p.a.memory_id, b: p.b.memory_id, same: true, reason: 'the team resolver says so' })) }));
+  });
 });
 
 const say = (subject: string, key: string, text: string, at: string) =>
@@ -106,5 +123,56 @@ describe('a resolver proposes links, recorded in the log and replayed', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(count).toBe(1);
+  });
+});
+
+describe("a workspace's own resolver", () => {
+  it('is stated in its policies by an owner, checked against the allowed hosts and its key, and asked instead of the server’s', async () => {
+    await new Promise<void>((resolve) => teamResolver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(teamResolver.address() as AddressInfo).port}/resolve`;
+    const teamOwner = await runtime.authenticate((await runtime.createKey({ workspace: 'team', role: 'owner' })).key);
+    const teamMaintainer = await runtime.authenticate((await runtime.createKey({ workspace: 'team', role: 'maintainer' })).key);
+    const bot = await runtime.createKey({ workspace: 'team', role: 'agent', user: 'resolver-bot' });
+    const ownerKeyId = teamOwner.key_id;
+    const elsewhere = (await runtime.createKey({ workspace: 'default', role: 'agent' })).record.id;
+
+    // Refused, and nothing saved: a host the operator did not list, a key of another workspace,
+    // a key above the caller's role.
+    await expect(runtime.setPolicies(teamOwner, { resolver: { url: 'http://localhost:9/resolve', key_id: bot.record.id } })).rejects.toThrow(/not a resolver host/);
+    await expect(runtime.setPolicies(teamOwner, { resolver: { url: 'file:///etc/passwd', key_id: bot.record.id } })).rejects.toThrow(/resolver\.url/);
+    await expect(runtime.setPolicies(teamOwner, { resolver: { url, key_id: elsewhere } })).rejects.toThrow(/no active API key/);
+    await expect(runtime.setPolicies(teamMaintainer, { resolver: { url, key_id: ownerKeyId } })).rejects.toThrow(/standing of a owner key/);
+    expect((await runtime.policies(teamOwner)).own).toBeNull();
+
+    const set = await runtime.setPolicies(teamOwner, { resolver: { url, key_id: bot.record.id, timeout_ms: 1000 } });
+    // Who is asked is not compiled state: the fingerprint stays, nothing is rebuilt.
+    expect(set).toMatchObject({ changed: false, own: { resolver: { url, key_id: bot.record.id } }, rebuild: { mode: 'none' } });
+
+    const subject = 'service:team';
+    await runtime.ingest(
+      teamOwner,
+      [
+        { idempotency_key: 't-1', subject, occurred_at: '2026-11-01T10:00:00Z', body: { text: 'The staging deploy runs on Tuesday.' } },
+        { idempotency_key: 't-2', subject, occurred_at: '2026-11-05T10:00:00Z', body: { text: 'Staging deploys now happen on Thursday.' } },
+      ],
+      { compile: 'wait' },
+    );
+    const before = requests.length;
+    expect(await runtime.resolveCandidates(subject, 'team')).toEqual({ asked: 1, recorded: 1, failed: false });
+    expect(requests.length).toBe(before);
+    expect(teamRequests.map((r) => r.subject)).toEqual([subject]);
+    // The bot's key is an agent's: its answer is a proposal on the pair, not a merge.
+    const { memories } = await runtime.memories(teamOwner, subject);
+    expect(memories).toHaveLength(2);
+    expect(memories.every((m) => m.candidates[0]?.proposed?.same === true)).toBe(true);
+    const links = (await runtime.subjectEpisodes(teamOwner, subject)).filter((e) => e.kind === 'link');
+    expect(links.map((e) => [e.source, e.actor.role, e.actor.user])).toEqual([['resolver', 'agent', 'resolver-bot']]);
+
+    // Revoking its key stops it; the server's resolver belongs to another workspace and is not asked either.
+    await runtime.revokeKey(bot.record.id);
+    await runtime.ingest(teamOwner, [{ idempotency_key: 't-3', subject, occurred_at: '2026-11-06T10:00:00Z', body: { text: 'We deploy staging every Thursday.' } }], { compile: 'wait' });
+    expect(await runtime.resolveCandidates(subject, 'team')).toBeNull();
+    expect(teamRequests).toHaveLength(1);
+    expect(requests.length).toBe(before);
   });
 });

@@ -2207,6 +2207,20 @@ export interface components {
             reason: string;
             value?: unknown;
         };
+        ResolverPolicy: {
+            /**
+             * Format: uuid
+             * @description the id of this workspace's API key whose standing the resolver's answers carry (not above the caller's role)
+             */
+            key_id: string;
+            /** @description default 5000 */
+            timeout_ms?: number;
+            /**
+             * Format: uri
+             * @description where Canon posts candidate pairs (canon-resolver/1); its host must be one the server allows (CANON_RESOLVER_HOSTS)
+             */
+            url: string;
+        };
         SearchResult: {
             conditions: string[];
             current: boolean;
@@ -2333,6 +2347,7 @@ export interface components {
             predicates?: {
                 [key: string]: components["schemas"]["Policy"];
             };
+            resolver?: components["schemas"]["ResolverPolicy"];
             /**
              * @description what ingest does with an item holding a secret: replace it by a marker (`redact`, the default) or reject the item (`refuse`). Not part of the fingerprint: it rebuilds nothing
              * @enum {string}

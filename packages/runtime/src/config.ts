@@ -24,6 +24,7 @@ export const ConfigSchema = z.object({
   CANON_RESOLVER_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   CANON_RESOLVER_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   CANON_RESOLVER_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(5000)),
+  CANON_RESOLVER_HOSTS: z.preprocess(emptyAsUndefined, z.string().max(4096).optional()),
 });
 
 export interface Config {
@@ -42,6 +43,12 @@ export interface Config {
    * answers are recorded with — the key's workspace is the one it resolves, its role their standing.
    */
   readonly resolver: { readonly url: string; readonly key: string; readonly timeoutMs: number } | null;
+  /**
+   * Hosts (`host` or `host:port`) a workspace may point a resolver of its own at
+   * (`CANON_RESOLVER_HOSTS`, comma-separated). Empty: no workspace may — the server never posts
+   * to an address a workspace owner chose unless its operator allowed that address.
+   */
+  readonly resolverHosts: readonly string[];
   readonly jobs: {
     readonly debounceSeconds: number;
     readonly compileAfter: number;
@@ -71,6 +78,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     poolSize: e.CANON_POOL_SIZE,
     logLevel: e.CANON_LOG_LEVEL,
     metricsPublic: e.CANON_METRICS_PUBLIC === '1',
+    resolverHosts: Object.freeze(
+      (e.CANON_RESOLVER_HOSTS ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h !== ''),
+    ),
     resolver: e.CANON_RESOLVER_URL && e.CANON_RESOLVER_KEY ? Object.freeze({ url: e.CANON_RESOLVER_URL, key: e.CANON_RESOLVER_KEY, timeoutMs: e.CANON_RESOLVER_TIMEOUT_MS }) : null,
     jobs: Object.freeze({
       debounceSeconds: e.CANON_COMPILE_DEBOUNCE_SECONDS,

@@ -3,6 +3,7 @@ import { GIT_PREDICATES } from '@canon/connector-git';
 import { GITHUB_PREDICATES } from '@canon/connector-github';
 import { WORKSPACE_PREDICATES } from '@canon/connector-workspace';
 import { getPolicySetRow, putPolicySetRow, type Sql } from '@canon/store';
+import { z } from 'zod';
 
 /**
  * Predicates the built-in connectors declare (design §6). They are part of every workspace's
@@ -21,7 +22,20 @@ export const DECLARED_PREDICATES: Readonly<Record<string, Policy>> = Object.free
  * anything is stored, so it is not part of the policy set compiles use nor of its fingerprint:
  * changing it rebuilds nothing.
  */
-export const WorkspacePolicies = PolicySet.partial().extend({ secrets: SecretsMode.optional() });
+/**
+ * A workspace's own resolver (design §1): where Canon asks about its candidate pairs, and the id
+ * of the workspace's API key whose standing the answers carry (an agent's: proposals; a member's:
+ * links in force). A key id, never a secret: revoking the key stops the resolver. Like `secrets`,
+ * outside the fingerprint: it changes no compiled state, only who is asked next.
+ */
+export const ResolverPolicy = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }).max(2048),
+  key_id: z.uuid(),
+  timeout_ms: z.number().int().min(100).max(120_000).optional(),
+});
+export type ResolverPolicy = z.infer<typeof ResolverPolicy>;
+
+export const WorkspacePolicies = PolicySet.partial().extend({ secrets: SecretsMode.optional(), resolver: ResolverPolicy.optional() });
 export type WorkspacePolicies = typeof WorkspacePolicies._zod.output;
 
 export function effectivePolicySet(own: WorkspacePolicies | null): PolicySet {

@@ -3,7 +3,8 @@ import { atLeast, canonicalJson, ForbiddenError, policyFor, type PolicySet, type
 import { subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, type CompileResult } from './compile.js';
 import { bossDb, QUEUES, type CompileJobData } from './jobs.js';
-import { loadPolicySet, savePolicySet, type WorkspacePolicies } from './policies.js';
+import { checkResolverPolicy } from './links/workspace-resolver.js';
+import { loadPolicySet, savePolicySet, WorkspacePolicies } from './policies.js';
 import type { Principal } from './principal.js';
 import { asAllUsers, withWorkspace } from './scope.js';
 
@@ -45,8 +46,11 @@ function changedPredicates(before: PolicySet, after: PolicySet): string[] {
  * Unaffected subjects keep their old fingerprint until the nightly sweep rebuilds them, which
  * gives the same state.
  */
-export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Principal, input: unknown): Promise<PolicyChange> {
+export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Principal, input: unknown, resolverHosts: readonly string[] = []): Promise<PolicyChange> {
   if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may change policies, not a ${principal.role}`);
+  // A resolver is checked before anything is saved: its host against the operator's list, its key against the caller.
+  const stated = WorkspacePolicies.safeParse(input);
+  if (stated.success && stated.data.resolver) await checkResolverPolicy(pool, principal, stated.data.resolver, resolverHosts);
   const ws = principal.workspace_id;
   const saved = await withWorkspace(pool, principal, async (tx) => {
     const before = await loadPolicySet(tx, ws);

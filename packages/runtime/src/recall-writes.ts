@@ -20,13 +20,13 @@ export interface RecallWrites {
   link(principal: Principal, input: LinkInput | unknown): Promise<LinkResult>;
 }
 
-export function createRecallWrites(pool: Pool, boss: () => PgBoss | null): RecallWrites {
+export function createRecallWrites(pool: Pool, boss: () => PgBoss | null, resolverHosts: readonly string[] = []): RecallWrites {
   return {
     propose: (principal, memoryId, input, precondition) => proposeChange(pool, principal, memoryId, input, precondition),
     conflicts: (principal, query = {}) => listConflicts(pool, principal, query),
     resolve: (principal, memoryId, input) => resolveConflict(pool, principal, memoryId, input),
     policies: (principal) => getPolicies(pool, principal),
-    setPolicies: (principal, input) => putPolicies(pool, boss(), principal, input),
+    setPolicies: (principal, input) => putPolicies(pool, boss(), principal, input, resolverHosts),
     erase: (principal, target) => erase(pool, principal, target),
     link: (principal, input) => linkMemories(pool, principal, input),
   };

@@ -18,6 +18,7 @@ import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { log, RepeatedErrors } from './log.js';
 import { ingestEpisodes } from './ingest.js';
 import { resolveCandidates, type ResolveResult } from './links/resolver.js';
+import { workspaceResolver } from './links/workspace-resolver.js';
 import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers } from './jobs.js';
 import { findJob } from './job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey } from './keys.js';
@@ -66,7 +67,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
 
   // The resolver's key is read when first needed: a key revoked since start just stops it.
+  // A workspace's own resolver first (`resolver` in its policies), then the server's.
   async function askResolver(workspaceId: string | null, subject: string): Promise<ResolveResult | null> {
+    const own = workspaceId === null ? null : await workspaceResolver(pool, workspaceId, config.resolverHosts);
+    if (own) return resolveCandidates(pool, own.principal, subject, own.settings);
     if (!config.resolver) return null;
     const principal = await authenticate(pool, config.resolver.key);
     if (workspaceId !== null && principal.workspace_id !== workspaceId) return null;
@@ -182,11 +186,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     memories: (principal, subject, params = {}) => recallSubject(pool, principal, subject, params),
     memory: (principal, id, params = {}) => recallMemory(pool, principal, id, params),
-    ...createRecallWrites(pool, () => boss),
+    ...createRecallWrites(pool, () => boss, config.resolverHosts),
     search: (principal, params) => searchMemories(pool, principal, params, new Date().toISOString()),
     secrets: (principal, params) => scanSecrets(pool, principal, params),
     context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
-    resolveCandidates: (subject) => askResolver(null, subject),
+    resolveCandidates: (subject, workspaceId) => askResolver(workspaceId ?? null, subject),
 
     metrics: (principal) => collectMetrics(pool, boss, principal),
     schedule: async (principal) => (boss ? getNightlySchedule(boss, principal.workspace_id) : null),

@@ -105,7 +105,8 @@ export interface Runtime extends RecallWrites {
    * key's workspace) and records its answers as links; null without a resolver. Compile jobs do it
    * after each compile; a rebuild never does.
    */
-  resolveCandidates(subject: string): Promise<ResolveResult | null>;
+  /** Asks the resolver about a subject's new candidate pairs: the workspace's own (when named and set), else the server's. */
+  resolveCandidates(subject: string, workspaceId?: string): Promise<ResolveResult | null>;
   /** A key's workspace's metrics; null (only when CANON_METRICS_PUBLIC=1): totals. */
   metrics(principal: Principal | null): Promise<string>;
   /** The key's workspace's nightly compile: its own, or the default while it has none. */

@@ -22,6 +22,7 @@ export {
   ensureWorkspace,
   insertApiKey,
   findActiveApiKey,
+  findActiveApiKeyById,
   listApiKeys,
   revokeApiKey,
   countApiKeys,

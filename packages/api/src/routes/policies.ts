@@ -19,9 +19,19 @@ const LinkPolicySchema = z
   .strict()
   .openapi('LinkPolicy');
 
+const ResolverPolicySchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2048).openapi({ description: 'where Canon posts candidate pairs (canon-resolver/1); its host must be one the server allows (CANON_RESOLVER_HOSTS)' }),
+    key_id: z.uuid().openapi({ description: "the id of this workspace's API key whose standing the resolver's answers carry (not above the caller's role)" }),
+    timeout_ms: z.number().int().min(100).max(120_000).optional().openapi({ description: 'default 5000' }),
+  })
+  .strict()
+  .openapi('ResolverPolicy');
+
 const WorkspacePoliciesSchema = z
   .object({
     defaults: PolicySchema.optional(),
+    resolver: ResolverPolicySchema.optional(),
     links: LinkPolicySchema.optional(),
     predicates: z.record(z.string().min(1).max(512), PolicySchema).optional(),
     time_zone: z.string().min(1).max(100).optional(),

@@ -45,6 +45,12 @@ export async function findActiveApiKey(sql: Sql, keyHash: string): Promise<ApiKe
   return rows[0] ?? null;
 }
 
+/** The active key of a workspace by its id (a workspace's resolver names its key by id, never by secret). */
+export async function findActiveApiKeyById(sql: Sql, workspaceId: string, id: string): Promise<ApiKeyRecord | null> {
+  const { rows } = await sql.query<ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE workspace_id = $1 AND id::text = $2 AND revoked_at IS NULL`, [workspaceId, id]);
+  return rows[0] ?? null;
+}
+
 export async function listApiKeys(sql: Sql, workspaceId?: string): Promise<ApiKeyRecord[]> {
   const { rows } = await sql.query<ApiKeyRecord>(
     `SELECT ${COLUMNS} FROM api_keys WHERE ($1::text IS NULL OR workspace_id = $1)
