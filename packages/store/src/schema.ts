@@ -186,6 +186,8 @@ export const memories = pgTable(
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.id] }),
     index('memories_subject_idx').on(t.workspace_id, t.subject, t.predicate),
+    // Recall of a subject reads a page in bytewise key order: from the index, not a sort of the subject.
+    index('memories_subject_key_idx').on(t.workspace_id, t.subject, sql`${t.key} COLLATE "C"`),
   ],
 );
 
