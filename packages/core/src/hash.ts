@@ -59,7 +59,7 @@ function sortedCopy(value: unknown): unknown {
     return out;
   }
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value).sort()) {
+  for (const k of sortedKeys(value)) {
     const c = k.charCodeAt(0);
     if ((c >= 48 && c <= 57) || k === '__proto__') return UNSORTED;
     const x = (value as Record<string, unknown>)[k];
@@ -77,4 +77,24 @@ function sortedCopy(value: unknown): unknown {
  */
 export function lengthPrefixed(parts: readonly string[]): string {
   return parts.map((p) => `${p.length}:${p}`).join('|');
+}
+
+/**
+ * An object's own keys in code-unit order, as `Object.keys(o).sort()` gives them. Most objects
+ * have a handful of keys, which an insertion sort orders without the work array that
+ * Array.prototype.sort allocates per call (a third of what hashing a large timeline allocated).
+ */
+function sortedKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i += 1) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > k) {
+      keys[j + 1] = keys[j]!;
+      j -= 1;
+    }
+    keys[j + 1] = k;
+  }
+  return keys;
 }
