@@ -153,6 +153,23 @@ function regex(cue: Cue): RegExp {
 }
 
 /**
+ * The cues of each place, in table order, with their expressions. readCues runs for every
+ * sentence of every episode: walking the whole table four times per sentence to pick out one
+ * place, through an iterator, allocated more than the sentence's own strings.
+ */
+type Placed = ReadonlyArray<{ cue: Cue; re: RegExp }>;
+let placed: Record<CuePlace, Placed> | null = null;
+function cuesAt(place: CuePlace): Placed {
+  placed ??= {
+    lead: CUES.filter((c) => c.place === 'lead').map((cue) => ({ cue, re: regex(cue) })),
+    trail: CUES.filter((c) => c.place === 'trail').map((cue) => ({ cue, re: regex(cue) })),
+    word: CUES.filter((c) => c.place === 'word').map((cue) => ({ cue, re: regex(cue) })),
+    any: CUES.filter((c) => c.place === 'any').map((cue) => ({ cue, re: regex(cue) })),
+  };
+  return placed[place];
+}
+
+/**
  * Finds the cues of one (normalized) sentence and strips the removable ones. Lead cues are
  * peeled repeatedly ("Correction: from now on, …"); when a lead is removed, the remainder gets
  * its sentence capital back, so the template matches how the sentence is written on its own.
@@ -161,11 +178,12 @@ export function readCues(sentence: string): CueResult {
   const matches: CueMatch[] = [];
   let rest = sentence;
   const capital = /^\p{Lu}/u.test(rest);
+  const leads = cuesAt('lead');
   for (let peeled = true, rounds = 0; peeled && rounds < 8; rounds++) {
     peeled = false;
-    for (const cue of CUES) {
-      if (cue.place !== 'lead') continue;
-      const m = regex(cue).exec(rest);
+    for (let i = 0; i < leads.length; i += 1) {
+      const { cue, re } = leads[i]!;
+      const m = re.exec(rest);
       if (m && m[0].length > 0 && m[0].length < rest.length) {
         matches.push({ cue, when: m.groups?.['when'] ?? null });
         rest = rest.slice(m[0].length);
@@ -173,17 +191,18 @@ export function readCues(sentence: string): CueResult {
       }
     }
   }
-  for (const cue of CUES) {
-    if (cue.place !== 'trail') continue;
-    const m = regex(cue).exec(rest);
+  const trails = cuesAt('trail');
+  for (let i = 0; i < trails.length; i += 1) {
+    const { cue, re } = trails[i]!;
+    const m = re.exec(rest);
     if (m && m.index > 0) {
       matches.push({ cue, when: m.groups?.['when'] ?? null });
       rest = rest.slice(0, m.index);
     }
   }
-  for (const cue of CUES) {
-    if (cue.place !== 'word') continue;
-    const re = regex(cue);
+  const words = cuesAt('word');
+  for (let i = 0; i < words.length; i += 1) {
+    const { cue, re } = words[i]!;
     re.lastIndex = 0;
     if (re.test(rest)) {
       matches.push({ cue, when: null });
@@ -191,9 +210,10 @@ export function readCues(sentence: string): CueResult {
     }
   }
   rest = rest.replace(/ {2,}/g, ' ').trim();
-  for (const cue of CUES) {
-    if (cue.place !== 'any') continue;
-    const m = regex(cue).exec(sentence);
+  const anys = cuesAt('any');
+  for (let i = 0; i < anys.length; i += 1) {
+    const { cue, re } = anys[i]!;
+    const m = re.exec(sentence);
     if (m) matches.push({ cue, when: m.groups?.['when'] ?? null });
   }
   if (capital && rest !== sentence) rest = rest.replace(/^\p{Ll}/u, (c) => c.toUpperCase());

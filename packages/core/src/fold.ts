@@ -38,29 +38,34 @@ function lineageDrops(
 ): Drop[] {
   const lineages = new Set(claims.map((c) => c.lineage));
   const all = [...versions.filter((v) => lineages.has(v.lineage))];
+  // Only a snapshot version drops anything: a key disputed by 10,000 plain messages has 10,000
+  // lineages to walk for nothing.
+  if (!all.some((v) => v.snapshot) && !claims.some((c) => c.snapshot)) return [];
   const known = new Set(all.map(versionId));
+  const stated = new Map<string, Claim[]>();
   for (const c of claims) {
-    if (!known.has(versionId(c))) {
-      known.add(versionId(c));
+    const id = versionId(c);
+    if (!known.has(id)) {
+      known.add(id);
       const { lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at } = c;
       all.push({ lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, keys: [key] });
     }
-  }
-  const stated = new Map<string, Claim[]>();
-  for (const c of claims) {
-    const list = stated.get(versionId(c));
+    const list = stated.get(id);
     if (list) list.push(c);
-    else stated.set(versionId(c), [c]);
+    else stated.set(id, [c]);
   }
-  // Grouped once: a key restated by thousands of episodes has thousands of lineages.
+  // Grouped once: a key restated by thousands of episodes has thousands of lineages, and only
+  // those with a snapshot version are walked.
   const byLineage = new Map<string, LineageVersion[]>();
+  const walked = new Set<string>();
   for (const v of all) {
     const list = byLineage.get(v.lineage);
     if (list) list.push(v);
     else byLineage.set(v.lineage, [v]);
+    if (v.snapshot) walked.add(v.lineage);
   }
   const drops: Drop[] = [];
-  for (const lineage of [...lineages].sort(compareStrings)) {
+  for (const lineage of [...walked].sort(compareStrings)) {
     let current = new Set<string>();
     let standing = Number.NEGATIVE_INFINITY;
     for (const v of orderVersions(byLineage.get(lineage) ?? [])) {
@@ -91,8 +96,9 @@ function lineageDrops(
  * A claim with an explicit future time whose lineage published a newer version (a snapshot, or one
  * restating the key) before that time never takes effect: the source changed its mind first.
  */
-function withdrawnBy(c: Claim, versionsOfLineage: ReadonlyMap<string, readonly LineageVersion[]>, key: string, claimVersions: ReadonlySet<string>) {
+function withdrawnBy(c: Claim, versionsOfLineage: ReadonlyMap<string, readonly LineageVersion[]>, key: string, claimVersionsOf: () => ReadonlySet<string>) {
   if (!c.effective_explicit) return null;
+  const claimVersions = claimVersionsOf();
   return (
     (versionsOfLineage.get(c.lineage) ?? []).find(
       (v) =>
@@ -203,14 +209,16 @@ export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: 
     if (list) list.push(v);
     else versionsOfLineage.set(v.lineage, [v]);
   }
-  const claimVersions = new Set(ordered.map(versionId));
+  // Read only for a claim with an explicit time: built on first need.
+  let claimVersions: Set<string> | null = null;
+  const claimVersionsOf = () => (claimVersions ??= new Set(ordered.map(versionId)));
   for (const step of steps) {
     if ('drop' in step) {
       applyDrop(s, step.drop, events);
       continue;
     }
     const c = step.claim;
-    const gone = withdrawnBy(c, versionsOfLineage, key, claimVersions);
+    const gone = withdrawnBy(c, versionsOfLineage, key, claimVersionsOf);
     if (gone) {
       s.record(c, 'no_effect', null, `withdrawn: version ${gone.source}/${gone.idempotency_key} of its lineage came out before ${c.effective_from}`);
       continue;

@@ -20,10 +20,54 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** RFC 8785 (JCS) canonical JSON. `undefined` members are dropped, as JSON does. */
+/**
+ * RFC 8785 (JCS) canonical JSON. `undefined` members are dropped, as JSON does.
+ *
+ * The same bytes as the `canonicalize` package, built faster: a copy of the value whose objects
+ * have their members inserted in sorted order, serialized by the engine's JSON.stringify (which
+ * keeps insertion order and spells strings and numbers as `canonicalize` does). That package
+ * concatenates one string per member, which made hashing a 10,000-claim timeline (5 MB of JSON)
+ * cost twenty times its JSON.stringify. What a copy cannot carry in order — a member named like
+ * an array index (engines list those first, by number), `__proto__`, a hole in an array, a
+ * function — goes to the package itself.
+ */
 export function canonicalJson(value: unknown): string {
-  const out = canonicalizeJson(value);
+  const copy = sortedCopy(value);
+  const out = copy === UNSORTED ? canonicalizeJson(value) : (JSON.stringify(copy) as string | undefined);
   if (out === undefined) throw new TypeError('value has no JSON form');
+  return out;
+}
+
+const UNSORTED = Symbol('unsorted');
+
+function sortedCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(Number.isNaN(value) ? 'NaN is not allowed' : 'Infinity is not allowed');
+    return typeof value === 'function' ? UNSORTED : value;
+  }
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return sortedCopy(toJSON.call(value));
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i += 1) {
+      const x: unknown = value[i];
+      if (x === undefined && !(i in value)) return UNSORTED;
+      const y = x === undefined || typeof x === 'symbol' ? null : sortedCopy(x);
+      if (y === UNSORTED) return UNSORTED;
+      out[i] = y;
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of sortedKeys(value)) {
+    const c = k.charCodeAt(0);
+    if ((c >= 48 && c <= 57) || k === '__proto__') return UNSORTED;
+    const x = (value as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === 'symbol') continue;
+    const y = sortedCopy(x);
+    if (y === UNSORTED) return UNSORTED;
+    out[k] = y;
+  }
   return out;
 }
 
@@ -33,4 +77,24 @@ export function canonicalJson(value: unknown): string {
  */
 export function lengthPrefixed(parts: readonly string[]): string {
   return parts.map((p) => `${p.length}:${p}`).join('|');
+}
+
+/**
+ * An object's own keys in code-unit order, as `Object.keys(o).sort()` gives them. Most objects
+ * have a handful of keys, which an insertion sort orders without the work array that
+ * Array.prototype.sort allocates per call (a third of what hashing a large timeline allocated).
+ */
+function sortedKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i += 1) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > k) {
+      keys[j + 1] = keys[j]!;
+      j -= 1;
+    }
+    keys[j + 1] = k;
+  }
+  return keys;
 }

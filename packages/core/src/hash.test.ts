@@ -1,0 +1,72 @@
+import fc from 'fast-check';
+import canonicalizeModule from 'canonicalize';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from './hash.js';
+
+// The reference: every digest, etag and memory id was computed with this package's bytes.
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
+
+/** Keys that a sorted copy cannot carry in order, mixed with ordinary ones. */
+const key = fc.oneof(fc.string(), fc.constantFrom('0', '1', '10', '9', '01', '4294967295', '-1', '1.5', '__proto__', 'toJSON', 'constructor', '', 'a', 'B', 'é', '\ud83d\ude00'));
+const json = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.boolean(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.integer(),
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.array(tie('value')),
+    fc.dictionary(key, tie('value')),
+    // A member left undefined is dropped, an undefined array element reads null, as JSON does.
+    fc.dictionary(key, fc.option(tie('value'), { nil: undefined })),
+    fc.array(fc.option(tie('value'), { nil: undefined })),
+  ),
+})).value;
+
+describe('canonicalJson', () => {
+  it('gives the bytes of the canonicalize package for any JSON value', () => {
+    fc.assert(
+      fc.property(json, (v) => {
+        expect(canonicalJson(v)).toBe(canonicalize(v));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('also for what JSON.parse makes of it (own __proto__ members, index-like keys)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const parsed: unknown = JSON.parse(JSON.stringify(v));
+        expect(canonicalJson(parsed)).toBe(canonicalize(parsed));
+      }),
+      { numRuns: 2000 },
+    );
+    const tricky = JSON.parse('{"b":1,"__proto__":{"x":[1,{"10":2,"9":3}]},"a":{"2":null,"1":true,"z":"é"}}') as unknown;
+    expect(canonicalJson(tricky)).toBe(canonicalize(tricky));
+    expect(canonicalJson(tricky)).toBe('{"__proto__":{"x":[1,{"10":2,"9":3}]},"a":{"1":true,"2":null,"z":"é"},"b":1}');
+  });
+
+  it('sorts members by UTF-16 code units and spells numbers and strings as JSON does', () => {
+    expect(canonicalJson({ b: [1e21, 0.1, -0, 1.5e-7], a: 'x\u2028"\ud800', A: null, é: true, '\ud83d\ude00': 1, '\uffff': 2 })).toBe(
+      canonicalize({ b: [1e21, 0.1, -0, 1.5e-7], a: 'x\u2028"\ud800', A: null, é: true, '\ud83d\ude00': 1, '\uffff': 2 }),
+    );
+  });
+
+  it('reads toJSON, holes and functions as the package does', () => {
+    const d = new Date('2025-01-01T00:00:00.000Z');
+    expect(canonicalJson({ at: d, list: [d] })).toBe(canonicalize({ at: d, list: [d] }));
+    // eslint-disable-next-line no-sparse-arrays
+    const holes = [1, , 3];
+    expect(canonicalJson(holes)).toBe(canonicalize(holes));
+    const withFunction = { a: 1, f: () => 1 };
+    expect(canonicalJson(withFunction)).toBe(canonicalize(withFunction));
+  });
+
+  it('refuses what has no JSON form', () => {
+    expect(() => canonicalJson(undefined)).toThrow(TypeError);
+    expect(() => canonicalJson({ a: Number.NaN })).toThrow('NaN is not allowed');
+    expect(() => canonicalJson([Number.POSITIVE_INFINITY])).toThrow('Infinity is not allowed');
+  });
+});
