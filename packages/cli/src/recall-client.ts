@@ -10,6 +10,7 @@ import type {
   OpenConflict,
   PoliciesView,
   PolicyChange,
+  PreviewResult,
   Principal,
   ProposalResult,
   RecallParams,
@@ -26,6 +27,7 @@ export interface RecallClient {
   resolve(id: string, resolution: { value: unknown; reason: string; idempotency_key?: string }): Promise<Omit<ProposalResult, 'outcome'> & { outcome: 'applied' | 'duplicate' }>;
   policies(): Promise<PoliciesView>;
   setPolicies(policies: unknown): Promise<PolicyChange>;
+  preview(input: { policies?: unknown }): Promise<PreviewResult>;
   erase(target: ErasureTarget): Promise<ErasureResult>;
   link(input: { memories: [string, string]; same: boolean; idempotency_key: string; reason?: string }): Promise<LinkResult>;
 }
@@ -38,6 +40,7 @@ export function localRecallClient(runtime: Runtime, principal: Principal): Recal
     resolve: (id, resolution) => runtime.resolve(principal, id, resolution),
     policies: () => runtime.policies(principal),
     setPolicies: (policies) => runtime.setPolicies(principal, policies),
+    preview: (input) => runtime.preview(principal, input),
     erase: (target) => runtime.erase(principal, target),
     link: (input) => runtime.link(principal, input),
   };
@@ -68,6 +71,7 @@ export function httpRecallClient(baseUrl: string, apiKey: string): RecallClient 
     resolve: (id, resolution) => remote(api.resolve(id, resolution)),
     policies: () => remote(api.policies()),
     setPolicies: (policies) => remote(api.setPolicies(policies as never)),
+    preview: (input) => remote(api.preview(input as never)),
     erase: (target) => remote(api.erase(target)),
     link: (input) => remote(api.link(input)),
   };

@@ -24,6 +24,7 @@ export type Conflict = Schemas['Conflict'];
 export type Policies = Schemas['Policies'];
 export type PolicyChange = Schemas['PolicyChange'];
 export type WorkspacePolicies = Schemas['WorkspacePolicies'];
+export type Preview = Schemas['Preview'];
 export type Erasure = Schemas['Erasure'];
 export type SubjectMemories = Json<'/v1/subjects/{subject}/memories', 'get'>;
 export type CompileRequest = Body<'/v1/compile', 'post'>;
@@ -152,6 +153,10 @@ export function createCanonClient(options: CanonClientOptions) {
     },
     async setPolicies(policies: WorkspacePolicies): Promise<PolicyChange> {
       return (await unwrap(api.PUT('/v1/policies', { body: policies }))).data;
+    },
+    /** What compiling under proposed policies (or this build's compiler) would change; writes nothing. */
+    async preview(input: { policies?: WorkspacePolicies } = {}): Promise<Preview> {
+      return (await unwrap(api.POST('/v1/preview', { body: input as { policies?: Record<string, unknown> } }))).data;
     },
     /** Two memories are one fact (`same: true`) or distinct (`same: false`): a link episode. */
     async link(link: Link): Promise<LinkResult> {

@@ -1247,6 +1247,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What compiling would change, without writing: under proposed policies, or (without them) under this build’s compiler
+         * @description Folds the subjects the proposed policies can affect (every subject without a proposal) from the log alone, in one snapshot, and compares them with the memories stored now. Nothing is written. Owner or maintainer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description proposed workspace policies, as PUT /v1/policies takes them */
+                        policies?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The memories that would change and how */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Preview"];
+                    };
+                };
+                /** @description Invalid policies */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner or a maintainer may preview a change */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rebuild": {
         parameters: {
             query?: never;
@@ -2175,6 +2241,38 @@ export interface components {
                 }[];
                 subjects: string[];
             };
+        };
+        Preview: {
+            at: string;
+            /** @description memories that would change */
+            changed: number;
+            changes: {
+                after: {
+                    /** @enum {string} */
+                    status: "current" | "conflicted" | "tombstoned" | "scheduled_only" | "empty";
+                    values: unknown[];
+                } | null;
+                before: {
+                    /** @enum {string} */
+                    status: "current" | "conflicted" | "tombstoned" | "scheduled_only" | "empty";
+                    values: unknown[];
+                } | null;
+                /** @enum {string} */
+                change: "added" | "removed" | "dispute_opened" | "dispute_closed" | "value" | "status" | "history";
+                key: string;
+                memory_id: string;
+                predicate: string;
+                subject: string;
+            }[];
+            compiler_version: string;
+            fingerprint: {
+                now: string;
+                proposed: string;
+            };
+            /** @description subjects folded that the key may see */
+            subjects: number;
+            /** @description more memories changed than `changes` lists (1,000) */
+            truncated: boolean;
         };
         Problem: {
             detail: string;

@@ -53,6 +53,7 @@ export { type CandidateView, type CandidateKind } from './links/candidate-view.j
 export { type ContextPossibleContradiction } from './context.js';
 export { ConflictQuery, ResolveInput, listConflicts, resolveConflict, type OpenConflict, type ConflictSide } from './conflicts.js';
 export { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './policy-change.js';
+export { PREVIEW_LIST, type PreviewResult, type PreviewChange, type PreviewChangeKind } from './preview.js';
 export { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
 export { type RecallWrites } from './recall-writes.js';
 export { SUBJECT_LOCK_TIMEOUT_MS } from './subject-write.js';

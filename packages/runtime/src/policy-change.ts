@@ -38,6 +38,22 @@ function changedPredicates(before: PolicySet, after: PolicySet): string[] {
 }
 
 /**
+ * Subjects whose memories a change from one policy set to another can affect: those holding
+ * memories of a predicate whose policy changed, or every subject when the defaults, the time
+ * zone or the standing links need changed. Call with every user's rows visible.
+ */
+export async function subjectsAffected(tx: PoolClient, workspaceId: string, before: PolicySet, after: PolicySet): Promise<string[]> {
+  if (canonicalJson(before) === canonicalJson(after)) return [];
+  // The standing links need decides which keys fold together anywhere: like the defaults, it
+  // reaches every subject.
+  const everything =
+    canonicalJson(before.defaults) !== canonicalJson(after.defaults) ||
+    before.time_zone !== after.time_zone ||
+    canonicalJson(before.links ?? null) !== canonicalJson(after.links ?? null);
+  return everything ? subjectsOfWorkspace(tx, workspaceId) : subjectsOfPredicates(tx, workspaceId, changedPredicates(before, after));
+}
+
+/**
  * Saves a workspace's policies and sets off the rebuilds they call for. Compiled state records
  * the fingerprint of the policies it was compiled under, and `compileSubject` rebuilds a
  * subject whose fingerprint differs — so a compile job per affected subject is enough, sent in
@@ -56,20 +72,8 @@ export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Pr
     const before = await loadPolicySet(tx, ws);
     await savePolicySet(tx, ws, input);
     const after = await loadPolicySet(tx, ws);
-    // The standing links need decides which keys fold together anywhere: like the defaults, it
-    // reaches every subject.
-    const everything =
-      canonicalJson(before.set.defaults) !== canonicalJson(after.set.defaults) ||
-      before.set.time_zone !== after.set.time_zone ||
-      canonicalJson(before.set.links ?? null) !== canonicalJson(after.set.links ?? null);
     // Every user's subjects are rebuilt; the answer names only those this key may see.
-    const affected = await asAllUsers(tx, async () =>
-      before.fingerprint === after.fingerprint
-        ? []
-        : everything
-          ? await subjectsOfWorkspace(tx, ws)
-          : await subjectsOfPredicates(tx, ws, changedPredicates(before.set, after.set)),
-    );
+    const affected = await asAllUsers(tx, () => subjectsAffected(tx, ws, before.set, after.set));
     if (boss && affected.length > 0) await enqueueRebuilds(boss, tx, ws, affected);
     const visible = new Set(await subjectsOfWorkspace(tx, ws));
     return {

@@ -4,6 +4,7 @@ import { listConflicts, resolveConflict, type OpenConflict, type ResolveInput } 
 import { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
 import { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './policy-change.js';
 import type { Principal } from './principal.js';
+import { previewChange, type PreviewResult } from './preview.js';
 import { proposeChange, type ProposalInput, type ProposalResult } from './proposals.js';
 import { linkMemories, type LinkInput, type LinkResult } from './links/link-memories.js';
 
@@ -15,6 +16,8 @@ export interface RecallWrites {
   resolve(principal: Principal, memoryId: string, input: ResolveInput | unknown): Promise<Omit<ProposalResult, 'outcome'> & { outcome: 'applied' | 'duplicate' }>;
   policies(principal: Principal): Promise<PoliciesView>;
   setPolicies(principal: Principal, input: unknown): Promise<PolicyChange>;
+  /** What compiling under proposed policies (or this build's compiler) would change; writes nothing. */
+  preview(principal: Principal, input?: { policies?: unknown }): Promise<PreviewResult>;
   erase(principal: Principal, target: ErasureTarget): Promise<ErasureResult>;
   /** That two memories of one subject are one fact, or distinct (design §1): a claim in the log. */
   link(principal: Principal, input: LinkInput | unknown): Promise<LinkResult>;
@@ -27,6 +30,7 @@ export function createRecallWrites(pool: Pool, boss: () => PgBoss | null, resolv
     resolve: (principal, memoryId, input) => resolveConflict(pool, principal, memoryId, input),
     policies: (principal) => getPolicies(pool, principal),
     setPolicies: (principal, input) => putPolicies(pool, boss(), principal, input, resolverHosts),
+    preview: (principal, input = {}) => previewChange(pool, principal, input),
     erase: (principal, target) => erase(pool, principal, target),
     link: (principal, input) => linkMemories(pool, principal, input),
   };

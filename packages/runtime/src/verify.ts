@@ -1,4 +1,4 @@
-import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim } from '@canon/core';
+import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemory } from './compile.js';
 import { loadPolicySet } from './policies.js';
@@ -37,8 +37,11 @@ export async function recomputeAndCompare(pool: Pool, workspaceId: string, subje
   });
 }
 
-async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {
-  const { set } = await loadPolicySet(sql, workspaceId);
+/**
+ * A subject recomputed from its log alone under a policy set, in memory: extract, links, fold.
+ * What verify holds the stored rows to, and what a preview folds under proposed policies.
+ */
+export async function foldSubjectFromLog(sql: Sql, workspaceId: string, subject: string, set: PolicySet): Promise<Map<string, Timeline>> {
   const episodes = await episodesOfSubject(sql, workspaceId, subject);
   const claims = episodes.flatMap((e) => extract(e, set));
   const byMemory = new Map<string, Claim[]>();
@@ -74,6 +77,12 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
       if (t) expected.set(group.canonicalId, t);
     }
   }
+  return expected;
+}
+
+async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {
+  const { set } = await loadPolicySet(sql, workspaceId);
+  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set);
 
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
   const summaries = await summariesOfSubject(sql, workspaceId, subject);

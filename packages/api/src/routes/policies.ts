@@ -86,7 +86,58 @@ const putPolicies = createRoute({
   },
 });
 
+const PreviewSideSchema = z.object({ status: z.enum(['current', 'conflicted', 'tombstoned', 'scheduled_only', 'empty']), values: z.array(z.unknown()) });
+
+const PreviewSchema = z
+  .object({
+    at: z.string(),
+    compiler_version: z.string(),
+    fingerprint: z.object({ now: z.string(), proposed: z.string() }),
+    subjects: z.number().int().openapi({ description: 'subjects folded that the key may see' }),
+    changed: z.number().int().openapi({ description: 'memories that would change' }),
+    changes: z.array(
+      z.object({
+        subject: z.string(),
+        memory_id: z.string(),
+        key: z.string(),
+        predicate: z.string(),
+        change: z.enum(['added', 'removed', 'dispute_opened', 'dispute_closed', 'value', 'status', 'history']),
+        before: PreviewSideSchema.nullable(),
+        after: PreviewSideSchema.nullable(),
+      }),
+    ),
+    truncated: z.boolean().openapi({ description: 'more memories changed than `changes` lists (1,000)' }),
+  })
+  .openapi('Preview');
+
+const preview = createRoute({
+  method: 'post',
+  path: '/v1/preview',
+  summary: 'What compiling would change, without writing: under proposed policies, or (without them) under this build’s compiler',
+  description:
+    'Folds the subjects the proposed policies can affect (every subject without a proposal) from the log alone, in one snapshot, and compares them with the memories stored now. Nothing is written. Owner or maintainer.',
+  security: [{ bearer: [] }],
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          // Checked as PUT /v1/policies checks its body (400 naming the field); declared loosely
+          // here so the WorkspacePolicies component keeps one use in the document.
+          schema: z.strictObject({ policies: z.record(z.string(), z.unknown()).optional().openapi({ description: 'proposed workspace policies, as PUT /v1/policies takes them' }) }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: { description: 'The memories that would change and how', content: { 'application/json': { schema: PreviewSchema } } },
+    400: problemResponse('Invalid policies'),
+    403: problemResponse('Only an owner or a maintainer may preview a change'),
+  },
+});
+
 export function policyRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
+  app.openapi(preview, async (c) => c.json(await runtime.preview(c.get('principal'), c.req.valid('json')), 200));
   app.openapi(getPolicies, async (c) => c.json(await runtime.policies(c.get('principal')), 200));
   app.openapi(putPolicies, async (c) => c.json(await runtime.setPolicies(c.get('principal'), c.req.valid('json')), 200));
 }

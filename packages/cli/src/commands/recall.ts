@@ -179,6 +179,34 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     );
 
   program
+    .command('preview')
+    .description("what compiling would change, writing nothing: under proposed policies (--policies FILE.json), or without them under this build's compiler; exit 1 when anything would change")
+    .option('--policies <file>', 'a JSON file of proposed workspace policies, as `canon policies set` takes')
+    .option('--json', 'print JSON')
+    .action(
+      run(async (opts: { policies?: string; json?: boolean }) =>
+        withClient(config(), async (client) => {
+          let policies: unknown;
+          if (opts.policies !== undefined) {
+            try {
+              policies = JSON.parse(fs.readFileSync(opts.policies, 'utf8'));
+            } catch (err) {
+              throw await invalid(`${opts.policies}: ${(err as Error).message}`);
+            }
+          }
+          const out = await client.preview(policies === undefined ? {} : { policies });
+          // For CI: "this policy change touches 14 memories" fails the step.
+          if (out.changed > 0) process.exitCode = 1;
+          if (opts.json) return console.log(JSON.stringify(out));
+          if (out.changed === 0) return console.log(`nothing would change (${out.subjects} subjects folded, ${out.compiler_version})`);
+          const side = (s: { status: string; values: unknown[] } | null) => (s === null ? '—' : `${s.status}: ${s.values.map((v) => cell(v, 25)).join(' vs ') || '—'}`);
+          console.table(out.changes.map((c) => ({ subject: c.subject, fact: c.predicate, change: c.change, now: side(c.before), after: side(c.after), id: c.memory_id })));
+          console.log(`${out.changed} memories would change in ${out.subjects} subjects${out.truncated ? ` (the first ${out.changes.length} listed)` : ''}`);
+        }),
+      ),
+    );
+
+  program
     .command('erase')
     .description('erase a subject, or every episode a user wrote or owns, and everything derived (audited; re-syncs answer erased)')
     .option('--subject <subject>', 'the subject to erase')

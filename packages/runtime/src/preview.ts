@@ -1,0 +1,120 @@
+import { atLeast, canonicalJson, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, ValidationError, view, type Timeline, type ViewStatus } from '@canon/core';
+import { inSnapshot, memoriesOfSubject, subjectsOfWorkspace, type Pool } from '@canon/store';
+import { effectivePolicySet, loadPolicySet, WorkspacePolicies } from './policies.js';
+import { subjectsAffected } from './policy-change.js';
+import type { Principal } from './principal.js';
+import { visibleTo } from './recall.js';
+import { allUsersOf, enterWorkspace } from './scope.js';
+import { foldSubjectFromLog } from './verify.js';
+
+/** How one memory would read after the change, against how it reads now (at the same instant). */
+export type PreviewChangeKind = 'added' | 'removed' | 'dispute_opened' | 'dispute_closed' | 'value' | 'status' | 'history';
+
+export interface PreviewSide {
+  status: ViewStatus;
+  /** The values holding at the instant (every side, when disputed). */
+  values: unknown[];
+}
+
+export interface PreviewChange {
+  subject: string;
+  memory_id: string;
+  key: string;
+  predicate: string;
+  change: PreviewChangeKind;
+  before: PreviewSide | null;
+  after: PreviewSide | null;
+}
+
+export interface PreviewResult {
+  at: string;
+  compiler_version: string;
+  fingerprint: { now: string; proposed: string };
+  /** Subjects folded that the key may see: those the proposed policies can affect (every subject without a proposal). */
+  subjects: number;
+  /** Memories that would change; `changes` lists at most `PREVIEW_LIST` of them. */
+  changed: number;
+  changes: PreviewChange[];
+  truncated: boolean;
+}
+
+export const PREVIEW_LIST = 1000;
+
+function side(t: Timeline, at: string): PreviewSide {
+  const v = view(t, at);
+  return { status: v.status, values: (v.status === 'conflicted' ? v.conflict : v.current).map((x) => x.value) };
+}
+
+function classify(before: Timeline | undefined, after: Timeline | undefined, at: string): PreviewChangeKind | null {
+  if (!before) return 'added';
+  if (!after) return 'removed';
+  if (timelineDigest(before) === timelineDigest(after)) return null;
+  const b = side(before, at);
+  const a = side(after, at);
+  if (b.status !== 'conflicted' && a.status === 'conflicted') return 'dispute_opened';
+  if (b.status === 'conflicted' && a.status !== 'conflicted') return 'dispute_closed';
+  if (canonicalJson(b.values) !== canonicalJson(a.values)) return 'value';
+  if (b.status !== a.status) return 'status';
+  // The same view now, another history: an earlier value, interval or piece of evidence differs.
+  return 'history';
+}
+
+/**
+ * What compiling would change, without writing anything (issue "what only an event log can
+ * do"): the affected subjects folded from the log alone — under proposed policies, or under
+ * this build's compiler after an upgrade — against the memories stored now, in one snapshot (a
+ * compile running meanwhile changes neither side). Only what the key may see is reported.
+ */
+export async function previewChange(pool: Pool, principal: Principal, input: { policies?: unknown } = {}): Promise<PreviewResult> {
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may preview a change, not a ${principal.role}`);
+  let proposedOwn: WorkspacePolicies | null = null;
+  if (input.policies !== undefined) {
+    const parsed = WorkspacePolicies.safeParse(input.policies);
+    if (!parsed.success) {
+      throw new ValidationError(
+        parsed.error.issues.map((i) => `policies.${i.path.join('.')}: ${i.message}`).join('; '),
+        parsed.error.issues.map((i) => ({ index: 0, path: `policies.${i.path.join('.')}`, message: i.message })),
+      );
+    }
+    proposedOwn = parsed.data;
+  }
+  const at = new Date().toISOString();
+  const ws = principal.workspace_id;
+  return inSnapshot(pool, async (tx) => {
+    await enterWorkspace(tx, allUsersOf(ws));
+    const now = await loadPolicySet(tx, ws);
+    const proposed = proposedOwn === null ? now.set : effectivePolicySet(proposedOwn);
+    // Without a proposal, every subject: the question is what this build's compiler would change.
+    const subjects = proposedOwn === null ? await subjectsOfWorkspace(tx, ws) : await subjectsAffected(tx, ws, now.set, proposed);
+    const changes: PreviewChange[] = [];
+    const seen = new Set<string>();
+    let changed = 0;
+    for (const subject of subjects) {
+      const after = await foldSubjectFromLog(tx, ws, subject, proposed);
+      const before = new Map((await memoriesOfSubject(tx, ws, subject)).map((r) => [r.id, r.timeline] as const));
+      for (const id of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+        const b = before.get(id);
+        const a = after.get(id);
+        const t = (a ?? b)!;
+        if (!visibleTo(principal, t)) continue;
+        seen.add(subject);
+        const change = classify(b, a, at);
+        if (change === null) continue;
+        changed += 1;
+        if (changes.length < PREVIEW_LIST) {
+          changes.push({ subject, memory_id: id, key: t.key, predicate: t.fact_key.predicate, change, before: b ? side(b, at) : null, after: a ? side(a, at) : null });
+        }
+      }
+    }
+    return {
+      at,
+      compiler_version: COMPILER_VERSION,
+      fingerprint: { now: now.fingerprint, proposed: policyFingerprint(proposed) },
+      // Another user's personal subject is not counted: its existence is theirs.
+      subjects: seen.size,
+      changed,
+      changes,
+      truncated: changed > changes.length,
+    };
+  });
+}
