@@ -1,16 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CanonApiError, createCanonClient, type CanonHttpClient } from '@canon/client';
+import { CanonApiError, compileAndWait, httpPort, type HttpPort } from '@canon/client';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;
 let server: ServerType;
 let baseUrl: string;
-let maintainer: CanonHttpClient;
-let agent: CanonHttpClient;
+let maintainer: HttpPort;
+let agent: HttpPort;
 /** A second maintainer: their disagreement with the first is a conflict, not an update. */
-let colleague: CanonHttpClient;
+let colleague: HttpPort;
 
 beforeAll(async () => {
   // With the queue and its workers: compileAndWait polls a real pg-boss job.
@@ -19,9 +19,9 @@ beforeAll(async () => {
     const s = serve({ fetch: canon.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
   });
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  maintainer = createCanonClient({ baseUrl, apiKey: (await canon.key('maintainer')).key });
-  agent = createCanonClient({ baseUrl, apiKey: (await canon.key('agent')).key });
-  colleague = createCanonClient({ baseUrl, apiKey: (await canon.key('maintainer', { user: 'colleague' })).key });
+  maintainer = httpPort({ baseUrl, apiKey: (await canon.key('maintainer')).key });
+  agent = httpPort({ baseUrl, apiKey: (await canon.key('agent')).key });
+  colleague = httpPort({ baseUrl, apiKey: (await canon.key('maintainer', { user: 'colleague' })).key });
 });
 afterAll(async () => {
   await new Promise((r) => server.close(r));
@@ -36,7 +36,7 @@ const ep = (key: string, value: string, at: string) => ({
   body: { claims: [{ predicate: 'release freeze day', value }] },
 });
 
-describe('the typed client over a real HTTP server', () => {
+describe('the port over a real HTTP server', () => {
   it('ingests, compiles through a job, reads with an ETag, proposes conditionally, lists and resolves a conflict', async () => {
     const ingested = [
       await maintainer.ingest([ep('e2e-1', 'Wednesday', '2024-05-01T09:00:00Z')]),
@@ -47,7 +47,7 @@ describe('the typed client over a real HTTP server', () => {
       { created: 1, duplicates: 0, erased: 0 },
     ]);
 
-    const job = await maintainer.compileAndWait({ subject: 'service:e2e' }, { pollMs: 100, timeoutMs: 30_000 });
+    const job = await compileAndWait(maintainer, { subject: 'service:e2e' }, { pollMs: 100, timeoutMs: 30_000 });
     expect(job.state).toBe('completed');
 
     const { memories } = await agent.memories('service:e2e');
@@ -65,16 +65,19 @@ describe('the typed client over a real HTTP server', () => {
     const resolved = await maintainer.resolve(m.id, { value: 'Friday', reason: 'release calendar' });
     expect(resolved.decision?.kind).toBe('settles');
 
-    const { memory, etag } = await agent.memory(m.id);
-    expect(etag).toBe(`"${memory.etag}"`);
-    const stale = await maintainer.patch(m.id, `"${m.etag}"`, { idempotency_key: 'e2e-p1', conditions: ['not on holidays'], reason: 'holidays' }).catch((e: unknown) => e);
+    const memory = await agent.memory(m.id);
+    const { response } = await agent.api.GET('/v1/memories/{id}', { params: { path: { id: m.id } } });
+    expect(response.headers.get('etag')).toBe(`"${memory.etag}"`);
+    const proposal = { idempotency_key: 'e2e-p1', conditions: ['not on holidays'], reason: 'holidays' };
+    const stale = await maintainer.propose(m.id, proposal, { if_match: `"${m.etag}"` }).catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(CanonApiError);
-    expect((stale as CanonApiError).slug).toBe('precondition_failed');
+    expect((stale as CanonApiError).type).toBe('precondition_failed');
+    expect((stale as CanonApiError).status).toBe(412);
     expect(((stale as CanonApiError).problem['current'] as { etag: string }).etag).toBe(memory.etag);
 
-    const applied = await maintainer.patch(m.id, etag!, { idempotency_key: 'e2e-p1', conditions: ['not on holidays'], reason: 'holidays' });
+    const applied = await maintainer.propose(m.id, proposal, { if_match: `"${memory.etag}"` });
     expect(applied.decision?.kind).toBe('enriches');
-    expect(applied.etag).toBe(`"${applied.memory.etag}"`);
+    expect(applied.memory.etag).not.toBe(memory.etag);
     expect(applied.memory.view.current[0]!.conditions).toEqual(['not on holidays']);
 
     const policies = await maintainer.policies();

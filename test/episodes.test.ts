@@ -41,6 +41,32 @@ describe('POST /v1/episodes', () => {
     expect(b.items[0]).toEqual({ index: 0, status: 'duplicate', episode_id: a.items[0].episode_id });
   });
 
+  it('answers each claim\'s decision with ?compile=wait, and a retry with the decisions of the first', async () => {
+    const claim = (key: string, value: string, at: string) => ({
+      idempotency_key: key,
+      subject: 'service:decided',
+      occurred_at: at,
+      kind: 'claim',
+      body: { claims: [{ predicate: 'deploy day', value }, { predicate: 'owning team', value: 'payments' }] },
+    });
+    const first = await (await canon.request('/v1/episodes?compile=wait', { key: owner, json: claim('decided-1', 'Tuesday', '2026-03-01T10:00:00Z') })).json();
+    expect(first.compiled).toHaveLength(1);
+    expect(first.items[0].decisions.map((d: { claim: number; kind: string; memory: { predicate: string } }) => [d.claim, d.kind, d.memory.predicate])).toEqual([
+      [0, 'supports', 'deploy day'],
+      [1, 'supports', 'owning team'],
+    ]);
+    const later = await (await canon.request('/v1/episodes?compile=wait', { key: owner, json: claim('decided-2', 'Thursday', '2026-03-05T10:00:00Z') })).json();
+    const moved = later.items[0].decisions[0];
+    expect(moved).toMatchObject({ claim: 0, kind: 'changes', target: { idempotency_key: 'decided-1', index: 0 } });
+    expect(moved.memory.current.map((v: { value: unknown }) => v.value)).toEqual(['Thursday']);
+    const retried = await (await canon.request('/v1/episodes?compile=wait', { key: owner, json: claim('decided-1', 'Tuesday', '2026-03-01T10:00:00Z') })).json();
+    expect(retried.items[0]).toMatchObject({ status: 'duplicate', episode_id: first.items[0].episode_id });
+    expect(retried.items[0].decisions.map((d: { claim: number }) => d.claim)).toEqual([0, 1]);
+    // Without compile=wait, nothing is decided yet: no decisions.
+    const queued = await (await canon.request('/v1/episodes', { key: owner, json: claim('decided-3', 'Friday', '2026-03-06T10:00:00Z') })).json();
+    expect(queued.items[0].decisions).toBeUndefined();
+  });
+
   it('answers 409 key_conflict naming the stored episode when a key comes back with another envelope', async () => {
     const created = await (await canon.request('/v1/episodes', { key: owner, json: episode('conf-1') })).json();
     const before = await countEpisodes();

@@ -275,9 +275,17 @@ describe('canon mcp over stdio with the SDK client', () => {
 describe('canon mcp against a Canon server (CANON_URL)', () => {
   let runtime: Runtime;
   let server: ServerType;
+  /** Every request the server received, as `METHOD /path?query`. */
+  const requests: string[] = [];
   beforeAll(async () => {
     runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
-    server = serve({ fetch: createApp(runtime).fetch, hostname: '127.0.0.1', port: 0 });
+    const app = createApp(runtime);
+    const counted = (request: Request) => {
+      const url = new URL(request.url);
+      requests.push(`${request.method} ${url.pathname}${url.search}`);
+      return app.fetch(request);
+    };
+    server = serve({ fetch: counted, hostname: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const agent = (await runtime.createKey({ workspace: 'default', role: 'agent', user: 'cy' })).key;
@@ -315,5 +323,26 @@ describe('canon mcp against a Canon server (CANON_URL)', () => {
     const denied = await call('http-reader', 'remember', args);
     expect(denied.isError).toBe(true);
     expect(denied.text).toMatch(/reader role cannot write/);
+  });
+
+  it('remembers in one round trip: the ingest waits for its compile and answers each claim\'s decision', async () => {
+    const claim = { subject: 'service:queue', predicate: 'retention', value: '7 days', occurred_at: '2024-06-01T00:00:00Z' };
+    requests.length = 0;
+    const first = await call('http-agent', 'remember', claim);
+    expect(requests).toEqual(['POST /v1/episodes?compile=wait']);
+    expect(first.data).toMatchObject({ ingest: 'created', decision: 'created', decisions: [{ predicate: 'retention', disposition: 'supports', status: 'current' }] });
+    expect(first.data['decisions'][0].current.map((v: Structured) => v.value)).toEqual(['7 days']);
+
+    requests.length = 0;
+    const later = await call('http-agent', 'remember', { ...claim, value: '14 days', occurred_at: '2024-06-03T00:00:00Z' });
+    expect(requests).toEqual(['POST /v1/episodes?compile=wait']);
+    expect(later.data).toMatchObject({ decision: 'superseded', decisions: [{ memory_id: first.data['decisions'][0].memory_id, disposition: 'changes' }] });
+
+    // Free text: the claims the compiler read from it, still one request.
+    requests.length = 0;
+    const text = await call('http-agent', 'remember', { subject: 'service:queue', text: 'The staging deploy runs on Tuesday.', occurred_at: '2024-06-04T00:00:00Z' });
+    expect(requests).toEqual(['POST /v1/episodes?compile=wait']);
+    expect(text.data['decisions']).toHaveLength(1);
+    expect(text.data['decision']).toBe('created');
   });
 });

@@ -98,7 +98,7 @@ describe('preview', () => {
   });
 
   it('refuses a reader, a member and invalid policies', async () => {
-    for (const role of ['reader', 'member', 'agent']) {
+    for (const role of ['reader', 'member', 'agent'] as const) {
       const res = await canon.request('/v1/preview', { key: (await canon.key(role)).key, json: { policies: SUPERSEDE } });
       expect(res.status, role).toBe(403);
     }

@@ -4,7 +4,7 @@ import { ROLES } from '@canon/core';
 // The OpenAPI shapes of memories. Core's `Timeline` holds `z.json()` values, which the OpenAPI
 // generator cannot render (it recurses), so values are `unknown` here and the rest is spelled out.
 
-const ClaimRefSchema = z.object({ source: z.string(), idempotency_key: z.string(), index: z.number().int() });
+export const ClaimRefSchema = z.object({ source: z.string(), idempotency_key: z.string(), index: z.number().int() });
 
 const EvidenceSchema = z.object({
   source: z.string(),

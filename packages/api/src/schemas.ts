@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { EpisodeInput, LIMITS, ROLES } from '@canon/core';
+import { DispositionKind, EpisodeInput, LIMITS, ROLES } from '@canon/core';
+import { ClaimRefSchema, MemorySummarySchema } from './memory-schemas.js';
 
 export const Problem = z
   .object({
@@ -28,6 +29,31 @@ export const Redaction = z
   })
   .openapi('Redaction');
 
+export const CompileResult = z
+  .object({
+    subject: z.string(),
+    episodes_processed: z.number().int(),
+    memories_created: z.number().int(),
+    memories_updated: z.number().int(),
+    memories_superseded: z.number().int(),
+    conflicts_opened: z.number().int(),
+    tombstoned: z.number().int(),
+    state_hash: z.string(),
+    compiler_version: z.string(),
+  })
+  .openapi('CompileResult');
+
+export const ClaimDecision = z
+  .object({
+    claim: z.number().int().openapi({ description: 'The claim’s index in its episode (the claims of a text are numbered as the compiler read them)' }),
+    memory_id: z.string(),
+    kind: z.enum(DispositionKind.options).openapi({ description: 'What the compile did with the claim: `supports` (its value holds), `changes`/`corrects` (it replaced the value in force), `disputes` (a conflict), `duplicate_of`, `enriches`, `settles`, `overruled`, `superseded_by`, `retracts`, `no_effect`' }),
+    reason: z.string(),
+    target: ClaimRefSchema.nullable().openapi({ description: 'The claim it acted on, if any' }),
+    memory: MemorySummarySchema.openapi({ description: 'The memory after the compile, as recall shows it' }),
+  })
+  .openapi('ClaimDecision');
+
 export const IngestItem = z.object({
   index: z.number().int(),
   status: z.enum(['created', 'duplicate', 'erased', 'refused']).openapi({
@@ -41,6 +67,10 @@ export const IngestItem = z.object({
     .openapi({ description: 'Secrets replaced by `[redacted:<rule>:<hash>]` before the item was hashed and stored; absent when none' }),
   rule: z.string().optional().openapi({ description: 'For `refused`: the rule that found a secret' }),
   path: z.string().optional().openapi({ description: 'For `refused`: the field it was in' }),
+  decisions: z
+    .array(ClaimDecision)
+    .optional()
+    .openapi({ description: 'With `?compile=wait`, for a `created` or `duplicate` item: what the compile did with each of its claims' }),
 });
 
 export const IngestResponse = z
@@ -58,6 +88,7 @@ export const IngestResponse = z
         description:
           'Statements of the documents created (`kind: "document"`) that will give no fact, by reason: `ambiguous` (one version stating two values for one key), `unparsed` (a settings file its parser refused), `too_many`; absent when none',
       }),
+    compiled: z.array(CompileResult).optional().openapi({ description: 'With `?compile=wait`: the compile of each subject the batch wrote to' }),
   })
   .openapi('IngestResponse');
 

@@ -1,24 +1,6 @@
-import { CanonError, UnauthorizedError, ValidationError } from '@canon/core/errors';
+import { CanonError, ValidationError } from '@canon/core/errors';
 import { ConnectorError, KeyConflictError, type CommitItemResult, type ConnectorSink, type JsonValue } from '@canon/connector-kit';
-import type { ConnectorDestination, IngestResult, SyncCompileSummary } from '@canon/runtime';
-import { httpCall } from './client.js';
-
-/** The server a connector run feeds: CANON_URL with CANON_API_KEY, or null (this process's database). */
-export function syncServer(env: NodeJS.ProcessEnv = process.env): { url: string; key: string } | null {
-  const url = env['CANON_URL'];
-  if (!url) return null;
-  const key = env['CANON_API_KEY'];
-  if (!key) throw new UnauthorizedError('set CANON_API_KEY to an API key of the server at CANON_URL');
-  return { url: url.replace(/\/+$/, ''), key };
-}
-
-type BatchAnswer = Pick<IngestResult, 'items' | 'subjects'>;
-
-interface ManyAnswer {
-  subjects: number;
-  totals: Record<string, number>;
-  failed: unknown[];
-}
+import type { CanonPort, ConnectorBatchAnswer, ConnectorDestination, SyncCompileSummary } from '@canon/runtime';
 
 // Subjects per synchronous compile request: each answer stays well inside an HTTP timeout.
 const COMPILE_CHUNK = 500;
@@ -29,32 +11,31 @@ const COMPILE_CHUNK = 500;
  * transaction; the run only carries the cursor it read, so a run racing it is refused (409
  * `cursor_moved`) rather than moving the cursor backwards.
  */
-export function httpDestination(server: { url: string; key: string }, options: { workspace?: string } = {}): ConnectorDestination {
-  const call = httpCall(server.url, server.key);
+export function httpDestination(port: CanonPort, options: { workspace?: string } = {}): ConnectorDestination {
   let workspace = '';
   return {
     workspaceId: () => workspace,
     sink(instanceId, _connector, onWritten): ConnectorSink {
-      const path = `/v1/connectors/${encodeURIComponent(instanceId)}`;
       let expected: JsonValue | null | undefined;
       async function loadCursor(): Promise<JsonValue | null> {
-        const view = await call<{ workspace_id: string; cursor: JsonValue | null }>('GET', `${path}/cursor`);
+        const view = await port.connectorCursor(instanceId);
         // The key decides the workspace; one named otherwise is a mistake to stop at, before
         // anything is written.
         if (options.workspace !== undefined && options.workspace !== view.workspace_id) {
           throw new ValidationError(`--workspace ${options.workspace}: the key at CANON_URL writes to workspace ${view.workspace_id}`);
         }
         workspace = view.workspace_id;
-        expected = view.cursor ?? null;
+        // What the connector wrote, come back as JSON.
+        expected = (view.cursor ?? null) as JsonValue | null;
         return expected;
       }
       return {
         loadCursor,
         async commit(episodes, cursor): Promise<CommitItemResult[]> {
           if (expected === undefined) await loadCursor();
-          let answer: BatchAnswer;
+          let answer: ConnectorBatchAnswer;
           try {
-            answer = await call<BatchAnswer>('POST', `${path}/batches`, { episodes, cursor, expected });
+            answer = await port.connectorBatch(instanceId, { episodes, cursor, expected });
           } catch (err) {
             throw asConnectorError(err);
           }
@@ -72,7 +53,9 @@ export function httpDestination(server: { url: string; key: string }, options: {
     async compile(subjects): Promise<SyncCompileSummary> {
       const sum: SyncCompileSummary = { subjects: 0, memories_created: 0, memories_updated: 0, conflicts_opened: 0, tombstoned: 0, failed: 0 };
       for (let i = 0; i < subjects.length; i += COMPILE_CHUNK) {
-        const many = await call<ManyAnswer>('POST', '/v1/compile', { subjects: subjects.slice(i, i + COMPILE_CHUNK) });
+        const compiled = await port.compile({ subjects: subjects.slice(i, i + COMPILE_CHUNK) });
+        if (compiled.async || !('totals' in compiled.result)) throw new Error('the server answered a compile of many subjects with something else');
+        const many = compiled.result;
         sum.subjects += many.subjects;
         sum.memories_created += many.totals['memories_created'] ?? 0;
         sum.memories_updated += many.totals['memories_updated'] ?? 0;

@@ -1,33 +1,58 @@
 import { UnauthorizedError } from '@canon/core/errors';
-import { httpPort, runtimePort, type CanonPort } from '@canon/mcp';
-import { createRuntime, type Config, type RuntimeOptions } from '@canon/runtime';
+import { httpPort } from '@canon/client';
+import type { CanonPort, Config, RuntimeOptions } from '@canon/runtime';
 import { readDevKey, runningServer, writeDevKey } from './home.js';
 
 /**
- * The same choice as `connect()`, as a port for `canon mcp` and `canon inspect`: CANON_URL
- * (+ CANON_API_KEY) → that server; else a server running on this CANON_HOME → it, with the dev
- * key; else an in-process runtime on the same database, as the key's principal.
+ * The server a command talks to over HTTP: CANON_URL with CANON_API_KEY (or the dev key); else,
+ * unless only a server named in CANON_URL will do (a connector run), the server running on this
+ * CANON_HOME, with the dev key; null: none.
  */
-export async function openPort(config: Config, options: RuntimeOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<CanonPort> {
-  const key = env['CANON_API_KEY'] || readDevKey(config);
-  const url = env['CANON_URL'] || runningServer(config)?.url;
-  if (url) {
-    if (!key) throw new UnauthorizedError('set CANON_API_KEY to an API key of that server');
-    return httpPort(url, key);
-  }
+export function serverPort(config: Config, env: NodeJS.ProcessEnv = process.env, options: { named?: boolean } = {}): CanonPort | null {
+  const named = env['CANON_URL'];
+  const url = named || (options.named ? undefined : runningServer(config)?.url);
+  if (!url) return null;
+  const key = env['CANON_API_KEY'] || (options.named ? null : readDevKey(config));
+  if (!key) throw new UnauthorizedError(named ? 'set CANON_API_KEY to an API key of the server at CANON_URL' : 'set CANON_API_KEY to an API key of that server');
+  return httpPort({ baseUrl: url, apiKey: key });
+}
+
+/**
+ * The port a command, `canon mcp` and `canon inspect` work through: CANON_URL (+ CANON_API_KEY)
+ * → that server; else a server running on this CANON_HOME → it, with the dev key; else a runtime
+ * in this process on the same database, as the key's principal. The runtime is imported only
+ * here, so a command that talks to a server never loads it.
+ */
+export async function openPort(config: Config, options: RuntimeOptions = { queue: true }, env: NodeJS.ProcessEnv = process.env): Promise<CanonPort> {
+  const remote = serverPort(config, env);
+  if (remote) return remote;
+  // With the queue and no server, this process works the queue while it lives, so an async
+  // compile it starts (or one left queued) gets done.
+  const { createRuntime, localPort } = await import('@canon/runtime');
   const runtime = await createRuntime(config, options);
   try {
-    let bearer = key;
+    let bearer = env['CANON_API_KEY'] || readDevKey(config);
     if (!bearer) {
+      // A fresh database: mint the owner key `canon start` would, and keep it where it would.
       const created = await runtime.bootstrap();
       if (!created) throw new UnauthorizedError('set CANON_API_KEY (no dev key in CANON_HOME)');
       writeDevKey(config, created.key);
       bearer = created.key;
     }
     const principal = await runtime.authenticate(bearer);
-    return runtimePort(runtime, principal, () => runtime.close());
+    return localPort(runtime, principal, () => runtime.close());
   } catch (err) {
     await runtime.close();
     throw err;
+  }
+}
+
+/** Runs fn with the port for this configuration and closes it, whatever happens. */
+export async function withPort(config: Config, fn: (port: CanonPort) => Promise<void>): Promise<void> {
+  const port = await openPort(config);
+  try {
+    await fn(port);
+  } finally {
+    await port.close();
   }
 }

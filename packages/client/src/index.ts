@@ -1,61 +1,130 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema.js';
+import { CanonError, UnavailableError, type ProblemType } from '@canon/core/errors';
+import type { CanonPort, CompileRequest, CompileResult, JobView, ManyResult } from '@canon/runtime';
+import type { paths } from './schema.js';
 
 export type { components, paths } from './schema.js';
-export type Schemas = components['schemas'];
+export type { CanonPort } from '@canon/runtime';
 
-type Json<P extends keyof paths, M extends keyof paths[P], S extends number = 200> = paths[P][M] extends {
-  responses: { [K in S]: { content: { 'application/json': infer T } } };
-}
-  ? T
-  : never;
-type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
-  requestBody?: { content: { 'application/json': infer T } };
-}
-  ? T
-  : never;
-
-export type Memory = Schemas['Memory'];
-export type MemoryWriteResult = Schemas['MemoryWriteResult'];
-export type Link = Schemas['Link'];
-export type LinkResult = Schemas['LinkResult'];
-export type Proposal = Schemas['Proposal'];
-export type Conflict = Schemas['Conflict'];
-export type Policies = Schemas['Policies'];
-export type PolicyChange = Schemas['PolicyChange'];
-export type WorkspacePolicies = Schemas['WorkspacePolicies'];
-export type Preview = Schemas['Preview'];
-export type Erasure = Schemas['Erasure'];
-export type SubjectMemories = Json<'/v1/subjects/{subject}/memories', 'get'>;
-export type CompileRequest = Body<'/v1/compile', 'post'>;
-export type CompileResult = Schemas['CompileResult'];
-export type CompileManyResult = Schemas['CompileManyResult'];
-export type Job = Schemas['Job'];
-export type IngestResponse = Schemas['IngestResponse'];
-
-/** A problem+json answer, with its stable `type` (`urn:canon:problem:…`) and any extra members. */
-export class CanonApiError extends Error {
+/**
+ * A problem+json answer from a Canon server: its `type` is the problem's slug (the part after
+ * `urn:canon:problem:`), as a `CanonError` raised in process has it, so a shell answers both
+ * alike (the CLI's exit codes); `status` and the whole `problem` come with it.
+ */
+export class CanonApiError extends CanonError {
   readonly status: number;
-  readonly type: string;
   readonly problem: Record<string, unknown>;
   constructor(status: number, problem: Record<string, unknown>) {
-    super(typeof problem['detail'] === 'string' ? problem['detail'] : `HTTP ${status}`);
-    this.name = 'CanonApiError';
+    const slug = typeof problem['type'] === 'string' ? problem['type'].replace('urn:canon:problem:', '') : '';
+    const { type: _type, title: _title, status: _status, detail, instance: _instance, ...details } = problem;
+    super((slug || (status >= 500 ? 'unavailable' : 'validation')) as ProblemType, typeof detail === 'string' ? detail : `HTTP ${status}`, details);
     this.status = status;
-    this.type = typeof problem['type'] === 'string' ? problem['type'] : 'urn:canon:problem:internal';
     this.problem = problem;
-  }
-  /** The slug after `urn:canon:problem:` (validation, not_found, precondition_failed, busy …). */
-  get slug(): string {
-    return this.type.replace('urn:canon:problem:', '');
   }
 }
 
-export interface CanonClientOptions {
+export interface HttpPortOptions {
   baseUrl: string;
   apiKey: string;
   /** A fetch to use instead of the global one (tests, proxies, retries). */
-  fetch?: typeof fetch;
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+/** The port over HTTP, with the raw openapi-fetch client for the routes it does not wrap. */
+export type HttpPort = CanonPort & { readonly mode: 'http'; readonly api: Client<paths> };
+
+type Answer = { data?: unknown; error?: unknown; response: Response };
+
+/**
+ * The port over a Canon server's HTTP API, every request with `Authorization: Bearer <key>`:
+ * paths, parameters and bodies are checked against the server's OpenAPI document
+ * (`npm run client:generate`); a problem+json answer is thrown as a `CanonApiError`, a server
+ * that cannot be reached as an `UnavailableError` naming it.
+ */
+export function httpPort(options: HttpPortOptions): HttpPort {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const send = options.fetch ?? ((request: Request) => fetch(request));
+  const api = createClient<paths>({
+    baseUrl: base,
+    headers: { authorization: `Bearer ${options.apiKey}` },
+    async fetch(request: Request) {
+      try {
+        return await send(request);
+      } catch (err) {
+        if (request.signal.aborted) throw err;
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        throw new UnavailableError(`cannot reach Canon at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, 2, { cause: err });
+      }
+    },
+  });
+
+  /**
+   * The answer's JSON as the runtime's type: the server sends what the runtime returned, and the
+   * generated types describe the same objects more loosely (values as `unknown`, kinds as strings).
+   */
+  async function answer<T>(call: Promise<Answer>): Promise<T> {
+    let res: Answer;
+    try {
+      res = await call;
+    } catch (err) {
+      if (err instanceof SyntaxError) throw new CanonApiError(502, { type: 'urn:canon:problem:unavailable', detail: `an answer from ${base} that is not JSON` });
+      throw err;
+    }
+    const { data, error, response } = res;
+    if (!response.ok || data === undefined) {
+      throw new CanonApiError(
+        response.status,
+        error !== null && typeof error === 'object' ? (error as Record<string, unknown>) : { detail: `HTTP ${response.status} from ${base}${typeof error === 'string' && error ? ': not JSON' : ''}` },
+      );
+    }
+    return data as T;
+  }
+  const defined = <Q extends object>(query: Q): Q => Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Q;
+  const count = (n: unknown) => (n === undefined ? undefined : Number(n));
+
+  return {
+    mode: 'http',
+    api,
+    ingest: (items, opts = {}) =>
+      answer(
+        api.POST('/v1/episodes', {
+          params: { query: opts.compile ? { compile: opts.compile } : {} },
+          // The route checks each item itself, to name the ones it refuses.
+          body: { episodes: items } as paths['/v1/episodes']['post']['requestBody']['content']['application/json'],
+        }),
+      ),
+    episodes: (subject, after, limit = 1000) => answer(api.GET('/v1/episodes', { params: { query: defined({ subject, after, limit }) } })),
+    async compile(request) {
+      const body = await answer<CompileResult | ManyResult | { job_id: string }>(api.POST('/v1/compile', { body: request }));
+      return 'job_id' in body ? { async: true, job_id: body.job_id } : { async: false, result: body };
+    },
+    job: (id) => answer(api.GET('/v1/jobs/{job_id}', { params: { path: { job_id: id } } })),
+    rebuild: (subject) => answer(api.POST('/v1/rebuild', { body: { subject } })),
+    verify: (subject) => answer(api.POST('/v1/verify', { body: { subject } })),
+    subjects: async () => (await answer<{ subjects: Awaited<ReturnType<CanonPort['subjects']>> }>(api.GET('/v1/subjects'))).subjects,
+    memories: (subject, params = {}) => answer(api.GET('/v1/subjects/{subject}/memories', { params: { path: { subject }, query: defined(params) } })),
+    memory: (id, params = {}) => answer(api.GET('/v1/memories/{id}', { params: { path: { id }, query: defined(params) } })),
+    propose: (id, input, precondition = {}) =>
+      answer(api.POST('/v1/memories/{id}/proposals', { params: { path: { id }, header: defined({ 'if-match': precondition.if_match }) }, body: input })),
+    search: ({ include_history, limit, ...params }) =>
+      answer(api.GET('/v1/search', { params: { query: defined({ ...params, limit: count(limit), include_history: include_history === undefined ? undefined : (`${include_history}` as const) }) } })),
+    context: (request) => answer(api.POST('/v1/context', { body: request })),
+    secrets: ({ limit, ...params }) => answer(api.GET('/v1/secrets', { params: { query: defined({ ...params, limit: count(limit) }) } })),
+    conflicts: async (query = {}) => (await answer<{ conflicts: Awaited<ReturnType<CanonPort['conflicts']>> }>(api.GET('/v1/conflicts', { params: { query: defined(query) } }))).conflicts,
+    resolve: (id, input) => answer(api.POST('/v1/conflicts/{id}/resolve', { params: { path: { id } }, body: input })),
+    policies: () => answer(api.GET('/v1/policies')),
+    setPolicies: (input) => answer(api.PUT('/v1/policies', { body: input })),
+    preview: (input = {}) => answer(api.POST('/v1/preview', { body: input as { policies?: Record<string, unknown> } })),
+    erase: (target) => answer(api.POST('/v1/erasures', { body: target })),
+    link: (input) => answer(api.POST('/v1/links', { body: input })),
+    schedule: () => answer(api.GET('/v1/schedule')),
+    setSchedule: (schedule) => answer(api.PUT('/v1/schedule', { body: schedule })),
+    deadLetters: async () => (await answer<{ jobs: Awaited<ReturnType<CanonPort['deadLetters']>> }>(api.GET('/v1/jobs/dead'))).jobs,
+    redrive: async () => (await answer<{ redriven: number }>(api.POST('/v1/jobs/dead/redrive'))).redriven,
+    connectorCursor: (instanceId) => answer(api.GET('/v1/connectors/{instance_id}/cursor', { params: { path: { instance_id: instanceId } } })),
+    connectorBatch: (instanceId, batch) => answer(api.POST('/v1/connectors/{instance_id}/batches', { params: { path: { instance_id: instanceId } }, body: { ...batch, episodes: [...batch.episodes] } })),
+    close: async () => undefined,
+  };
 }
 
 export interface CompileAndWaitOptions {
@@ -63,110 +132,18 @@ export interface CompileAndWaitOptions {
   timeoutMs?: number;
 }
 
-type Recall = { as_of?: string; known_at?: string };
-
-async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; response: Response }> {
-  const { data, error, response } = await call;
-  if (!response.ok || data === undefined) {
-    throw new CanonApiError(response.status, (error as Record<string, unknown> | undefined) ?? { detail: `HTTP ${response.status}` });
+/** Queues the compile as a job and polls it until it completes; throws when it fails or times out. */
+export async function compileAndWait(port: Pick<CanonPort, 'compile' | 'job'>, request: Omit<CompileRequest, 'async'>, wait: CompileAndWaitOptions = {}): Promise<JobView> {
+  const pollMs = wait.pollMs ?? 200;
+  const timeoutMs = wait.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  const queued = await port.compile({ ...request, async: true });
+  if (!queued.async) throw new Error('the server compiled synchronously; expected a job');
+  for (;;) {
+    const job = await port.job(queued.job_id);
+    if (job.state === 'completed') return job;
+    if (job.state === 'failed' || job.state === 'cancelled') throw new Error(`compile job ${job.job_id} ${job.state}: ${JSON.stringify(job.error ?? null)}`);
+    if (Date.now() > deadline) throw new Error(`compile job ${job.job_id} still ${job.state} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, pollMs));
   }
-  return { data, response };
 }
-
-const etagOf = (response: Response): string | null => response.headers.get('etag');
-
-/**
- * A typed client of Canon's HTTP API. Types come from the OpenAPI document
- * (`npm run client:generate`); `api` is the raw openapi-fetch client for every other route.
- */
-export function createCanonClient(options: CanonClientOptions) {
-  const api: Client<paths> = createClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/$/, ''),
-    headers: { authorization: `Bearer ${options.apiKey}` },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
-
-  const client = {
-    api,
-    async ingest(episodes: unknown[], opts: { compile?: 'wait' } = {}): Promise<IngestResponse & { compiled?: CompileResult[] }> {
-      const res = await unwrap(
-        api.POST('/v1/episodes', {
-          params: { query: opts.compile ? { compile: opts.compile } : {} } as never,
-          body: { episodes } as never,
-        }),
-      );
-      return res.data as IngestResponse & { compiled?: CompileResult[] };
-    },
-    async compile(request: CompileRequest): Promise<CompileResult | CompileManyResult | { job_id: string }> {
-      return (await unwrap(api.POST('/v1/compile', { body: request }))).data as CompileResult | CompileManyResult | { job_id: string };
-    },
-    async job(jobId: string): Promise<Job> {
-      return (await unwrap(api.GET('/v1/jobs/{job_id}', { params: { path: { job_id: jobId } } }))).data;
-    },
-    /** Queues the compile as a job and polls it until it completes; throws when it fails or times out. */
-    async compileAndWait(request: Omit<CompileRequest, 'async'>, wait: CompileAndWaitOptions = {}): Promise<Job> {
-      const pollMs = wait.pollMs ?? 200;
-      const deadline = Date.now() + (wait.timeoutMs ?? 60_000);
-      const queued = await client.compile({ ...request, async: true } as CompileRequest);
-      if (!('job_id' in queued)) throw new Error('the server compiled synchronously; expected a job');
-      for (;;) {
-        const job = await client.job(queued.job_id);
-        if (job.state === 'completed') return job;
-        if (job.state === 'failed' || job.state === 'cancelled') throw new Error(`compile job ${job.job_id} ${job.state}: ${JSON.stringify(job.error ?? null)}`);
-        if (Date.now() > deadline) throw new Error(`compile job ${job.job_id} still ${job.state} after ${wait.timeoutMs ?? 60_000} ms`);
-        await new Promise((r) => setTimeout(r, pollMs));
-      }
-    },
-    async subjects() {
-      return (await unwrap(api.GET('/v1/subjects'))).data.subjects;
-    },
-    /** One page of a subject's memories (`limit`, default 100); pass `next` as `after` for the rest. */
-    async memories(subject: string, at: Recall & { limit?: number; after?: string } = {}): Promise<SubjectMemories> {
-      return (await unwrap(api.GET('/v1/subjects/{subject}/memories', { params: { path: { subject }, query: at } }))).data;
-    },
-    /** One memory, with the ETag a PATCH needs. */
-    async memory(id: string, at: Recall = {}): Promise<{ memory: Memory; etag: string | null }> {
-      const { data, response } = await unwrap(api.GET('/v1/memories/{id}', { params: { path: { id }, query: at } }));
-      return { memory: data, etag: etagOf(response) };
-    },
-    async propose(id: string, proposal: Proposal, opts: { ifMatch?: string } = {}): Promise<MemoryWriteResult & { etag: string | null }> {
-      const { data, response } = await unwrap(
-        api.POST('/v1/memories/{id}/proposals', {
-          params: { path: { id }, header: opts.ifMatch ? { 'if-match': opts.ifMatch } : {} },
-          body: proposal,
-        }),
-      );
-      return { ...data, etag: etagOf(response) };
-    },
-    async patch(id: string, etag: string, proposal: Omit<Proposal, 'expected_revision'>): Promise<MemoryWriteResult & { etag: string | null }> {
-      const { data, response } = await unwrap(api.PATCH('/v1/memories/{id}', { params: { path: { id }, header: { 'if-match': etag } }, body: proposal }));
-      return { ...data, etag: etagOf(response) };
-    },
-    async conflicts(query: { subject?: string; limit?: number } = {}): Promise<Conflict[]> {
-      return (await unwrap(api.GET('/v1/conflicts', { params: { query } }))).data.conflicts;
-    },
-    async resolve(id: string, resolution: { value: unknown; reason: string; idempotency_key?: string }): Promise<MemoryWriteResult> {
-      return (await unwrap(api.POST('/v1/conflicts/{id}/resolve', { params: { path: { id } }, body: resolution }))).data;
-    },
-    async policies(): Promise<Policies> {
-      return (await unwrap(api.GET('/v1/policies'))).data;
-    },
-    async setPolicies(policies: WorkspacePolicies): Promise<PolicyChange> {
-      return (await unwrap(api.PUT('/v1/policies', { body: policies }))).data;
-    },
-    /** What compiling under proposed policies (or this build's compiler) would change; writes nothing. */
-    async preview(input: { policies?: WorkspacePolicies } = {}): Promise<Preview> {
-      return (await unwrap(api.POST('/v1/preview', { body: input as { policies?: Record<string, unknown> } }))).data;
-    },
-    /** Two memories are one fact (`same: true`) or distinct (`same: false`): a link episode. */
-    async link(link: Link): Promise<LinkResult> {
-      return (await unwrap(api.POST('/v1/links', { body: link }))).data;
-    },
-    async erase(target: { subject: string } | { user: string }): Promise<Erasure> {
-      return (await unwrap(api.POST('/v1/erasures', { body: target }))).data;
-    },
-  };
-  return client;
-}
-
-export type CanonHttpClient = ReturnType<typeof createCanonClient>;

@@ -1846,6 +1846,24 @@ export interface components {
             score: number;
             values: unknown[];
         };
+        ClaimDecision: {
+            /** @description The claim’s index in its episode (the claims of a text are numbered as the compiler read them) */
+            claim: number;
+            /**
+             * @description What the compile did with the claim: `supports` (its value holds), `changes`/`corrects` (it replaced the value in force), `disputes` (a conflict), `duplicate_of`, `enriches`, `settles`, `overruled`, `superseded_by`, `retracts`, `no_effect`
+             * @enum {string}
+             */
+            kind: "supports" | "duplicate_of" | "enriches" | "changes" | "corrects" | "settles" | "superseded_by" | "overruled" | "disputes" | "retracts" | "no_effect";
+            memory: components["schemas"]["MemoryView"];
+            memory_id: string;
+            reason: string;
+            /** @description The claim it acted on, if any */
+            target: {
+                idempotency_key: string;
+                index: number;
+                source: string;
+            } | null;
+        };
         CompileManyResult: {
             /** @description Subjects whose compile failed, by name, with the error; every other subject was compiled (a job also dead-letters them). */
             failed: {
@@ -2058,10 +2076,14 @@ export interface components {
             user: string;
         };
         IngestResponse: {
+            /** @description With `?compile=wait`: the compile of each subject the batch wrote to */
+            compiled?: components["schemas"]["CompileResult"][];
             created: number;
             duplicates: number;
             erased: number;
             items: {
+                /** @description With `?compile=wait`, for a `created` or `duplicate` item: what the compile did with each of its claims */
+                decisions?: components["schemas"]["ClaimDecision"][];
                 /** Format: uuid */
                 episode_id: string | null;
                 index: number;
@@ -2142,6 +2164,7 @@ export interface components {
             timeline: components["schemas"]["Timeline"];
             view: components["schemas"]["MemoryView"];
         };
+        /** @description The memory after the compile, as recall shows it */
         MemoryView: {
             candidates: components["schemas"]["Candidate"][];
             conflict: {

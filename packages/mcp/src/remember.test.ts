@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionOf, expectedKeys, RememberArgs, rememberEpisode, rememberKey } from './remember.js';
+import { decisionOf, RememberArgs, rememberEpisode, rememberKey } from './remember.js';
 
 const args = (input: Record<string, unknown>) => RememberArgs.parse(input);
 
@@ -24,15 +24,6 @@ describe('remember: the episode and its key', () => {
     expect(() => rememberEpisode(args({ subject: 's' }))).toThrow(/predicate and a value, or text/);
     expect(() => rememberEpisode(args({ subject: 's', predicate: 'p' }))).toThrow(/needs a value/);
     expect(() => rememberEpisode(args({ subject: 's', text: 't', value: 1 }))).toThrow(/give its predicate/);
-  });
-
-  it('finds the fact keys a call falls on, normalized as the compiler does', () => {
-    const structured = args({ subject: 's', predicate: '  deploy day ', value: 'x', qualifiers: { env: 'staging' } });
-    expect(expectedKeys(structured, rememberEpisode(structured))).toEqual([{ index: 0, predicate: 'deploy day', qualifiers: { env: 'staging' } }]);
-    const text = args({ subject: 's', text: 'The staging deploy runs on Tuesday.' });
-    const keys = expectedKeys(text, rememberEpisode(text));
-    expect(keys).toHaveLength(1);
-    expect(keys[0]!.predicate).toMatch(/staging deploy runs on/);
   });
 });
 

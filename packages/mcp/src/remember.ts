@@ -1,14 +1,4 @@
-import {
-  canonicalJson,
-  DEFAULT_POLICY_SET,
-  extract,
-  LIMITS,
-  normalizeText,
-  sha256,
-  ValidationError,
-  type DispositionKind,
-  type Episode,
-} from '@canon/core';
+import { canonicalJson, LIMITS, sha256, ValidationError, type DispositionKind } from '@canon/core';
 import { z } from 'zod';
 
 /** The source every episode written through MCP carries. */
@@ -99,40 +89,6 @@ export function rememberEpisode(args: RememberArgs): Record<string, unknown> {
 
 function stripUndefinedClaim(claim: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(claim).filter(([, v]) => v !== undefined));
-}
-
-/** The fact keys (predicate + qualifiers) the episode's claims fall on, by claim index. */
-export function expectedKeys(args: RememberArgs, episode: Record<string, unknown>): Array<{ index: number; predicate: string; qualifiers: Record<string, string> }> {
-  if (args.predicate !== undefined) {
-    const qualifiers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(args.qualifiers ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) qualifiers[normalizeText(k)] = normalizeText(v);
-    return [{ index: 0, predicate: normalizeText(args.predicate), qualifiers }];
-  }
-  // Free text: the extractor is deterministic and its predicates depend on the words alone, so
-  // reading the text here finds the same keys the compiler did (workspace and owner are stand-ins).
-  const at = args.occurred_at ? new Date(args.occurred_at).toISOString() : new Date(0).toISOString();
-  const synthetic: Episode = {
-    id: '00000000-0000-0000-0000-000000000000',
-    workspace_id: 'w',
-    source: MCP_SOURCE,
-    idempotency_key: String(episode['idempotency_key']),
-    subject: args.subject,
-    scope: 'workspace',
-    owner: null,
-    kind: 'message',
-    body: { text: args.text ?? '' },
-    occurred_at: at,
-    occurred_at_defaulted: args.occurred_at === undefined,
-    observed_at: null,
-    sequence: null,
-    lineage: `${MCP_SOURCE}:${String(episode['idempotency_key'])}`,
-    snapshot: false,
-    actor: { role: 'agent', user: null },
-    source_ref: null,
-    ingested_at: at,
-    content_hash: '',
-  };
-  return extract(synthetic, DEFAULT_POLICY_SET).map((c) => ({ index: c.index, predicate: c.fact_key.predicate, qualifiers: c.fact_key.qualifiers }));
 }
 
 /** What `remember` reports for a memory it touched. */

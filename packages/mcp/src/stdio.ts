@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CanonPort } from './port.js';
+import type { CanonPort } from '@canon/runtime';
 import { createCanonMcpServer } from './server.js';
 
 /**

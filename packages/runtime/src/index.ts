@@ -2,7 +2,8 @@ export { loadConfig, ConfigSchema, type Config } from './config.js';
 export { startEmbeddedPostgres, stopEmbeddedServers, freePort, EmbeddedPostgresError, type EmbeddedDatabase } from './embedded-postgres.js';
 export { createRuntime } from './runtime.js';
 export { ListEpisodesParams, type Runtime, type RuntimeOptions, type IngestOptions } from './surface.js';
-export { ingestEpisodes, type IngestResult, type IngestItemResult } from './ingest.js';
+export { localPort, ingestAnswer, type CanonPort, type IngestAnswer, type ConnectorBatchAnswer, type SubjectCounts } from './port.js';
+export { ingestEpisodes, type IngestResult, type IngestItemResult, type ClaimDecision } from './ingest.js';
 export { CreateKeyInput, type CreatedKey } from './keys.js';
 export type { Principal } from './principal.js';
 export {

@@ -12,6 +12,8 @@ import {
   toEnvelope,
   ValidationError,
   CanonError,
+  type ClaimRef,
+  type DispositionKind,
   type Envelope,
   type ItemIssue,
   type Redaction,
@@ -23,8 +25,22 @@ import { erasedKeyHash } from './erased-key.js';
 import { loadSecretsMode } from './policies.js';
 import type { Principal } from './principal.js';
 import { redactEnvelopes } from './secrets.js';
+import type { MemorySummary } from './recall.js';
 
 export type ItemStatus = 'created' | 'duplicate' | 'erased' | 'refused';
+
+/** What the compile did with one claim of an ingested episode, and the memory it went to. */
+export interface ClaimDecision {
+  /** The claim's index in its episode (a text's claims are numbered as the compiler read them). */
+  claim: number;
+  memory_id: string;
+  kind: DispositionKind;
+  reason: string;
+  /** The claim this one acted on (the one it superseded, disputed, duplicated …), if any. */
+  target: ClaimRef | null;
+  /** The memory after the compile, as recall shows it. */
+  memory: MemorySummary;
+}
 
 export interface IngestItemResult {
   index: number;
@@ -36,6 +52,8 @@ export interface IngestItemResult {
   /** For a `refused` item: the rule that found a secret in it, and where. */
   rule?: string;
   path?: string;
+  /** With `compile: 'wait'`: what the compile did with each of the item's claims. */
+  decisions?: ClaimDecision[];
 }
 
 export interface IngestResult {

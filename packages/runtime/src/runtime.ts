@@ -17,6 +17,7 @@ import { registerConnectorWorkers } from './connectors/workers.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { log, RepeatedErrors } from './log.js';
 import { ingestEpisodes } from './ingest.js';
+import { withClaimDecisions } from './claim-decisions.js';
 import { resolveCandidates, type ResolveResult } from './links/resolver.js';
 import { workspaceResolver } from './links/workspace-resolver.js';
 import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers } from './jobs.js';
@@ -115,7 +116,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (ingestOptions.compile !== 'wait') return result;
       const compiled: CompileResult[] = [];
       for (const subject of result.subjects) compiled.push(await compileOne(principal, subject));
-      return { ...result, compiled };
+      const decided = await withWorkspace(pool, principal, (tx) => withClaimDecisions(tx, principal, result.items));
+      return { ...result, items: decided, compiled };
     },
 
     subjectEpisodes: (principal, subject) =>

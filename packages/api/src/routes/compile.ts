@@ -1,21 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CompileRequest, type Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
-import { problemResponse } from '../schemas.js';
-
-const CompileResult = z
-  .object({
-    subject: z.string(),
-    episodes_processed: z.number().int(),
-    memories_created: z.number().int(),
-    memories_updated: z.number().int(),
-    memories_superseded: z.number().int(),
-    conflicts_opened: z.number().int(),
-    tombstoned: z.number().int(),
-    state_hash: z.string(),
-    compiler_version: z.string(),
-  })
-  .openapi('CompileResult');
+import { CompileResult, problemResponse } from '../schemas.js';
 
 const ManyResult = z
   .object({

@@ -1,9 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { LIMITS } from '@canon/core';
-import { commitConnectorBatch, connectorCursor, type Runtime } from '@canon/runtime';
+import { commitConnectorBatch, connectorCursor, ingestAnswer, type Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { IngestResponse, problemResponse } from '../schemas.js';
-import { ingestAnswer } from './episodes.js';
 
 // The same rule as checkInstanceId, so that the document says it and a bad id is a 400 here.
 const InstanceParam = z.object({

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { EpisodeInput, SecretRefusedError, ValidationError } from '@canon/core';
-import type { IngestResult, Runtime } from '@canon/runtime';
+import { ingestAnswer, type Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { EpisodeBatch, EpisodePage, IngestResponse, problemResponse } from '../schemas.js';
 import { readJson } from '../read-json.js';
@@ -51,22 +51,6 @@ const getEpisodes = createRoute({
   },
 });
 
-/**
- * The answer to an ingested batch, as POST /v1/episodes and a connector's batch both give it: each
- * item's outcome, the counts, and the documents' statements that give no fact (when there are any).
- */
-export function ingestAnswer(result: IngestResult) {
-  return {
-    items: result.items,
-    created: result.created,
-    duplicates: result.duplicates,
-    erased: result.erased,
-    redacted: result.redacted,
-    refused: result.refused,
-    ...(Object.keys(result.statements).length > 0 ? { statements: result.statements } : {}),
-  };
-}
-
 export function episodeRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
   // Registered for the OpenAPI document only: the handler validates item by item itself, so
   // that a rejected batch can say which items failed and why.
@@ -88,7 +72,7 @@ export function episodeRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void 
     // One episode posted alone is answered like an invalid one; in a batch the rest proceeds.
     const refused = result.items[0];
     if (single && refused?.status === 'refused') throw new SecretRefusedError(refused.rule ?? 'secret', refused.path ?? 'body');
-    return c.json({ ...ingestAnswer(result), ...(result.compiled ? { compiled: result.compiled } : {}) });
+    return c.json(ingestAnswer(result));
   });
 
   app.openapi(getEpisodes, async (c) => {

@@ -63,7 +63,7 @@ const redrive = createRoute({
 });
 
 export function operationRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
-  app.openapi(verify, async (c) => c.json(await runtime.verify(c.get('principal'), c.req.valid('json').subject) as unknown as Record<string, unknown>, 200));
+  app.openapi(verify, async (c) => c.json({ ...(await runtime.verify(c.get('principal'), c.req.valid('json').subject)) }, 200));
   app.openapi(getSchedule, async (c) => c.json(await runtime.schedule(c.get('principal')), 200));
   app.openapi(putSchedule, async (c) => c.json(await runtime.setSchedule(c.get('principal'), c.req.valid('json')), 200));
   app.openapi(deadLetters, async (c) => c.json({ jobs: await runtime.deadLetters(c.get('principal')) }, 200));

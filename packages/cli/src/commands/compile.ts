@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { CompileResult, Config, JobView, VerifyReport } from '@canon/runtime';
-import type { CanonClient, Run } from '../client.js';
-import { connect, invalid, withClient } from '../lazy-client.js';
+import type { CanonPort, CompileResult, Config, JobView, VerifyReport } from '@canon/runtime';
+import type { Run } from '../lazy-port.js';
+import { invalid, openPort, withPort } from '../lazy-port.js';
 
 
 interface TargetOptions {
@@ -20,9 +20,9 @@ async function target(opts: TargetOptions): Promise<{ subject: string } | { all:
 }
 
 /** The subjects a `--subject S | --all` option names. */
-async function subjectsOf(client: CanonClient, opts: TargetOptions): Promise<string[]> {
+async function subjectsOf(port: CanonPort, opts: TargetOptions): Promise<string[]> {
   const t = await target(opts);
-  return 'subject' in t ? [t.subject] : (await client.subjects()).map((s) => s.subject);
+  return 'subject' in t ? [t.subject] : (await port.subjects()).map((s) => s.subject);
 }
 
 interface FailedSubject {
@@ -61,15 +61,15 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON')
     .action(
       run(async (opts: TargetOptions & { async?: boolean; wait?: boolean }) => {
-        const client = await connect(config());
+        const port = await openPort(config());
         try {
-          const out = await client.compile({ ...(await target(opts)), async: Boolean(opts.async) });
+          const out = await port.compile({ ...(await target(opts)), async: Boolean(opts.async) });
           if (out.async) {
             if (!opts.wait) {
               console.log(opts.json ? JSON.stringify({ job_id: out.job_id }) : out.job_id);
               return;
             }
-            const job = await waitForJob(() => client.job(out.job_id));
+            const job = await waitForJob(() => port.job(out.job_id));
             if (opts.json) console.log(JSON.stringify(job));
             else console.log(`job ${job.job_id} ${job.state}${job.result ? `: ${JSON.stringify((job.result as { totals?: unknown }).totals ?? job.result)}` : ''}`);
             const jobFailed = (job.result as { failed?: FailedSubject[] } | undefined)?.failed ?? [];
@@ -87,7 +87,7 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
             printFailed(failed);
           } else printResult(result);
         } finally {
-          await client.close();
+          await port.close();
         }
       }),
     );
@@ -100,9 +100,9 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON')
     .action(
       run(async (opts: TargetOptions) => {
-        await withClient(config(), async (client) => {
+        await withPort(config(), async (port) => {
           const results: CompileResult[] = [];
-          for (const s of await subjectsOf(client, opts)) results.push(await client.rebuild(s));
+          for (const s of await subjectsOf(port, opts)) results.push(await port.rebuild(s));
           if (opts.json) console.log(JSON.stringify(results));
           else results.forEach(printResult);
         });
@@ -117,12 +117,12 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON')
     .action(
       run(async (opts: TargetOptions) => {
-        await withClient(config(), async (client) => {
+        await withPort(config(), async (port) => {
           const reports: VerifyReport[] = [];
           const errors: FailedSubject[] = [];
-          for (const s of await subjectsOf(client, opts)) {
+          for (const s of await subjectsOf(port, opts)) {
             try {
-              reports.push(await client.verify(s));
+              reports.push(await port.verify(s));
             } catch (err) {
               // A key that may not verify stops here; a subject that cannot be verified does not stop the others.
               if (err instanceof (await import('@canon/core')).CanonError && (err.type === 'unauthorized' || err.type === 'forbidden')) throw err;

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '@canon/runtime';
-import { connect } from '../lazy-client.js';
+import { openPort } from '../lazy-port.js';
 
 type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
@@ -20,14 +20,14 @@ export function registerContextCommand(program: Command, run: Run, config: () =>
     .option('--json', 'print {text, tokens, memory_ids, conflicts}')
     .action(
       run(async (subject: string, opts: { task: string; maxTokens: number; asOf?: string; json?: boolean }) => {
-        const client = await connect(config());
+        const port = await openPort(config());
         try {
-          const bundle = await client.context({ subject, task: opts.task, max_tokens: opts.maxTokens, ...(opts.asOf ? { as_of: opts.asOf } : {}) });
+          const bundle = await port.context({ subject, task: opts.task, max_tokens: opts.maxTokens, ...(opts.asOf ? { as_of: opts.asOf } : {}) });
           // The text as it is, byte for byte: it already ends with a newline.
           if (opts.json) console.log(JSON.stringify(bundle));
           else process.stdout.write(bundle.text);
         } finally {
-          await client.close();
+          await port.close();
         }
       }),
     );

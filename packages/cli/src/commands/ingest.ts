@@ -3,7 +3,7 @@ import readline from 'node:readline';
 import cliProgress from 'cli-progress';
 import { EpisodeInput, LIMITS, ValidationError, type ItemIssue } from '@canon/core';
 import type { Config } from '@canon/runtime';
-import { connect } from '../client.js';
+import { openPort } from '../port.js';
 
 export interface IngestOptions {
   batch: number;
@@ -19,7 +19,7 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
     throw new ValidationError(`--batch must be between 1 and ${LIMITS.batchSize}`);
   }
   const items = await readJsonl(file);
-  const client = await connect(config);
+  const port = await openPort(config);
   const bar =
     process.stderr.isTTY && !opts.json
       ? new cliProgress.SingleBar({ format: 'ingest [{bar}] {value}/{total} episodes | {eta_formatted} left', stream: process.stderr }, cliProgress.Presets.shades_classic)
@@ -30,7 +30,7 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
     for (let i = 0; i < items.length; i += opts.batch) {
       const batch = items.slice(i, i + opts.batch);
       try {
-        const result = await client.ingest(batch);
+        const result = await port.ingest(batch);
         summary.created += result.created;
         summary.duplicates += result.duplicates;
         // Refused items (secrets, in a workspace that refuses them) are rejected; the rest stands.
@@ -48,7 +48,7 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
     }
   } finally {
     bar?.stop();
-    await client.close();
+    await port.close();
   }
   report(summary, opts);
 }

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import type { Run } from '../client.js';
-import type { CanonPort } from '@canon/mcp';
-import type { Config, InspectedMemory, MemorySections } from '@canon/runtime';
+import type { Run } from '../lazy-port.js';
+import type { CanonPort, Config, InspectedMemory, MemorySections } from '@canon/runtime';
 import type { LoggedEpisode } from '@canon/store';
 
 
@@ -33,10 +32,11 @@ function says(e: LoggedEpisode): string {
 
 /** A subject's whole story through the port: the log by source, and every memory with its timeline. */
 export async function loadInspection(port: CanonPort, subject: string, asOf?: string): Promise<TerminalInspection> {
-  const page = await port.memories(subject, asOf);
+  const { everyPage } = await import('@canon/core/pages');
+  const page = await everyPage('memories', (after) => port.memories(subject, { as_of: asOf, limit: 1000, after }));
   const memories: InspectedMemory[] = [];
   for (const m of page.memories) {
-    const d = await port.memory(m.id, asOf);
+    const d = await port.memory(m.id, { as_of: asOf });
     memories.push({ id: d.id, subject: d.subject, revision: d.revision, timeline: d.timeline, view: d.view });
   }
   const bySource = new Map<string, EpisodeLine[]>();

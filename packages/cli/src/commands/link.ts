@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { Config } from '@canon/runtime';
-import { withClient } from '../lazy-client.js';
+import { withPort } from '../lazy-port.js';
 
 type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
@@ -15,8 +15,8 @@ export function registerLinkCommand(program: Command, run: Run, config: () => Co
     .option('--json', 'print JSON')
     .action(
       run(async (first: string, second: string, opts: { distinct?: boolean; reason?: string; key?: string; json?: boolean }) =>
-        withClient(config(), async (client) => {
-          const out = await client.link({
+        withPort(config(), async (port) => {
+          const out = await port.link({
             memories: [first, second],
             same: !opts.distinct,
             idempotency_key: opts.key ?? `cli-link:${randomUUID()}`,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Run } from '../client.js';
+import type { Run } from '../lazy-port.js';
 import type { Config } from '@canon/runtime';
 
 

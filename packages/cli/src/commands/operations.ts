@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '@canon/runtime';
-import type { Run } from '../client.js';
-import { withClient } from '../lazy-client.js';
+import type { Run } from '../lazy-port.js';
+import { withPort } from '../lazy-port.js';
 
 
 
@@ -12,8 +12,8 @@ export function registerOperationCommands(program: Command, run: Run, config: ()
     .option('--json', 'print JSON')
     .action(
       run(async (opts: { json?: boolean }) =>
-        withClient(config(), async (client) => {
-          const s = await client.schedule();
+        withPort(config(), async (port) => {
+          const s = await port.schedule();
           console.log(opts.json ? JSON.stringify(s) : s ? `${s.cron} (${s.time_zone})` : 'no nightly schedule');
         }),
       ),
@@ -24,8 +24,8 @@ export function registerOperationCommands(program: Command, run: Run, config: ()
     .option('--tz <zone>', 'IANA time zone', 'UTC')
     .action(
       run(async (opts: { cron: string; tz: string }) =>
-        withClient(config(), async (client) => {
-          const s = await client.setSchedule({ cron: opts.cron, time_zone: opts.tz });
+        withPort(config(), async (port) => {
+          const s = await port.setSchedule({ cron: opts.cron, time_zone: opts.tz });
           console.log(`nightly compile: ${s.cron} (${s.time_zone})`);
         }),
       ),
@@ -34,14 +34,14 @@ export function registerOperationCommands(program: Command, run: Run, config: ()
   const jobs = program.command('jobs').description('compile jobs: one by id, dead letters, redrive');
   jobs
     .command('show <job-id>')
-    .action(run(async (id: string) => withClient(config(), async (client) => console.log(JSON.stringify(await client.job(id), null, 2)))));
+    .action(run(async (id: string) => withPort(config(), async (port) => console.log(JSON.stringify(await port.job(id), null, 2)))));
   jobs
     .command('dead')
     .option('--json', 'print JSON')
     .action(
       run(async (opts: { json?: boolean }) =>
-        withClient(config(), async (client) => {
-          const dead = await client.deadLetters();
+        withPort(config(), async (port) => {
+          const dead = await port.deadLetters();
           if (opts.json) return console.log(JSON.stringify(dead));
           if (dead.length === 0) return console.log('no dead letters');
           console.table(dead.map((d) => ({ job: d.job_id, subject: d.subject, failed_at: d.failed_at, error: JSON.stringify(d.error).slice(0, 80) })));
@@ -50,5 +50,5 @@ export function registerOperationCommands(program: Command, run: Run, config: ()
     );
   jobs
     .command('redrive')
-    .action(run(async () => withClient(config(), async (client) => console.log(`redriven ${await client.redrive()} jobs`))));
+    .action(run(async () => withPort(config(), async (port) => console.log(`redriven ${await port.redrive()} jobs`))));
 }

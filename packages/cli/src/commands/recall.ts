@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Config } from '@canon/runtime';
-import type { Run } from '../client.js';
-import { invalid, withClient } from '../lazy-client.js';
+import type { CanonPort } from '@canon/runtime';
+import type { Run } from '../lazy-port.js';
+import { invalid, withPort } from '../lazy-port.js';
 
 
 
@@ -34,8 +35,9 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (subject: string, opts: { asOf?: string; knownAt?: string; json?: boolean }) =>
-        withClient(config(), async (client) => {
-          const out = await client.memories(subject, { as_of: opts.asOf, known_at: opts.knownAt });
+        withPort(config(), async (port) => {
+          const { everyPage } = await import('@canon/core/pages');
+          const out = await everyPage('memories', (after) => port.memories(subject, { as_of: opts.asOf, known_at: opts.knownAt, after }));
           if (opts.json) return console.log(JSON.stringify(out));
           if (out.memories.length === 0) return console.log(`no memories of ${subject}`);
           console.log(`${subject} at ${out.at}${out.known_at ? `, as known at ${out.known_at}` : ''}`);
@@ -71,8 +73,8 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (id: string, opts: { knownAt?: string; json?: boolean }) =>
-        withClient(config(), async (client) => {
-          const m = await client.memory(id, { known_at: opts.knownAt });
+        withPort(config(), async (port) => {
+          const m = await port.memory(id, { known_at: opts.knownAt });
           if (opts.json) return console.log(JSON.stringify(m));
           const t = m.timeline;
           console.log(`${t.fact_key.subject} · ${t.fact_key.predicate}${qualifiers(t.fact_key.qualifiers)}  revision ${m.revision}  ETag "${m.etag}"`);
@@ -100,8 +102,8 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (opts: { subject?: string; json?: boolean }) =>
-        withClient(config(), async (client) => {
-          const conflicts = await client.conflicts(opts.subject);
+        withPort(config(), async (port) => {
+          const conflicts = await port.conflicts({ subject: opts.subject });
           if (opts.json) return console.log(JSON.stringify(conflicts));
           if (conflicts.length === 0) return console.log('no open conflicts');
           console.table(
@@ -128,8 +130,8 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (id: string, opts: { value: string; reason: string; key?: string; json?: boolean }) =>
-        withClient(config(), async (client) => {
-          const out = await client.resolve(id, { value: parseValue(opts.value), reason: opts.reason, ...(opts.key ? { idempotency_key: opts.key } : {}) });
+        withPort(config(), async (port) => {
+          const out = await port.resolve(id, { value: parseValue(opts.value), reason: opts.reason, ...(opts.key ? { idempotency_key: opts.key } : {}) });
           if (opts.json) return console.log(JSON.stringify(out));
           console.log(`${out.outcome}: ${out.decision ? `${out.decision.kind} — ${out.decision.reason}` : 'no decision recorded'}`);
           console.log(`now ${out.memory.view.status}: ${out.memory.view.current.map((v) => cell(v.value)).join(', ')} (revision ${out.memory.revision})`);
@@ -143,8 +145,8 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (opts: { json?: boolean }) =>
-        withClient(config(), async (client) => {
-          const p = await client.policies();
+        withPort(config(), async (port) => {
+          const p = await port.policies();
           if (opts.json) return console.log(JSON.stringify(p));
           const d = p.effective.defaults;
           console.log(`time zone ${p.effective.time_zone}; defaults: ${d.cardinality}, ${d.mode}, min role ${d.min_role}; fingerprint ${p.fingerprint}`);
@@ -163,14 +165,15 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (file: string, opts: { json?: boolean }) =>
-        withClient(config(), async (client) => {
-          let input: unknown;
+        withPort(config(), async (port) => {
+          // The file's JSON as it is: the runtime checks it, in this process or at the server.
+          let input: Parameters<CanonPort['setPolicies']>[0];
           try {
             input = JSON.parse(fs.readFileSync(file, 'utf8'));
           } catch (err) {
             throw await invalid(`${file}: ${(err as Error).message}`);
           }
-          const change = await client.setPolicies(input);
+          const change = await port.setPolicies(input);
           if (opts.json) return console.log(JSON.stringify(change));
           if (!change.changed) return console.log('policies unchanged');
           console.log(`policies saved (fingerprint ${change.fingerprint}); ${change.rebuild.subjects.length} subjects ${change.rebuild.mode === 'queued' ? 'queued for a rebuild' : 'rebuilt'}`);
@@ -185,8 +188,9 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .option('--json', 'print JSON')
     .action(
       run(async (opts: { policies?: string; json?: boolean }) =>
-        withClient(config(), async (client) => {
-          let policies: unknown;
+        withPort(config(), async (port) => {
+          // The file's JSON as it is: the runtime checks it, in this process or at the server.
+          let policies: Parameters<CanonPort['setPolicies']>[0] | undefined;
           if (opts.policies !== undefined) {
             try {
               policies = JSON.parse(fs.readFileSync(opts.policies, 'utf8'));
@@ -194,7 +198,7 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
               throw await invalid(`${opts.policies}: ${(err as Error).message}`);
             }
           }
-          const out = await client.preview(policies === undefined ? {} : { policies });
+          const out = await port.preview(policies === undefined ? {} : { policies });
           // For CI: "this policy change touches 14 memories" fails the step.
           if (out.changed > 0) process.exitCode = 1;
           if (opts.json) return console.log(JSON.stringify(out));
@@ -215,8 +219,8 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .action(
       run(async (opts: { subject?: string; user?: string; json?: boolean }) => {
         if ((opts.subject === undefined) === (opts.user === undefined)) throw await invalid('give --subject S or --user U');
-        await withClient(config(), async (client) => {
-          const out = await client.erase(opts.subject !== undefined ? { subject: opts.subject } : { user: opts.user! });
+        await withPort(config(), async (port) => {
+          const out = await port.erase(opts.subject !== undefined ? { subject: opts.subject } : { user: opts.user! });
           if (opts.json) return console.log(JSON.stringify(out));
           console.log(`erased ${out.episodes} episodes and ${out.memories} memories of ${out.subjects.length} subjects (erasure ${out.erasure_id})`);
           if (out.rebuilt.length > 0) console.log(`rebuilt ${out.rebuilt.length} subjects from what remains`);

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config, SearchResult } from '@canon/runtime';
-import type { Run } from '../client.js';
-import { connect } from '../lazy-client.js';
+import type { Run } from '../lazy-port.js';
+import { openPort } from '../lazy-port.js';
 
 
 interface SearchOptions {
@@ -43,15 +43,15 @@ export function registerSearchCommand(program: Command, run: Run, config: () => 
     .option('--json', 'print JSON')
     .action(
       run(async (query: string, opts: SearchOptions) => {
-        const client = await connect(config());
+        const port = await openPort(config());
         try {
-          const out = await client.search({ q: query, subject: opts.subject, limit: opts.limit, include_history: Boolean(opts.includeHistory) });
+          const out = await port.search({ q: query, subject: opts.subject, limit: opts.limit, include_history: Boolean(opts.includeHistory) });
           if (opts.json) return console.log(JSON.stringify(out));
           if (out.results.length === 0) return console.log('no matches');
           const rows = out.results.map((r) => [r.subject, label(r), JSON.stringify(r.value), status(r), r.match, r.valid_from, r.memory_id]);
           console.log(table([['SUBJECT', 'MEMORY', 'VALUE', 'STATUS', 'MATCH', 'SINCE', 'ID'], ...rows]));
         } finally {
-          await client.close();
+          await port.close();
         }
       }),
     );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Config, SecretScanFinding } from '@canon/runtime';
-import type { Run } from '../client.js';
-import { connect } from '../lazy-client.js';
+import type { Run } from '../lazy-port.js';
+import { openPort } from '../lazy-port.js';
 import { table } from './search.js';
 
 interface ScanOptions {
@@ -18,14 +18,14 @@ export function registerSecretsCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON lines: one finding per line')
     .action(
       run(async (opts: ScanOptions) => {
-        const client = await connect(config());
+        const port = await openPort(config());
         try {
           // Page by page: the server reads a bounded part of the log per answer.
           const findings: SecretScanFinding[] = [];
           let scanned = 0;
           let after: string | undefined;
           do {
-            const page = await client.secrets({ ...(opts.subject ? { subject: opts.subject } : {}), ...(after ? { after } : {}) });
+            const page = await port.secrets({ ...(opts.subject ? { subject: opts.subject } : {}), ...(after ? { after } : {}) });
             scanned += page.scanned;
             if (opts.json) for (const f of page.findings) console.log(JSON.stringify(f));
             else findings.push(...page.findings);
@@ -37,7 +37,7 @@ export function registerSecretsCommands(program: Command, run: Run, config: () =
           console.log(table([['EPISODE', 'SOURCE', 'KEY', 'SUBJECT', 'RULE', 'FIELD'], ...rows]));
           console.log(`${findings.length} of ${scanned} episodes hold a secret; erase them with canon erase --subject S (or POST /v1/erasures)`);
         } finally {
-          await client.close();
+          await port.close();
         }
       }),
     );

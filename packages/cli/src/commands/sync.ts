@@ -1,7 +1,8 @@
 import cliProgress from 'cli-progress';
 import { createRuntime, runConnectorTo, syncConnector, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
 import type { RunProgress } from '@canon/connector-kit';
-import { httpDestination, syncServer } from '../http-sync.js';
+import { httpDestination } from '../http-sync.js';
+import { serverPort } from '../port.js';
 
 /** The options every connector command shares. */
 export interface ConnectorCommandOptions {
@@ -57,7 +58,8 @@ export function gitTarget(path: string, opts: { id?: string }): ConnectorTarget 
  */
 export function syncCommand(config: Config, target: ConnectorTarget, opts: ConnectorCommandOptions): Promise<void> {
   const label = `sync ${target.connector}`;
-  const server = syncServer();
+  // Only a server named in CANON_URL: with none, the run writes to this CANON_HOME's database.
+  const server = serverPort(config, process.env, { named: true });
   if (server) {
     return withProgress(label, opts, (run) =>
       // `default` is also the flag's default: only another name is taken as asked for.
