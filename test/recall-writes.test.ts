@@ -24,7 +24,7 @@ async function post(step: StoryStep) {
 
 type Summary = { id: string; predicate: string; qualifiers: Record<string, string>; status: string; revision: number; etag: string; current: Array<{ value: unknown; conditions: string[] }> };
 
-async function memories(subject: string, query = '', role: Role = 'owner'): Promise<{ known_at: string | null; at: string; memories: Summary[] }> {
+async function memories(subject: string, query = '', role: Role = 'owner'): Promise<{ known_at: string | null; as_of: string; memories: Summary[] }> {
   const res = await canon.request(`/v1/subjects/${enc(subject)}/memories${query}`, { key: keys.get(role)! });
   expect(res.status).toBe(200);
   return res.json();
@@ -87,7 +87,7 @@ describe('time travel on the deployment-window story', () => {
   it('known_at alone reads the belief at that time about that time; the freeze-day conflict shows both sides', async () => {
     const afterFreeze = ingestedAt[8]!;
     const then = await memories(SUBJECT, `?known_at=${enc(afterFreeze)}`);
-    expect(then.at).toBe(afterFreeze);
+    expect(then.as_of).toBe(afterFreeze);
     const freeze = byPredicate(then.memories, 'release freeze day') as Summary & { conflict: Array<{ value: string }>; needs_verification: boolean };
     expect(freeze.status).toBe('conflicted');
     expect(freeze.needs_verification).toBe(true);

@@ -1742,7 +1742,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            at: string;
+                            as_of: string;
                             known_at: string | null;
                             memories: components["schemas"]["MemoryView"][];
                             next: string | null;
@@ -2266,7 +2266,7 @@ export interface components {
             };
         };
         Preview: {
-            at: string;
+            as_of: string;
             /** @description memories that would change */
             changed: number;
             changes: {

@@ -109,7 +109,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
         for (const id of [...new Set(results.map((r) => r.memory_id))]) found.push((await port.memory(id, { as_of })).view);
       } else {
         const page = await memoriesOf(subject!, as_of);
-        at = page.at;
+        at = page.as_of;
         found = page.memories;
       }
       const live = found.filter((m) => m.status === 'current' || m.status === 'scheduled_only' || m.status === 'conflicted');
@@ -123,7 +123,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
         ...(conflicts.length ? [`${conflicts.length} open conflicts (needs verification):`, ...conflicts.map(conflictLine)] : []),
         ...(truncated ? [`(more matched; raise limit or narrow the query)`] : []),
       ];
-      return framed(lines, { at, subject: subject ?? null, query: query ?? null, memories, conflicts, truncated });
+      return framed(lines, { as_of: at, subject: subject ?? null, query: query ?? null, memories, conflicts, truncated });
     },
   );
 

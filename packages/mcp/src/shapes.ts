@@ -52,7 +52,7 @@ export const ConflictOut = z.object({
 
 export const RecallOut = {
   framing: Framing,
-  at: z.string(),
+  as_of: z.string(),
   subject: z.string().nullable(),
   query: z.string().nullable(),
   memories: z.array(MemoryOut),

@@ -93,7 +93,7 @@ export function inspectMemories(memories: readonly InspectedMemory[]): MemorySec
 
 export interface SubjectInspection extends MemorySections {
   subject: string;
-  at: string;
+  as_of: string;
   sources: Array<{ source: string; episodes: number; first_at: string; last_at: string }>;
   page: { number: number; per_page: number; pages: number; total: number; by_status: Record<string, number> };
   memories: InspectedMemory[];
@@ -129,7 +129,7 @@ export async function inspectSubject(
   }));
   return {
     subject,
-    at,
+    as_of: at,
     sources,
     page: { number, per_page: perPage, pages: Math.max(1, Math.ceil(page.total / perPage)), total: page.total, by_status: page.by_status },
     memories,

@@ -27,7 +27,8 @@ export interface PreviewChange {
 }
 
 export interface PreviewResult {
-  at: string;
+  /** The instant both sides are viewed at (now). */
+  as_of: string;
   compiler_version: string;
   fingerprint: { now: string; proposed: string };
   /** Subjects folded that the key may see: those the proposed policies can affect (every subject without a proposal). */
@@ -107,7 +108,7 @@ export async function previewChange(pool: Pool, principal: Principal, input: { p
       }
     }
     return {
-      at,
+      as_of: at,
       compiler_version: COMPILER_VERSION,
       fingerprint: { now: now.fingerprint, proposed: policyFingerprint(proposed) },
       // Another user's personal subject is not counted: its existence is theirs.

@@ -94,7 +94,7 @@ export async function recallSubject(
   const { at, known_at } = recallInstants(params, new Date().toISOString());
   const page = memoryPage(params);
   return withWorkspace(pool, principal, async (tx) => {
-    if (known_at === null) return { subject, at, known_at, ...(await subjectMemories(tx, principal, subject, at, page)) };
+    if (known_at === null) return { subject, as_of: at, known_at, ...(await subjectMemories(tx, principal, subject, at, page)) };
     // Transaction time refolds the whole subject (design §7: O(history)); the page is cut after.
     const k = await knownInputs(tx, principal.workspace_id, subject, known_at);
     const memories: MemorySummary[] = [];
@@ -111,13 +111,14 @@ export async function recallSubject(
     memories.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const more = memories.length > page.limit;
     if (more) memories.length = page.limit;
-    return { subject, at, known_at, memories, next: more ? memories[memories.length - 1]!.key : null };
+    return { subject, as_of: at, known_at, memories, next: more ? memories[memories.length - 1]!.key : null };
   });
 }
 
 export interface SubjectRecall {
   subject: string;
-  at: string;
+  /** The valid-time instant the memories are seen at: the `as_of` asked, or now. */
+  as_of: string;
   known_at: string | null;
   memories: MemorySummary[];
   /** Pass as `after` for the next page; null on the last. */

@@ -120,7 +120,7 @@ export function subjectPage(r: SubjectInspection, asOf: string | undefined): Htm
       <input id="as_of" name="as_of" type="text" value="${asOf ?? ''}" placeholder="2024-05-14T00:00:00Z" />
       <button type="submit">Show</button>
     </form>
-    <p>At <time datetime="${r.at}">${r.at}</time>: ${page.total} memories${Object.entries(page.by_status).length
+    <p>At <time datetime="${r.as_of}">${r.as_of}</time>: ${page.total} memories${Object.entries(page.by_status).length
       ? html` (${Object.entries(page.by_status).map(([s, n], i) => html`${i > 0 ? ', ' : ''}${n} ${s.replace('_', ' ')}`)})`
       : ''}.</p>
     <h2>Episodes by source</h2>
@@ -140,7 +140,7 @@ export function subjectPage(r: SubjectInspection, asOf: string | undefined): Htm
       : ''}
     <h2>Memories</h2>
     ${pager}
-    ${r.memories.length ? r.memories.map((m) => memorySection(m, r.at)) : html`<p>No memories on this page.</p>`}
+    ${r.memories.length ? r.memories.map((m) => memorySection(m, r.as_of)) : html`<p>No memories on this page.</p>`}
     ${pager}`;
 }
 

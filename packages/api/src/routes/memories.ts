@@ -34,7 +34,7 @@ const subjectMemories = createRoute({
   responses: {
     200: {
       description: 'The view at that instant',
-      content: { 'application/json': { schema: z.object({ subject: z.string(), at: z.string(), known_at: z.string().nullable(), memories: z.array(MemorySummary), next: z.string().nullable() }) } },
+      content: { 'application/json': { schema: z.object({ subject: z.string(), as_of: z.string(), known_at: z.string().nullable(), memories: z.array(MemorySummary), next: z.string().nullable() }) } },
     },
     400: problemResponse('Invalid instant'),
   },

@@ -90,7 +90,7 @@ const PreviewSideSchema = z.object({ status: z.enum(['current', 'conflicted', 't
 
 const PreviewSchema = z
   .object({
-    at: z.string(),
+    as_of: z.string(),
     compiler_version: z.string(),
     fingerprint: z.object({ now: z.string(), proposed: z.string() }),
     subjects: z.number().int().openapi({ description: 'subjects folded that the key may see' }),

@@ -15,7 +15,7 @@ interface EpisodeLine {
 
 export interface TerminalInspection extends MemorySections {
   subject: string;
-  at: string;
+  as_of: string;
   sources: Array<{ source: string; episodes: EpisodeLine[] }>;
 }
 
@@ -52,11 +52,11 @@ export async function loadInspection(port: CanonPort, subject: string, asOf?: st
   } while (after);
   const sources = [...bySource.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([source, episodes]) => ({ source, episodes }));
   const { inspectMemories } = await import('@canon/runtime');
-  return { subject, at: page.at, sources, ...inspectMemories(memories) };
+  return { subject, as_of: page.as_of, sources, ...inspectMemories(memories) };
 }
 
 export function renderInspection(r: TerminalInspection): string {
-  const out: string[] = [`Subject ${r.subject} at ${r.at}`, ''];
+  const out: string[] = [`Subject ${r.subject} at ${r.as_of}`, ''];
   const section = (title: string, n: number, lines: string[]) => {
     out.push(`${title} (${n})`);
     out.push(...(lines.length ? lines : ['  (none)']), '');

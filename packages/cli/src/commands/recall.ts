@@ -40,7 +40,7 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
           const out = await everyPage('memories', (after) => port.memories(subject, { as_of: opts.asOf, known_at: opts.knownAt, after }));
           if (opts.json) return console.log(JSON.stringify(out));
           if (out.memories.length === 0) return console.log(`no memories of ${subject}`);
-          console.log(`${subject} at ${out.at}${out.known_at ? `, as known at ${out.known_at}` : ''}`);
+          console.log(`${subject} at ${out.as_of}${out.known_at ? `, as known at ${out.known_at}` : ''}`);
           console.table(
             out.memories.map((m) => ({
               fact: `${m.predicate}${qualifiers(m.qualifiers)}${m.scope === 'personal' ? ' (personal)' : ''}`,
