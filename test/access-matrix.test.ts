@@ -104,9 +104,9 @@ beforeAll(async () => {
   const memoriesOf = async (key: string, subject: string) =>
     (await json(await canon.request(`/v1/subjects/${encodeURIComponent(subject)}/memories`, { key }))).memories as Array<{ id: string; status: string; scope?: string }>;
   const conflictOf = async (key: string, subject: string) =>
-    ((await json(await canon.request(`/v1/conflicts?subject=${encodeURIComponent(subject)}`, { key }))).conflicts as Array<{ id?: string; memory_id?: string }>)[0]!;
+    ((await json(await canon.request(`/v1/conflicts?subject=${encodeURIComponent(subject)}`, { key }))).conflicts as Array<{ memory_id: string }>)[0]!;
   const jobOf = async (key: string, subject: string) => (await json(await canon.request('/v1/compile', { key, json: { subject, async: true } }))).job_id as string;
-  const idOf = (c: { id?: string; memory_id?: string }) => (c.id ?? c.memory_id)!;
+  const idOf = (c: { memory_id: string }) => c.memory_id;
 
   const ownMemories = await memoriesOf(owner.key, 'service:shared');
   const aliceMemories = await memoriesOf(alice.key, `note:${M.aliceSubject}`);
@@ -139,7 +139,7 @@ function requestFor(route: { method: string; path: string; query: string[] }, t:
   const path = route.path
     .replace('{subject}', enc(t.subject))
     .replace('{job_id}', t.job)
-    .replace('{id}', route.path.startsWith('/v1/conflicts') ? enc(t.conflict) : enc(t.memory));
+    .replace('{id}', route.path.endsWith('/resolution') ? enc(t.conflict) : enc(t.memory));
   const q = new URLSearchParams();
   for (const name of route.query) {
     if (name === 'subject') q.set('subject', t.subject);
@@ -163,7 +163,7 @@ function requestFor(route: { method: string; path: string; query: string[] }, t:
     '/v1/policies': {},
     '/v1/memories/{id}/proposals': { expected_revision: 1, idempotency_key: `probe-${probe}`, value: 'probe' },
     '/v1/memories/{id}': { idempotency_key: `probe-${probe}`, value: 'probe' },
-    '/v1/conflicts/{id}/resolve': { value: 'probe', reason: 'probe' },
+    '/v1/memories/{id}/resolution': { value: 'probe', reason: 'probe' },
     '/v1/jobs/dead/redrive': {},
   };
   return { path: url, body: bodies[route.path] ?? {}, headers };

@@ -68,7 +68,7 @@ describe('canon memories, conflicts, resolve, history, policies, erase', () => {
 
     const remote = await canon({ CANON_URL: url }, 'conflicts', '--json');
     expect(remote.code, remote.stderr).toBe(0);
-    expect(JSON.parse(remote.stdout).map((c: { id: string; sides: Array<{ value: string }> }) => [c.id, c.sides.map((s) => s.value)])).toEqual([[id, ['Wednesday', 'Friday']]]);
+    expect(JSON.parse(remote.stdout).map((c: { memory_id: string; sides: Array<{ value: string }> }) => [c.memory_id, c.sides.map((s) => s.value)])).toEqual([[id, ['Wednesday', 'Friday']]]);
 
     const bad = await canon({ CANON_URL: url }, 'memories', 'service:cli-recall', '--as-of', 'tuesday');
     expect(bad.code).toBe(2);

@@ -91,7 +91,7 @@ describe('the port over a real HTTP server', () => {
       ['/v1/memories/{id}', 'patch'],
       ['/v1/memories/{id}/proposals', 'post'],
       ['/v1/conflicts', 'get'],
-      ['/v1/conflicts/{id}/resolve', 'post'],
+      ['/v1/memories/{id}/resolution', 'post'],
       ['/v1/policies', 'put'],
       ['/v1/subjects/{subject}', 'delete'],
       ['/v1/erasures', 'post'],

@@ -37,7 +37,7 @@ describe('a body that is not JSON is a 415', () => {
     ['POST', '/v1/verify'],
     ['POST', '/v1/erasures'],
     ['POST', '/v1/memories/m_x/proposals'],
-    ['POST', '/v1/conflicts/m_x/resolve'],
+    ['POST', '/v1/memories/m_x/resolution'],
     ['PUT', '/v1/policies'],
     ['PUT', '/v1/schedule'],
     ['POST', '/v1/episodes'],

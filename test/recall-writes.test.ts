@@ -261,27 +261,27 @@ describe('conflicts', () => {
     expect(res.status).toBe(200);
     const { conflicts } = await res.json();
     expect(conflicts).toHaveLength(1);
-    expect(conflicts[0]).toMatchObject({ id, subject, predicate: 'release freeze day', needs_verification: true, required_standing: 30 });
+    expect(conflicts[0]).toMatchObject({ memory_id: id, subject, predicate: 'release freeze day', needs_verification: true, required_standing: 30 });
     expect(conflicts[0].sides.map((s: { value: string; sources: Array<{ source: string; idempotency_key: string; index: number }> }) => [s.value, s.sources.map((x) => [x.source, x.idempotency_key, x.index])])).toEqual([
       ['Wednesday', [['api', 'cf-1', 0]]],
       ['Friday', [['mcp', 'cf-2', 0]]],
     ]);
     const all = await (await canon.request('/v1/conflicts', { key: keys.get('agent')! })).json();
-    expect(all.conflicts.map((c: { id: string }) => c.id)).toContain(id);
+    expect(all.conflicts.map((c: { memory_id: string }) => c.memory_id)).toContain(id);
   });
 
   it('refuses a resolution from a role below the sides’ standing with 403, writing nothing', async () => {
     const before = await count('episodes');
-    const res = await canon.request(`/v1/conflicts/${id}/resolve`, { key: keys.get('agent')!, json: { value: 'Friday', reason: 'I think so' } });
+    const res = await canon.request(`/v1/memories/${id}/resolution`, { key: keys.get('agent')!, json: { value: 'Friday', reason: 'I think so' } });
     expect(res.status).toBe(403);
     expect((await res.json()).type).toBe('urn:canon:problem:forbidden');
     expect(await count('episodes')).toBe(before);
-    expect((await canon.request(`/v1/conflicts/${id}/resolve`, { key: keys.get('maintainer')!, json: { reason: 'no value' } })).status).toBe(400);
-    expect((await canon.request(`/v1/conflicts/nope/resolve`, { key: keys.get('maintainer')!, json: { value: 'x', reason: 'r' } })).status).toBe(404);
+    expect((await canon.request(`/v1/memories/${id}/resolution`, { key: keys.get('maintainer')!, json: { reason: 'no value' } })).status).toBe(400);
+    expect((await canon.request(`/v1/memories/nope/resolution`, { key: keys.get('maintainer')!, json: { value: 'x', reason: 'r' } })).status).toBe(404);
   });
 
   it('resolves it with a correction naming the claims it settles; the memory is current after', async () => {
-    const res = await canon.request(`/v1/conflicts/${id}/resolve`, { key: keys.get('maintainer')!, json: { value: 'Friday', reason: 'release calendar', idempotency_key: 'resolve-freeze' } });
+    const res = await canon.request(`/v1/memories/${id}/resolution`, { key: keys.get('maintainer')!, json: { value: 'Friday', reason: 'release calendar', idempotency_key: 'resolve-freeze' } });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.decision.kind).toBe('settles');
@@ -305,10 +305,10 @@ describe('conflicts', () => {
     const subjects = (await (await canon.request('/v1/subjects', { key: keys.get('agent')! })).json()).subjects;
     expect(subjects.find((s: { subject: string }) => s.subject === subject).open_conflicts).toBe(0);
     // Retried after a lost response: the committed result, nothing new.
-    const again = await canon.request(`/v1/conflicts/${id}/resolve`, { key: keys.get('maintainer')!, json: { value: 'Friday', reason: 'release calendar', idempotency_key: 'resolve-freeze' } });
+    const again = await canon.request(`/v1/memories/${id}/resolution`, { key: keys.get('maintainer')!, json: { value: 'Friday', reason: 'release calendar', idempotency_key: 'resolve-freeze' } });
     expect(again.status).toBe(200);
     expect((await again.json()).outcome).toBe('duplicate');
-    const none = await canon.request(`/v1/conflicts/${id}/resolve`, { key: keys.get('maintainer')!, json: { value: 'Friday', reason: 'again' } });
+    const none = await canon.request(`/v1/memories/${id}/resolution`, { key: keys.get('maintainer')!, json: { value: 'Friday', reason: 'again' } });
     expect(none.status).toBe(409);
   });
 });

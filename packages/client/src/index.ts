@@ -111,7 +111,7 @@ export function httpPort(options: HttpPortOptions): HttpPort {
     context: (request) => answer(api.POST('/v1/context', { body: request })),
     secrets: ({ limit, ...params }) => answer(api.GET('/v1/secrets', { params: { query: defined({ ...params, limit: count(limit) }) } })),
     conflicts: async (query = {}) => (await answer<{ conflicts: Awaited<ReturnType<CanonPort['conflicts']>> }>(api.GET('/v1/conflicts', { params: { query: defined(query) } }))).conflicts,
-    resolve: (id, input) => answer(api.POST('/v1/conflicts/{id}/resolve', { params: { path: { id } }, body: input })),
+    resolve: (id, input) => answer(api.POST('/v1/memories/{id}/resolution', { params: { path: { id } }, body: input })),
     policies: () => answer(api.GET('/v1/policies')),
     setPolicies: (input) => answer(api.PUT('/v1/policies', { body: input })),
     preview: (input = {}) => answer(api.POST('/v1/preview', { body: input as { policies?: Record<string, unknown> } })),

@@ -37,7 +37,7 @@ export function conflictOut(m: MemorySummary): ConflictOut {
 /** An open conflict as the runtime lists it, with the standing a resolution needs. */
 export function openConflictOut(c: OpenConflict): ConflictOut {
   return {
-    memory_id: c.id,
+    memory_id: c.memory_id,
     subject: c.subject,
     predicate: c.predicate,
     qualifiers: c.qualifiers,

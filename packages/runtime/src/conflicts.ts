@@ -27,7 +27,8 @@ export interface ConflictSide {
 
 /** An open disagreement: a memory whose view now holds two or more values at once. */
 export interface OpenConflict {
-  id: string;
+  /** The memory holding the disagreement: a conflict is addressed by its memory. */
+  memory_id: string;
   subject: string;
   key: string;
   predicate: string;
@@ -73,7 +74,7 @@ function openConflict(id: string, subject: string, revision: number, etag: strin
   const v = view(t, at);
   if (v.status !== 'conflicted') return null;
   return {
-    id,
+    memory_id: id,
     subject,
     key: t.key,
     predicate: t.fact_key.predicate,

@@ -152,10 +152,10 @@ export function conflictsPage(conflicts: OpenConflict[], role: Role, flash: { ok
     ${flash.error ? html`<p class="error" role="alert">${flash.error}</p>` : ''}
     ${conflicts.length === 0 ? html`<p>No open conflicts.</p>` : ''}
     ${conflicts.map(
-      (c) => html`<section class="memory" id="c-${c.id}" aria-labelledby="ch-${c.id}">
+      (c) => html`<section class="memory" id="c-${c.memory_id}" aria-labelledby="ch-${c.memory_id}">
         <header>
-          <h2 id="ch-${c.id}" style="margin:0;font-size:1.05rem">${c.predicate} <span class="muted">${qualifierText(c.qualifiers)}</span></h2>
-          <a href="${subjectHref(c.subject)}#m-${c.id}">${c.subject}</a>
+          <h2 id="ch-${c.memory_id}" style="margin:0;font-size:1.05rem">${c.predicate} <span class="muted">${qualifierText(c.qualifiers)}</span></h2>
+          <a href="${subjectHref(c.subject)}#m-${c.memory_id}">${c.subject}</a>
         </header>
         <ul>
           ${c.sides.map(
@@ -164,14 +164,14 @@ export function conflictsPage(conflicts: OpenConflict[], role: Role, flash: { ok
           )}
         </ul>
         ${mine >= c.required_standing
-          ? html`<form method="post" action="/inspect/conflicts/${c.id}/resolve">
+          ? html`<form method="post" action="/inspect/conflicts/${c.memory_id}/resolve">
               <fieldset>
                 <legend>Resolve: which value holds?</legend>
                 ${c.sides.map(
                   (s, i) => html`<label><input type="radio" name="value" value="${show(s.value)}" ${i === 0 ? 'required' : ''} /> <span class="value">${show(s.value)}</span></label>`,
                 )}
-                <label for="reason-${c.id}">Reason (kept with the correction)</label>
-                <textarea id="reason-${c.id}" name="reason" rows="2" required></textarea>
+                <label for="reason-${c.memory_id}">Reason (kept with the correction)</label>
+                <textarea id="reason-${c.memory_id}" name="reason" rows="2" required></textarea>
                 <input type="hidden" name="revision" value="${c.revision}" />
                 <p><button type="submit">Resolve conflict</button></p>
               </fieldset>

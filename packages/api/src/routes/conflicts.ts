@@ -7,7 +7,7 @@ import { problemResponse } from '../schemas.js';
 
 const ConflictSchema = z
   .object({
-    id: z.string(),
+    memory_id: z.string().openapi({ description: 'the memory holding the disagreement; resolve it at POST /v1/memories/{id}/resolution' }),
     subject: z.string(),
     key: z.string(),
     predicate: z.string(),
@@ -54,9 +54,9 @@ const listConflicts = createRoute({
 
 const resolve = createRoute({
   method: 'post',
-  path: '/v1/conflicts/{id}/resolve',
-  summary: 'Resolve a conflict: a correction episode naming the claims of every side it settles, compiled at once',
-  description: 'Needs standing at least the policy’s minimum role and every side’s (403 otherwise). `id` is the memory id.',
+  path: '/v1/memories/{id}/resolution',
+  summary: 'Resolve the conflict a memory holds: a correction episode naming the claims of every side it settles, compiled at once',
+  description: 'Needs standing at least the policy’s minimum role and every side’s (403 otherwise); 409 when the memory holds no open conflict.',
   security: [{ bearer: [] }],
   request: {
     params: z.object({ id: z.string().min(1).max(128) }),

@@ -109,7 +109,7 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
           console.table(
             conflicts.flatMap((c) =>
               c.sides.map((s, i) => ({
-                memory: i === 0 ? c.id : '',
+                memory: i === 0 ? c.memory_id : '',
                 fact: i === 0 ? `${c.subject} · ${c.predicate}${qualifiers(c.qualifiers)}` : '',
                 value: cell(s.value),
                 standing: s.standing,
