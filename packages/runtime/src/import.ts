@@ -17,7 +17,7 @@ import {
 import { insertPending, insertTombstones, subjectLogStates, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject } from './compile.js';
 import { appendBatch, prepareImportBatch, type ImportedItem } from './ingest.js';
-import { loadPolicySet, savePolicySet, type WorkspacePolicies } from './policies.js';
+import { loadPolicySet, savePolicySet, WorkspacePolicies } from './policies.js';
 import type { Principal } from './principal.js';
 import { allUsersOf, withWorkspace } from './scope.js';
 
@@ -106,10 +106,22 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     policies = await settlePolicies(pool, principal, exported, options.keepPolicies === true);
   }
 
+  /** The export's policies are saved with the first write, so a refusal before it leaves none behind. */
+  let policiesSaved = false;
+  async function beforeWrite(): Promise<void> {
+    if (policiesSaved) return;
+    policiesSaved = true;
+    if (policies === 'applied' && exported !== null) {
+      const stated = exported;
+      await withWorkspace(pool, principal, (tx) => savePolicySet(tx, ws, stated));
+    }
+  }
+
   async function flushTombstones(): Promise<void> {
     if (tombstoneBatch.length === 0) return;
     const rows = tombstoneBatch;
     tombstoneBatch = [];
+    await beforeWrite();
     tombstones.added += await withWorkspace(pool, principal, (tx) => insertTombstones(tx, ws, rows));
   }
 
@@ -120,6 +132,9 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     const prepared = await prepareImportBatch(principal, current.map((b) => b.item)).catch((err: unknown) => {
       throw atLine(err, current);
     });
+    // Tombstones first, so a key erased there answers `erased` here.
+    await flushTombstones();
+    await beforeWrite();
     const result = await withWorkspace(pool, allUsersOf(ws), (tx) =>
       appendBatch(tx, principal, prepared, async (tx, created) => {
         await insertPending(tx, ws, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id })));
@@ -158,7 +173,6 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
         break;
       case 'episode':
         if (!started) await start('episode');
-        await flushTombstones();
         // A full batch is written when the next episode arrives: the last one waits for the manifest.
         if (batch.length >= BATCH) await flushEpisodes();
         batch.push({ line: reader.line, item: importedItem(record), subject: record.subject });
@@ -172,6 +186,7 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
   manifest ??= reader.finish();
   await flushTombstones();
   await flushEpisodes();
+  await beforeWrite();
   return {
     from_workspace: header!.workspace,
     workspace: ws,
@@ -242,8 +257,10 @@ async function settlePolicies(pool: Pool, principal: Principal, exported: Record
     const there = exported === null ? null : canonicalJson(exported);
     if (here === null && there === null) return 'none';
     if (here === there) return 'same';
+    // Saved with the import's first write (beforeWrite); checked here, before anything is.
     if (here === null && exported !== null) {
-      await savePolicySet(tx, ws, exported);
+      const valid = WorkspacePolicies.safeParse(exported);
+      if (!valid.success) throw new ValidationError(`the export's policies are not valid here: ${valid.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       return 'applied';
     }
     if (keep) return 'kept';
