@@ -207,6 +207,11 @@ describe('import', () => {
       expect(err).toMatchObject({ type: 'export_invalid', details: { line: truncated.length } });
       expect((err as Error).message).toContain('truncated');
       expect(await episodeCount(target)).toBe(0);
+      // Neither the tombstones nor the policies that came before the refused batch.
+      const { rows } = await target.runtime.pool.query<{ t: number; p: number }>(
+        'SELECT (SELECT count(*)::int FROM erased_keys) AS t, (SELECT count(*)::int FROM policies) AS p',
+      );
+      expect(rows[0]).toEqual({ t: 0, p: 0 });
     } finally {
       await target.close();
     }
@@ -235,5 +240,50 @@ describe('import', () => {
     } finally {
       await target.close();
     }
+  });
+});
+
+describe('over HTTP', () => {
+  it('GET /v1/export streams the export; POST /v1/import takes it; errors are problems with stable types', async () => {
+    const res = await source.request('/v1/export', { key: owner.key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    const text = await res.text();
+    const streamed = text.trimEnd().split('\n');
+    expect(streamed).toHaveLength(lines.length);
+    expect(res.headers.get('x-canon-episodes')).toBe(String(lines.filter((l) => l.startsWith('{"type":"episode"')).length));
+    const one = await source.request(`/v1/export?subject=${enc('customer:acme')}`, { key: owner.key });
+    expect((await one.text()).split('\n').filter((l) => l.includes('"type":"episode"'))).toHaveLength(2);
+
+    const member = (await source.key('member', { user: 'mia' })).key;
+    const refused = await source.request('/v1/export', { key: member });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect((await refused.json()).type).toBe('urn:canon:problem:forbidden');
+
+    const target = await startTestCanon({ queue: false });
+    try {
+      const me = (await target.key('owner')).key;
+      const maintainer = (await target.key('maintainer')).key;
+      const ndjson = { 'content-type': 'application/x-ndjson' };
+      const denied = await target.request('/v1/import', { method: 'POST', key: maintainer, headers: ndjson, body: text });
+      expect(denied.status).toBe(403);
+      const wrongType = await target.request('/v1/import', { method: 'POST', key: me, headers: { 'content-type': 'text/plain' }, body: text });
+      expect(wrongType.status).toBe(415);
+      const tampered = streamed.map((l) => (l.includes('"idempotency_key":"p-1"') ? l.replace('gold', 'platinum') : l));
+      const bad = await target.request('/v1/import', { method: 'POST', key: me, headers: ndjson, body: tampered.join('\n') });
+      expect(bad.status).toBe(400);
+      const problem = await bad.json();
+      expect(problem).toMatchObject({ type: 'urn:canon:problem:export_invalid', line: streamed.findIndex((l) => l.includes('"idempotency_key":"p-1"')) + 1 });
+
+      const ok = await target.request('/v1/import', { method: 'POST', key: me, headers: ndjson, body: text });
+      expect(ok.status, await ok.clone().text()).toBe(200);
+      expect(await ok.json()).toMatchObject({ ok: true, duplicates: 0, policies: 'applied' });
+    } finally {
+      await target.close();
+    }
+
+    const doc = await (await source.request('/openapi.json')).json();
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/export', '/v1/import']));
   });
 });

@@ -23,6 +23,9 @@ export const EXPORT_VERSION = 1;
 /** Bytes of one line at most: an episode body's limit with room for escaping and the envelope. */
 export const EXPORT_LINE_BYTES = 1024 * 1024;
 
+/** Bytes of one import request at most (POST /v1/import); larger logs are imported from a file by the CLI, in process. */
+export const IMPORT_REQUEST_BYTES = 1024 * 1024 * 1024;
+
 const DIGEST_SEED = sha256(`${EXPORT_FORMAT}/${EXPORT_VERSION}`);
 
 /** The chained digest after one more line. */

@@ -130,6 +130,7 @@ export {
   EXPORT_FORMAT,
   EXPORT_VERSION,
   EXPORT_LINE_BYTES,
+  IMPORT_REQUEST_BYTES,
   ExportReader,
   ExportWriter,
   ExportHeader,
