@@ -14,6 +14,7 @@ import type {
   NightlySchedule,
   IngestResult,
   JobView,
+  ImportResult,
   Principal,
   Runtime,
   VerifyReport,
@@ -38,7 +39,28 @@ export interface CanonClient extends RecallClient {
   redrive(): Promise<number>;
   search(params: SearchParams): Promise<SearchResponse>;
   context(request: ContextRequest): Promise<ContextBundle>;
+  /** The workspace's log as export lines (owner, maintainer), and how many episodes they hold. */
+  exportLog(params: { subject?: string }): Promise<{ episodes: number; lines: AsyncIterable<string> }>;
+  /** Imports an export file (owner); progress in episodes (in process) or bytes sent (to a server). */
+  importFile(file: string, options: ImportFileOptions): Promise<ImportResult>;
   close(): Promise<void>;
+}
+
+export interface ImportFileOptions {
+  keepPolicies?: boolean;
+  onProgress?: (progress: { episodes?: number; bytes?: number }) => void;
+}
+
+/** The lines of a file, read as a stream. */
+export async function* fileLines(file: string): AsyncGenerator<string, void, undefined> {
+  const fs = await import('node:fs');
+  const readline = await import('node:readline');
+  const input = fs.createReadStream(file, 'utf8');
+  try {
+    yield* readline.createInterface({ input, crlfDelay: Infinity });
+  } finally {
+    input.destroy();
+  }
 }
 
 /** A problem+json answer from a Canon server, rethrown as the domain error it names. */
@@ -93,6 +115,12 @@ function localClient(runtime: Runtime, principal: Principal): CanonClient {
     search: (params) => runtime.search(principal, params),
     context: (request) => runtime.context(principal, request),
     secrets: (params) => runtime.secrets(principal, params),
+    exportLog: (params) => runtime.exportLog(principal, params.subject !== undefined ? { subject: params.subject } : { all: true }),
+    importFile: (file, options) =>
+      runtime.importLog(principal, fileLines(file), {
+        ...(options.keepPolicies ? { keepPolicies: true } : {}),
+        onProgress: (p) => options.onProgress?.({ episodes: p.episodes }),
+      }),
     ...localRecallClient(runtime, principal),
     close: () => runtime.close(),
   };
@@ -142,6 +170,52 @@ export function httpCall(base: string, key: string) {
   };
 }
 
+/**
+ * A streamed request to a Canon server: the response as it comes, or, for a problem+json answer,
+ * the domain error it names.
+ */
+async function send(base: string, key: string, method: string, path: string, init: { body?: ReadableStream<Uint8Array>; headers?: Record<string, string> } = {}): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) },
+      ...(init.body ? { body: init.body, duplex: 'half' } : {}),
+    } as RequestInit);
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new UnavailableError(`cannot reach Canon at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, 2, { cause: err });
+  }
+  if (res.ok) return res;
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    throw new RemoteError(res.status >= 500 ? 'unavailable' : 'validation', `HTTP ${res.status} from ${base}: not JSON`);
+  }
+  const type = String(json['type'] ?? '').replace('urn:canon:problem:', '') as ProblemType;
+  const { type: _t, title: _ti, status: _s, detail, instance: _i, ...details } = json;
+  throw new RemoteError(type || 'validation', String(detail ?? `HTTP ${res.status}`), details);
+}
+
+/** The lines of a streamed NDJSON response. */
+async function* responseLines(res: Response): AsyncGenerator<string, void, undefined> {
+  if (!res.body) return;
+  const decoder = new TextDecoder();
+  let partial = '';
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    partial += decoder.decode(chunk, { stream: true });
+    let at: number;
+    while ((at = partial.indexOf('\n')) >= 0) {
+      yield partial.slice(0, at);
+      partial = partial.slice(at + 1);
+    }
+  }
+  partial += decoder.decode();
+  if (partial.length > 0) yield partial;
+}
+
 function httpClient(base: string, key: string): CanonClient {
   const call = httpCall(base, key);
   return {
@@ -165,6 +239,29 @@ function httpClient(base: string, key: string): CanonClient {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
       return call('GET', `/v1/secrets?${q.toString()}`);
+    },
+    async exportLog(params) {
+      const res = await send(base, key, 'GET', `/v1/export${params.subject !== undefined ? `?subject=${encodeURIComponent(params.subject)}` : ''}`);
+      return { episodes: Number(res.headers.get('x-canon-episodes') ?? 0), lines: responseLines(res) };
+    },
+    async importFile(file, options) {
+      const fs = await import('node:fs');
+      const { Readable, Transform } = await import('node:stream');
+      let bytes = 0;
+      const counted = fs.createReadStream(file).pipe(
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            bytes += chunk.length;
+            options.onProgress?.({ bytes });
+            done(null, chunk);
+          },
+        }),
+      );
+      const res = await send(base, key, 'POST', `/v1/import${options.keepPolicies ? '?policies=keep' : ''}`, {
+        body: Readable.toWeb(counted) as ReadableStream<Uint8Array>,
+        headers: { 'content-type': 'application/x-ndjson' },
+      });
+      return (await res.json()) as ImportResult;
     },
     ...httpRecallClient(base, key),
     close: async () => undefined,
