@@ -69,8 +69,9 @@ beforeAll(async () => {
   await post(source, bot2, ep('a-3', 'service:agents', 'oncall', 'ann'));
   // No occurred_at: the log defaults it to the ingest time, which the import must keep.
   await post(source, mia, { idempotency_key: 'n-1', subject: 'service:billing', body: { text: 'The billing queue holds 40 jobs.' } });
-  // A personal episode.
-  await post(source, mia, ep('me-1', 'person:mia', 'editor', 'vim', { scope: 'personal' }));
+  // Personal episodes: the exporting owner's own travels; another user's is visible to that user only.
+  await post(source, owner.key, ep('me-1', 'person:olivia', 'editor', 'vim', { scope: 'personal' }));
+  await post(source, mia, ep('me-2', 'person:mia', 'editor', 'emacs', { scope: 'personal' }));
   // A link between two memories of one subject.
   await post(source, owner.key, { episodes: [ep('l-1', 'service:checkout', 'sla', '99.9%'), ep('l-2', 'service:checkout', 'availability', '99.9%')] });
   const mems = (await (await source.request(`/v1/subjects/${enc('service:checkout')}/memories`, { key: owner.key })).json()).memories as Array<{ id: string }>;
@@ -99,7 +100,8 @@ describe('export', () => {
     expect(records[1]).toMatchObject({ policies: { predicates: { region: { mode: 'supersede' } } } });
     const episodes = records.filter((r) => r['type'] === 'episode');
     expect(episodes.map((e) => e['idempotency_key'])).not.toContain('g-1');
-    expect(episodes.find((e) => e['idempotency_key'] === 'me-1')).toMatchObject({ scope: 'personal', owner: 'mia', actor: { role: 'member', user: 'mia' } });
+    expect(episodes.find((e) => e['idempotency_key'] === 'me-1')).toMatchObject({ scope: 'personal', owner: 'olivia', actor: { role: 'owner', user: 'olivia' } });
+    expect(episodes.map((e) => e['idempotency_key'])).not.toContain('me-2');
     expect(episodes.find((e) => e['idempotency_key'] === 'n-1')).toMatchObject({ occurred_at_defaulted: true });
     const positions = episodes.map((e) => String(e['log_position']).split('.').map(BigInt));
     for (let i = 1; i < positions.length; i++) {
@@ -111,7 +113,7 @@ describe('export', () => {
     expect(manifest).toMatchObject({ counts: { episodes: episodes.length, tombstones: 1, policies: 1, lines: records.length - 1 } });
     expect((manifest['subjects'] as Array<{ subject: string }>).map((s) => s.subject)).toEqual([
       'customer:acme',
-      'person:mia',
+      'person:olivia',
       'service:agents',
       'service:billing',
       'service:checkout',
@@ -132,15 +134,14 @@ describe('import', () => {
   it('into a fresh database gives the same state_hash per subject, verifies, and a second import changes nothing', async () => {
     const target = await startTestCanon({ queue: false });
     try {
-      const me = await target.key('owner');
+      const me = await target.key('owner', { user: 'olivia' });
       const first = await target.runtime.importLog(me.principal, from(lines));
       expect(first).toMatchObject({ ok: true, policies: 'applied', duplicates: 0, erased: 0, tombstones: { read: 1, added: 1 } });
       expect(first.created).toBe(first.episodes);
-      expect(await stateHashes(target, me.principal)).toEqual(await stateHashes(source, owner.principal));
-      // `verify --all` as each subject's reader sees it: the personal one by its owner.
-      const mia = await target.key('member', { user: 'mia' });
+      const { 'person:mia': _hers, ...exported } = await stateHashes(source, owner.principal);
+      expect(await stateHashes(target, me.principal)).toEqual(exported);
       for (const s of first.subjects) {
-        const report = await target.runtime.verify(s.subject === 'person:mia' ? mia.principal : me.principal, s.subject);
+        const report = await target.runtime.verify(me.principal, s.subject);
         expect(report.ok, `${s.subject}: ${JSON.stringify(report.differences)}`).toBe(true);
       }
       // Original actors and times.
@@ -157,7 +158,7 @@ describe('import', () => {
 
       const second = await target.runtime.importLog(me.principal, from(lines));
       expect(second).toMatchObject({ ok: true, created: 0, duplicates: first.episodes, policies: 'same', tombstones: { added: 0 } });
-      expect(await stateHashes(target, me.principal)).toEqual(await stateHashes(source, owner.principal));
+      expect(await stateHashes(target, me.principal)).toEqual(exported);
     } finally {
       await target.close();
     }

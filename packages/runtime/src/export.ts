@@ -1,10 +1,10 @@
 import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, ForbiddenError, NotFoundError, ValidationError, EXPORT_FORMAT, EXPORT_VERSION, type ExportSelection } from '@canon/core';
-import { erasedKeysPage, listEpisodes, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool, type PoolClient } from '@canon/store';
+import { erasedKeysPage, listEpisodes, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool } from '@canon/store';
 import { z } from 'zod';
 import { compileSubject } from './compile.js';
 import { loadPolicySet } from './policies.js';
 import type { Principal } from './principal.js';
-import { allUsersOf, enterWorkspace, withWorkspace } from './scope.js';
+import { enterWorkspace, withWorkspace } from './scope.js';
 
 /** Rows read per query: the log is paged by (tx_id, position), never held whole. */
 const PAGE = 1000;
@@ -28,8 +28,9 @@ const RESOLVER_NOTE =
   'the workspace states a resolver in its policies; it is not exported: it names an API key of this workspace, which does not exist in another Canon (state one there with PUT /v1/policies)';
 
 /**
- * Opens an export of a workspace's log (owners and maintainers): every user's episodes, personal
- * ones included, since an export is the whole log. The selected subjects are compiled first, so
+ * Opens an export of a workspace's log (owners and maintainers): its workspace episodes and the
+ * key's user's personal ones — another user's personal episodes are visible to that user only
+ * (design §7), in an export as anywhere. The selected subjects are compiled first, so
  * the manifest's state hashes are of the log exported; then one read-only snapshot reads the
  * header, the policies, the tombstones, the episodes in commit order and the manifest, a page at
  * a time. Refusals (role, an unknown subject) come before the first line.
@@ -41,33 +42,27 @@ export async function openExport(pool: Pool, principal: Principal, raw: ExportPa
   const selection: ExportSelection = parsed.data.subject !== undefined ? { subject: parsed.data.subject } : { all: true };
   const ws = principal.workspace_id;
 
-  const subjects = await withWorkspace(pool, allUsersOf(ws), (tx) => subjectsOfWorkspace(tx, ws));
+  const subjects = await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, ws));
   const chosen = 'subject' in selection ? subjects.filter((s) => s === selection.subject) : subjects;
   if ('subject' in selection && chosen.length === 0) throw new NotFoundError(`no subject ${JSON.stringify(selection.subject)} in this workspace`);
   for (const subject of chosen) await compileSubject(pool, ws, subject, options.chunkSize ? { chunkSize: options.chunkSize } : {});
 
-  const tx = await pool.connect();
-  try {
-    await tx.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await enterWorkspace(tx, allUsersOf(ws));
-    const only = 'subject' in selection ? { only: [selection.subject] } : {};
-    const states = await subjectLogStates(tx, ws, only);
-    return { episodes: states.reduce((n, s) => n + s.episodes, 0), lines: exportLines(tx, ws, selection, states) };
-  } catch (err) {
-    await tx.query('ROLLBACK').catch(() => undefined);
-    tx.release();
-    throw err;
-  }
+  const only = 'subject' in selection ? { only: [selection.subject] } : {};
+  // A count for progress only: the lines read their own snapshot, opened when the first is asked for.
+  const states = await withWorkspace(pool, principal, (tx) => subjectLogStates(tx, ws, only));
+  return { episodes: states.reduce((n, s) => n + s.episodes, 0), lines: exportLines(pool, principal, selection) };
 }
 
-async function* exportLines(
-  tx: PoolClient,
-  ws: string,
-  selection: ExportSelection,
-  states: Awaited<ReturnType<typeof subjectLogStates>>,
-): AsyncGenerator<string, void, undefined> {
+/** The lines, from one read-only snapshot taken when the first is asked for (an export never read holds no connection). */
+async function* exportLines(pool: Pool, principal: Principal, selection: ExportSelection): AsyncGenerator<string, void, undefined> {
+  const ws = principal.workspace_id;
+  const tx = await pool.connect();
   let done = false;
   try {
+    await tx.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // What the key may see (design §7): workspace episodes and its user's personal ones.
+    await enterWorkspace(tx, principal);
+    const states = await subjectLogStates(tx, ws, 'subject' in selection ? { only: [selection.subject] } : {});
     const writer = new ExportWriter();
     const policies = await loadPolicySet(tx, ws);
     const { resolver, ...own } = policies.own ?? {};

@@ -310,7 +310,8 @@ async function compareSubjects(
       if (mine && mine.episodes > there.episodes - missing) {
         reasons.push(`this workspace holds ${mine.episodes} of its episodes, the export ${there.episodes}: episodes of its own change the state`);
       }
-      if (reasons.length === 0) reasons.push('the logs differ in a way the import cannot name');
+      // A subject's state spans every user's personal timelines; an export holds only its key's.
+      if (reasons.length === 0) reasons.push('the export holds less of its log than its state covers: personal episodes of users other than the exporting key’s are never exported');
       s.reason = reasons.join('; ');
     }
   }

@@ -107,7 +107,8 @@ export function exportRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
       async cancel() {
         await lines.return(undefined);
       },
-    });
+      // Nothing is read before the client asks: a response never read opens no snapshot.
+    }, { highWaterMark: 0 });
     return new Response(stream, { status: 200, headers: { 'content-type': NDJSON, 'x-canon-episodes': String(opened.episodes) } });
   });
 
