@@ -22,6 +22,7 @@ import { searchRoutes } from './routes/search.js';
 import { contextRoutes } from './routes/context.js';
 import { secretRoutes } from './routes/secrets.js';
 import { connectorRoutes } from './routes/connectors.js';
+import { exportRoutes } from './routes/export.js';
 
 export interface AppOptions {
   /** Called with unexpected errors (500s); the response never carries their details. */
@@ -60,15 +61,15 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   app.use('*', urlGuard);
   healthRoutes(app, runtime, options.liveness);
 
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize: LIMITS.requestBytes,
-      onError: (c) => problem(c, 'payload_too_large', `the body is larger than ${LIMITS.requestBytes} bytes`),
-    }),
-  );
+  // An import is NDJSON of any length, read a line at a time with bounds of its own (read-ndjson.ts).
+  const jsonBody = (c: { req: { path: string } }) => c.req.path !== '/v1/import';
+  const jsonLimit = bodyLimit({
+    maxSize: LIMITS.requestBytes,
+    onError: (c) => problem(c, 'payload_too_large', `the body is larger than ${LIMITS.requestBytes} bytes`),
+  });
+  app.use('/v1/*', (c, next) => (jsonBody(c) ? jsonLimit(c, next) : next()));
   app.use('/v1/*', requireKey(runtime));
-  app.use('/v1/*', jsonGuard);
+  app.use('/v1/*', (c, next) => (jsonBody(c) ? jsonGuard(c, next) : next()));
   episodeRoutes(app, runtime);
   operationRoutes(app, runtime);
   compileRoutes(app, runtime);
@@ -82,6 +83,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   contextRoutes(app, runtime);
   secretRoutes(app, runtime);
   connectorRoutes(app, runtime);
+  exportRoutes(app, runtime);
   // People's view (HTML): Bearer key or the login form's HttpOnly cookie; see inspector/auth.ts.
   app.route('/inspect', inspectorRoutes(runtime));
 

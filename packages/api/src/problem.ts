@@ -22,6 +22,9 @@ const STATUS: Record<HttpProblemType, number> = {
   busy: 503,
   unavailable: 503,
   secret_refused: 400,
+  export_invalid: 400,
+  policies_differ: 409,
+  workspace_mismatch: 409,
   internal: 500,
 };
 
@@ -41,6 +44,9 @@ const TITLE: Record<HttpProblemType, string> = {
   busy: 'Busy, retry later',
   unavailable: 'Service unavailable, retry later',
   secret_refused: 'Secret refused',
+  export_invalid: 'Not a whole, untouched export',
+  policies_differ: 'Policies differ',
+  workspace_mismatch: 'Workspace mismatch',
   internal: 'Internal error',
 };
 

@@ -85,6 +85,21 @@ program
   .option('--json', 'print the summary as JSON')
   .action(run(async (file: string, opts: { batch: number; json?: boolean }) => (await import('./commands/ingest.js')).ingestFile(config(), file, opts)));
 
+program
+  .command('export')
+  .description("write the workspace's log as NDJSON (episodes, tombstones, policies, a manifest) to stdout")
+  .option('--subject <subject>', 'only this subject')
+  .option('--all', 'every subject (the default)')
+  .option('-o, --output <file>', 'write to this file instead of stdout')
+  .action(run(async (opts: { subject?: string; all?: boolean; output?: string }) => (await import('./commands/export.js')).exportCommand(config(), opts)));
+
+program
+  .command('import <file>')
+  .description('import an export: idempotent, then each subject compiled and compared with the manifest (exit 1 when one differs)')
+  .option('--keep-policies', "import even though this workspace's own policies differ from the export's, under this workspace's")
+  .option('--json', 'print the result as JSON')
+  .action(run(async (file: string, opts: { keepPolicies?: boolean; json?: boolean }) => (await import('./commands/export.js')).importCommand(config(), file, opts)));
+
 const positiveInteger = (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer');

@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { CanonError, UnavailableError, type ProblemType } from '@canon/core/errors';
-import type { CanonPort, CompileRequest, CompileResult, JobView, ManyResult } from '@canon/runtime';
+import type { CanonPort, CompileRequest, CompileResult, ImportResult, JobView, ManyResult } from '@canon/runtime';
 import type { paths } from './schema.js';
 
 export type { components, paths } from './schema.js';
@@ -79,6 +79,25 @@ export function httpPort(options: HttpPortOptions): HttpPort {
     }
     return data as T;
   }
+  /** A streamed exchange (export, import): the response as it comes, or the problem it answers. */
+  async function streamed(path: string, init: RequestInit & { duplex?: 'half' } = {}): Promise<Response> {
+    let res: Response;
+    try {
+      res = await send(new Request(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${options.apiKey}`, ...(init.headers as Record<string, string> | undefined) } }));
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new UnavailableError(`cannot reach Canon at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, 2, { cause: err });
+    }
+    if (res.ok) return res;
+    const text = await res.text();
+    let problem: Record<string, unknown>;
+    try {
+      problem = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      problem = { detail: `HTTP ${res.status} from ${base}: not JSON` };
+    }
+    throw new CanonApiError(res.status, problem);
+  }
   const defined = <Q extends object>(query: Q): Q => Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Q;
   const count = (n: unknown) => (n === undefined ? undefined : Number(n));
 
@@ -123,8 +142,49 @@ export function httpPort(options: HttpPortOptions): HttpPort {
     redrive: async () => (await answer<{ redriven: number }>(api.POST('/v1/jobs/dead/redrive'))).redriven,
     connectorCursor: (instanceId) => answer(api.GET('/v1/connectors/{instance_id}/cursor', { params: { path: { instance_id: instanceId } } })),
     connectorBatch: (instanceId, batch) => answer(api.POST('/v1/connectors/{instance_id}/batches', { params: { path: { instance_id: instanceId } }, body: { ...batch, episodes: [...batch.episodes] } })),
+    async exportLog(params) {
+      const res = await streamed(`/v1/export${params.subject !== undefined ? `?subject=${encodeURIComponent(params.subject)}` : ''}`);
+      return { episodes: Number(res.headers.get('x-canon-episodes') ?? 0), lines: responseLines(res) };
+    },
+    async importLog(lines, opts = {}) {
+      let bytes = 0;
+      const encoder = new TextEncoder();
+      const iterator = lines[Symbol.asyncIterator]();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const next = await iterator.next();
+          if (next.done) return controller.close();
+          const chunk = encoder.encode(`${next.value}\n`);
+          bytes += chunk.length;
+          opts.onProgress?.({ bytes });
+          controller.enqueue(chunk);
+        },
+        async cancel() {
+          await iterator.return?.();
+        },
+      });
+      const res = await streamed(`/v1/import${opts.keepPolicies ? '?policies=keep' : ''}`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/x-ndjson' } });
+      return (await res.json()) as ImportResult;
+    },
     close: async () => undefined,
   };
+}
+
+/** The lines of a streamed NDJSON response. */
+async function* responseLines(res: Response): AsyncGenerator<string, void, undefined> {
+  if (!res.body) return;
+  const decoder = new TextDecoder();
+  let partial = '';
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    partial += decoder.decode(chunk, { stream: true });
+    let at: number;
+    while ((at = partial.indexOf('\n')) >= 0) {
+      yield partial.slice(0, at);
+      partial = partial.slice(at + 1);
+    }
+  }
+  partial += decoder.decode();
+  if (partial.length > 0) yield partial;
 }
 
 export interface CompileAndWaitOptions {

@@ -598,6 +598,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the workspace's log as an export (NDJSON)
+         * @description Owners and maintainers. Lines: a header (format `canon-export` 1, workspace, compiler version, selection), the workspace’s own policies (never its resolver), the erasure tombstones, every episode in commit order with its actor and times, then a manifest (counts, each subject’s `state_hash`, the digest of every line). The selected subjects are compiled first; the lines read one snapshot. A stream cut short has no manifest, and an import refuses it. `X-Canon-Episodes` gives the number of episodes to come.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description every subject (the default) */
+                    all?: "true";
+                    /** @description only this subject’s episodes (tombstones always travel) */
+                    subject?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The export, one JSON object a line */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Invalid query */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner or a maintainer may export */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such subject */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an export (NDJSON) into this workspace
+         * @description Owners only. Batches of 1,000 episodes, each in one transaction through the ingest path (validation, secrets redacted, pending compiles), keeping each episode’s actor and times. Duplicates stay duplicates; erased keys stay erased. A line that fails its hash or its checks is refused by number (400 `export_invalid`, `line`) and nothing of its batch is written; the last batch waits for the manifest, so a truncated body writes none of it (earlier batches stay: importing again is idempotent). Ends by compiling every subject of the manifest and comparing state hashes. Bounds: 1048576 bytes a line, 1073741824 bytes a body.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description this workspace states policies that differ from the export’s: import under this workspace’s anyway (otherwise 409 `policies_differ`) */
+                    policies?: "keep";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            responses: {
+                /** @description Imported; per subject, its state_hash against the manifest’s */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ImportResult"];
+                    };
+                };
+                /** @description A line that is not part of a whole, untouched export (`export_invalid`, naming `line`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner may import */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A key this workspace holds with other content (`key_conflict`, naming `line`); policies that differ (`policies_differ`); tombstones bound to another workspace id (`workspace_mismatch`) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A line or the body is too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not application/x-ndjson */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -2075,6 +2255,36 @@ export interface components {
             subject: string;
         } | {
             user: string;
+        };
+        ImportResult: {
+            created: number;
+            duplicates: number;
+            episodes: number;
+            /** @description episodes whose key is erased here: not written */
+            erased: number;
+            from_workspace: string;
+            lines: number;
+            /** @description every subject’s state_hash equals the manifest’s */
+            ok: boolean;
+            /** @enum {string} */
+            policies: "applied" | "same" | "kept" | "none";
+            /** @description episodes holding a secret this workspace refuses */
+            refused: number;
+            subjects: {
+                /** @description the manifest’s state_hash */
+                expected: string | null;
+                ok: boolean;
+                /** @description why it differs: the policies, the compiler version, episodes of this workspace’s own, keys erased here, … */
+                reason?: string;
+                /** @description the state_hash here, after the import’s compile */
+                state_hash: string;
+                subject: string;
+            }[];
+            tombstones: {
+                added: number;
+                read: number;
+            };
+            workspace: string;
         };
         IngestResponse: {
             /** @description With `?compile=wait`: the compile of each subject the batch wrote to */

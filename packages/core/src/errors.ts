@@ -17,7 +17,10 @@ export type ProblemType =
   | 'unavailable'
   | 'payload_too_large'
   | 'unsupported_media_type'
-  | 'secret_refused';
+  | 'secret_refused'
+  | 'export_invalid'
+  | 'policies_differ'
+  | 'workspace_mismatch';
 
 export class CanonError extends Error {
   readonly type: ProblemType;
@@ -129,5 +132,31 @@ export class PayloadTooLargeError extends CanonError {
 export class SecretRefusedError extends CanonError {
   constructor(readonly rule: string, readonly path: string) {
     super('secret_refused', `the episode holds a secret (rule ${rule}, at ${path}) and this workspace refuses secrets; nothing was stored`, { rule, path });
+  }
+}
+
+/**
+ * An export file (or stream) that is not a whole, untouched Canon export: a line that does not
+ * parse, whose hash does not match its content, out of place, or a file that ends before its
+ * manifest or disagrees with it. `line` is the 1-based line that fails (the last line read when
+ * the file is short).
+ */
+export class ExportInvalidError extends CanonError {
+  constructor(readonly line: number, message: string) {
+    super('export_invalid', `line ${line}: ${message}`, { line });
+  }
+}
+
+/** An import whose policies differ from the target workspace's own, without the flag that accepts it. */
+export class PoliciesDifferError extends CanonError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('policies_differ', message, details);
+  }
+}
+
+/** An import whose erasure tombstones are bound to another workspace id than the target's. */
+export class WorkspaceMismatchError extends CanonError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('workspace_mismatch', message, details);
   }
 }

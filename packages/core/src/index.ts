@@ -32,6 +32,9 @@ export {
   CursorConflictError,
   PayloadTooLargeError,
   SecretRefusedError,
+  ExportInvalidError,
+  PoliciesDifferError,
+  WorkspaceMismatchError,
   type ProblemType,
   type ItemIssue,
 } from './errors.js';
@@ -123,3 +126,23 @@ export {
   type Redaction,
   type EnvelopeString,
 } from './secrets.js';
+export {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  EXPORT_LINE_BYTES,
+  IMPORT_REQUEST_BYTES,
+  ExportReader,
+  ExportWriter,
+  ExportHeader,
+  ExportPolicies,
+  ExportTombstone,
+  ExportEpisode,
+  ExportManifest,
+  ExportSubject,
+  lineHash,
+  hashedLine,
+  chainDigest,
+  initialDigest,
+  type ExportRecord,
+  type ExportSelection,
+} from './export-format.js';

@@ -44,7 +44,9 @@ export { withWorkspace, withSystem, enterWorkspace, allUsersOf, asAllUsers, type
 export { searchMemories, SearchParams, type SearchResult, type SearchResponse } from './search.js';
 export { contextBundle, buildContext, estimateTokens, ContextRequest, MAX_CONTEXT_TOKENS, type ContextBundle, type ContextConflict, type ContextMemory } from './context.js';
 export { compilePendingInTransaction } from './compile.js';
-export { prepareBatch, appendBatch, type PreparedBatch } from './ingest.js';
+export { prepareBatch, prepareImportBatch, appendBatch, type PreparedBatch, type ImportedItem } from './ingest.js';
+export { openExport, ExportParams, type OpenedExport } from './export.js';
+export { importLog, type ImportOptions, type ImportResult, type ImportedSubject } from './import.js';
 export { erasedKeyHash } from './erased-key.js';
 export { recallSubject, recallMemory, recallInstants, RECALL_PAGE, type RecallParams, type SubjectRecallParams, type SubjectRecall } from './time-travel.js';
 export { ProposalInput, proposeChange, parseEtag, type ProposalResult } from './proposals.js';

@@ -12,6 +12,7 @@ import {
   toEnvelope,
   ValidationError,
   CanonError,
+  type Actor,
   type ClaimRef,
   type DispositionKind,
   type Envelope,
@@ -114,16 +115,49 @@ export interface PreparedBatch {
  */
 export async function prepareBatch(principal: Principal, items: readonly unknown[]): Promise<PreparedBatch> {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot write episodes`);
-  if (items.length === 0) throw new ValidationError('the batch is empty');
-  if (items.length > LIMITS.batchSize) {
-    throw new ValidationError(`a batch holds at most ${LIMITS.batchSize} episodes; this one has ${items.length}`);
-  }
-
+  checkBatchSize(items.length);
   const redacted = await redactEnvelopes(parseBatch(principal, items));
+  return dedupeBatch(redacted, () => ({ actor_key: principal.key_id }));
+}
+
+/**
+ * An episode of another Canon's log, brought in by an import: what its source posted, and what
+ * its log recorded beside that — the actor (role, user) and key that wrote it, and the
+ * effective time it defaulted to when the source gave none.
+ */
+export interface ImportedItem {
+  input: unknown;
+  actor: Actor;
+  actor_key: string | null;
+  occurred_at_default: string | null;
+}
+
+/**
+ * prepareBatch for an import (owners only): every item is validated and redacted like any
+ * ingest, but keeps the actor its log recorded instead of taking the caller's, so its claims keep
+ * their standing and author. Sources reserved for connectors are accepted: an owner restoring a
+ * log restores its connectors' episodes too.
+ */
+export async function prepareImportBatch(principal: Principal, items: readonly ImportedItem[]): Promise<PreparedBatch> {
+  if (principal.role !== 'owner') throw new ForbiddenError(`only an owner may import, not a ${principal.role}`);
+  checkBatchSize(items.length);
+  const envelopes = parseItems(items.map((item) => item.input), principal.workspace_id, (index) => items[index]!.actor);
+  const redacted = await redactEnvelopes(envelopes);
+  return dedupeBatch(redacted, (index) => ({ actor_key: items[index]!.actor_key, occurred_at_default: items[index]!.occurred_at_default }));
+}
+
+function checkBatchSize(n: number): void {
+  if (n === 0) throw new ValidationError('the batch is empty');
+  if (n > LIMITS.batchSize) throw new ValidationError(`a batch holds at most ${LIMITS.batchSize} episodes; this one has ${n}`);
+}
+
+/** Within the batch: the same key twice is a duplicate when identical, a conflict otherwise. */
+function dedupeBatch(
+  redacted: ReadonlyArray<{ envelope: Envelope; redactions: Redaction[] }>,
+  stored: (index: number) => Pick<NewEpisode, 'actor_key' | 'occurred_at_default'>,
+): PreparedBatch {
   const envelopes = redacted.map((r) => r.envelope);
   const redactions = redacted.map((r) => r.redactions);
-
-  // Within the batch: the same key twice is a duplicate when identical, a conflict otherwise.
   const firstByKey = new Map<string, number>();
   const uniques: NewEpisode[] = [];
   const uniqueIndexOf: number[] = []; // item index → index in `uniques`
@@ -134,7 +168,7 @@ export async function prepareBatch(principal: Principal, items: readonly unknown
     if (first === undefined) {
       firstByKey.set(k, uniques.length);
       uniqueIndexOf.push(uniques.length);
-      uniques.push({ id: randomUUID(), envelope: env, content_hash: contentHash(env), actor_key: principal.key_id });
+      uniques.push({ id: randomUUID(), envelope: env, content_hash: contentHash(env), ...stored(index) });
     } else {
       uniqueIndexOf.push(first);
       if (canonicalEnvelope(uniques[first]!.envelope) !== canonicalEnvelope(env)) {
@@ -237,7 +271,8 @@ function leftOut(documents: readonly Envelope[]): Record<string, number> {
   return total;
 }
 
-function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[] {
+/** Parses every item into its envelope, or throws naming each invalid item; nothing is written. */
+function parseItems(items: readonly unknown[], workspaceId: string, actorOf: (index: number) => Actor): Envelope[] {
   const issues: ItemIssue[] = [];
   const envelopes: Envelope[] = [];
   items.forEach((raw, index) => {
@@ -249,16 +284,21 @@ function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[]
       return;
     }
     try {
-      envelopes.push(toEnvelope(parsed.data, principal.workspace_id, { role: principal.role, user: principal.user }));
+      envelopes.push(toEnvelope(parsed.data, workspaceId, actorOf(index)));
     } catch (err) {
       if (!(err instanceof CanonError)) throw err;
       issues.push({ index, path: 'scope', message: err.message });
     }
   });
   if (issues.length > 0) {
-    const items = new Set(issues.map((i) => i.index)).size;
-    throw new ValidationError(`${items} of ${envelopes.length + items} episodes are invalid; nothing was stored`, issues);
+    const invalid = new Set(issues.map((i) => i.index)).size;
+    throw new ValidationError(`${invalid} of ${envelopes.length + invalid} episodes are invalid; nothing was stored`, issues);
   }
+  return envelopes;
+}
+
+function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[] {
+  const envelopes = parseItems(items, principal.workspace_id, () => ({ role: principal.role, user: principal.user }));
   // A connector's source is reserved for keys bound to it (design §2): no other writer may take
   // its idempotency keys first, or pass for it.
   const bound = new Set(principal.sources ?? []);

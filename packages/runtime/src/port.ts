@@ -11,6 +11,7 @@ import type { DeadLetter, NightlySchedule } from './operations.js';
 import type { WorkspacePolicies } from './policies.js';
 import type { PoliciesView, PolicyChange } from './policy-change.js';
 import type { PreviewResult } from './preview.js';
+import type { ImportResult } from './import.js';
 import type { Principal } from './principal.js';
 import type { ProposalInput, ProposalResult } from './proposals.js';
 import type { MemoryDetail } from './recall.js';
@@ -85,7 +86,16 @@ export interface CanonPort {
   connectorCursor(instanceId: string): Promise<ConnectorCursorView>;
   /** Appends a connector batch and moves the instance's cursor from `expected` to `cursor`, in one transaction. */
   connectorBatch(instanceId: string, batch: { episodes: readonly unknown[]; cursor: unknown; expected: unknown }): Promise<ConnectorBatchAnswer>;
+  /** The workspace's log as export lines (owner, maintainer), and how many episodes they hold. */
+  exportLog(params: { subject?: string }): Promise<{ episodes: number; lines: AsyncIterable<string> }>;
+  /** Imports export lines (owner); progress in episodes (in process) or bytes sent (to a server). */
+  importLog(lines: AsyncIterable<string>, options?: PortImportOptions): Promise<ImportResult>;
   close(): Promise<void>;
+}
+
+export interface PortImportOptions {
+  keepPolicies?: boolean;
+  onProgress?: (progress: { episodes?: number; bytes?: number }) => void;
 }
 
 /**
@@ -127,6 +137,9 @@ export function localPort(runtime: Runtime, principal: Principal, close: () => P
       const result = await commitConnectorBatch(runtime, principal, { instanceId, ...batch });
       return { ...ingestAnswer(result), subjects: result.subjects };
     },
+    exportLog: (params) => runtime.exportLog(principal, params.subject !== undefined ? { subject: params.subject } : { all: true }),
+    importLog: (lines, options = {}) =>
+      runtime.importLog(principal, lines, { ...(options.keepPolicies ? { keepPolicies: true } : {}), onProgress: (p) => options.onProgress?.({ episodes: p.episodes }) }),
     close,
   };
 }

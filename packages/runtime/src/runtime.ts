@@ -9,6 +9,7 @@ import {
   migrateDatabase,
   grantQueueAccess,
   subjectsOfWorkspace,
+  type PoolClient,
 } from '@canon/store';
 import type { Config } from './config.js';
 import { CompileRequest, ListEpisodesParams, type Runtime, type RuntimeOptions } from './surface.js';
@@ -18,6 +19,8 @@ import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { log, RepeatedErrors } from './log.js';
 import { ingestEpisodes } from './ingest.js';
 import { withClaimDecisions } from './claim-decisions.js';
+import { openExport } from './export.js';
+import { importLog } from './import.js';
 import { resolveCandidates, type ResolveResult } from './links/resolver.js';
 import { workspaceResolver } from './links/workspace-resolver.js';
 import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers } from './jobs.js';
@@ -130,6 +133,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (!result.ok) throw new ValidationError('after: not a cursor returned by this API');
       return { episodes: result.episodes, next: result.next };
     },
+
+    exportLog: (principal, params) => openExport(pool, principal, params, { chunkSize: config.jobs.compileChunk }),
+
+    importLog: (principal, lines, importOptions = {}) =>
+      importLog(pool, principal, lines, {
+        ...importOptions,
+        chunkSize: config.jobs.compileChunk,
+        // The import compiles every subject itself at the end; the jobs cover an import cut short.
+        ...(boss ? { enqueue: (tx: PoolClient, subjects: string[]) => enqueueCompiles(boss!, tx, principal.workspace_id, subjects, config.jobs) } : {}),
+      }),
 
     async compile(principal, request) {
       requireWriter(principal, 'compile');

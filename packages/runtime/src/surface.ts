@@ -7,6 +7,8 @@ import type { Config } from './config.js';
 import type { ContextBundle, ContextRequest } from './context.js';
 import type { EmbeddedDatabase } from './embedded-postgres.js';
 import type { IngestResult } from './ingest.js';
+import type { ExportParams, OpenedExport } from './export.js';
+import type { ImportOptions, ImportResult } from './import.js';
 import type { JobView } from './job-status.js';
 import type { ManyResult } from './jobs.js';
 import type { CreatedKey, CreateKeyInput, listKeys, revokeKey } from './keys.js';
@@ -86,6 +88,13 @@ export interface Runtime extends RecallWrites {
    * cursor to resume from.
    */
   subjectEpisodes(principal: Principal, subject: string): Promise<LoggedEpisode[]>;
+  /**
+   * The workspace's log as export lines (owners, maintainers): refusals come before the first
+   * line; the lines read one snapshot, a page at a time.
+   */
+  exportLog(principal: Principal, params: ExportParams): Promise<OpenedExport>;
+  /** Imports export lines (owners): batch by batch through the ingest path, then compiles and compares. */
+  importLog(principal: Principal, lines: AsyncIterable<string>, options?: Omit<ImportOptions, 'enqueue' | 'chunkSize'>): Promise<ImportResult>;
   compile(principal: Principal, request: CompileRequest): Promise<CompileResponse>;
   rebuild(principal: Principal, subject: string): Promise<CompileResult>;
   verify(principal: Principal, subject: string): Promise<VerifyReport>;

@@ -82,3 +82,4 @@ export { memoriesPage, type MemoriesPageQuery } from './sql/memories-page.js';
 export { episodeSources } from './sql/episode-sources.js';
 export { projectionRowsOfSubject, type ProjectionRows } from './sql/projection-rows.js';
 export { saveJobProgress, getJobProgress } from './sql/job-progress.js';
+export { erasedKeysPage, insertTombstones, subjectLogStates, type SubjectLogState } from './sql/export.js';

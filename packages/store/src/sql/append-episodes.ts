@@ -8,6 +8,11 @@ export interface NewEpisode {
   content_hash: string;
   /** The API key that appends it; kept beside the envelope, not in it. */
   actor_key: string | null;
+  /**
+   * The effective time to store when the envelope gives none (an import keeps the one its log
+   * defaulted to); absent: the ingest instant.
+   */
+  occurred_at_default?: string | null;
 }
 
 export interface AppendResult {
@@ -38,14 +43,15 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
         occurred_at, occurred_at_defaulted, observed_at, sequence, lineage, snapshot,
         actor_role, actor_user, actor_key, source_ref, content_hash)
      SELECT $1, u.id, u.source, u.idempotency_key, u.subject, u.scope, u.owner, u.kind, u.body,
-        coalesce(u.occurred_at, now()), u.occurred_at IS NULL, u.observed_at, u.sequence, u.lineage, u.snapshot,
+        coalesce(u.occurred_at, u.occurred_default, now()), u.occurred_at IS NULL, u.observed_at, u.sequence, u.lineage, u.snapshot,
         u.actor_role, u.actor_user, u.actor_key, u.source_ref, u.content_hash
      FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                  $9::jsonb[], $10::timestamptz[], $11::timestamptz[], $12::bigint[],
-                 $13::text[], $14::boolean[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[])
+                 $13::text[], $14::boolean[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[],
+                 $20::timestamptz[])
        WITH ORDINALITY AS u(id, source, idempotency_key, subject, scope, owner, kind, body,
                  occurred_at, observed_at, sequence, lineage, snapshot,
-                 actor_role, actor_user, actor_key, source_ref, content_hash, ord)
+                 actor_role, actor_user, actor_key, source_ref, content_hash, occurred_default, ord)
      ORDER BY u.ord
      ON CONFLICT (workspace_id, source, idempotency_key) DO NOTHING
      RETURNING source, idempotency_key`,
@@ -70,6 +76,7 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
       col((e) => e.actor_key),
       col((e) => e.envelope.source_ref),
       col((e) => e.content_hash),
+      col((e) => e.occurred_at_default ?? null),
     ],
   );
   const inserted = new Set(insertedRows.map((r) => keyOf(r.source, r.idempotency_key)));
