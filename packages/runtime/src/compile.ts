@@ -25,7 +25,7 @@ import {
   insertClaims,
   insertCompileRun,
   insertMarkers,
-  insertMemory,
+  insertMemories,
   insertPending,
   inTransaction,
   lockSubject,
@@ -36,7 +36,7 @@ import {
   type ProjectionChange,
   snapshotVersions,
   takePending,
-  updateMemoryIfRevision,
+  updateMemoriesIfRevision,
   upsertSubject,
   type MemoryRow,
   type MemoryWrite,
@@ -299,6 +299,8 @@ async function compileEpisodes(
     const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
     const existing = await memoriesByIds(tx, workspaceId, batch);
     const writes: ProjectionChange[] = [];
+    const inserts: MemoryWrite[] = [];
+    const updates: Array<{ write: MemoryWrite; expected: MemoryRow }> = [];
     let sinceYield = performance.now();
     for (const id of batch) {
       const group = links.groupOfId.get(id);
@@ -326,12 +328,11 @@ async function compileEpisodes(
       if (before?.etag === etag) continue;
       const write: MemoryWrite = { timeline, subject, etag, digest: timelineDigest(timeline), summary: storedSummary({ id: timeline.memory_id, subject, etag }, timeline) };
       if (!before) {
-        await insertMemory(tx, workspaceId, write);
+        inserts.push(write);
         result.memories_created += 1;
         created.push(id);
       } else {
-        const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
-        if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
+        updates.push({ write, expected: before });
         result.memories_updated += 1;
         removedDigests.push(before.digest);
       }
@@ -340,6 +341,10 @@ async function compileEpisodes(
       countChanges(result, before, timeline);
       conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
     }
+    // The batch's memories in two statements, each update conditional on the revision read.
+    await insertMemories(tx, workspaceId, inserts);
+    const updated = await updateMemoriesIfRevision(tx, workspaceId, updates);
+    if (!updated.ok) throw new StaleWriteError(`memory ${updated.id} changed since it was read`);
     await writeProjections(tx, workspaceId, writes);
   }
   await deleteMemories(tx, workspaceId, merged);
