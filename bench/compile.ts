@@ -146,7 +146,7 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       notes: [
         `Histories ingested with the runtime's ingest in ${BATCH}-episode batches, CANON_COMPILE_DEBOUNCE_SECONDS=3600 and CANON_COMPILE_AFTER=1e9, so no background compile ran during the measurements.`,
         `${CLAIMS_PER_KEY} claims per key in every sized subject (keys = episodes / ${CLAIMS_PER_KEY}); each key's value changes at every fifth restatement with an explicit effective time, the others are duplicates.`,
-        'Throughput: the first compile of the whole history (chunks of CANON_COMPILE_CHUNK = 20,000 episodes per transaction). Then VACUUM ANALYZE (what autovacuum would do; otherwise the measurements race it). No-op: compileSubject on a subject with nothing pending, and POST /v1/compile over a loopback HTTP server. Incremental: one more episode ingested (untimed), then compileSubject timed.',
+        'Throughput: the first compile of the whole history (chunks of CANON_COMPILE_CHUNK = 100,000 episodes per transaction). Then VACUUM ANALYZE (what autovacuum would do; otherwise the measurements race it). No-op: compileSubject on a subject with nothing pending, and POST /v1/compile over a loopback HTTP server. Incremental: one more episode ingested (untimed), then compileSubject timed.',
       ],
       machine: { ...machine(), postgres: await postgresVersion(runtime) },
       measured_at: new Date().toISOString(),
