@@ -177,6 +177,13 @@ const evidenceId = (memoryId: string, ord: number, e: { source: string; idempote
   JSON.stringify([memoryId, ord, e.source, e.idempotency_key, e.index]);
 const dispositionId = (memoryId: string, d: Timeline['dispositions'][number]) =>
   JSON.stringify([memoryId, d.claim.source, d.claim.idempotency_key, d.claim.index]);
+/**
+ * What a disposition row holds, field by field: a timeline read back from jsonb has its members
+ * in jsonb's order, so comparing JSON.stringify of the two objects found every row changed and
+ * rewrote all of a hot key's dispositions at each compile.
+ */
+const projectedDisposition = (d: Timeline['dispositions'][number]) =>
+  JSON.stringify([d.kind, d.target ? [d.target.source, d.target.idempotency_key, d.target.index] : null, d.reason]);
 const projectedValue = (v: Timeline['values'][number]) =>
   JSON.stringify([v.value, v.valid_from, v.valid_to, v.status, v.superseded_by, v.conditions, v.standing, v.support]);
 
@@ -211,11 +218,12 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
       const keep = new Set((now?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
       for (const e of prior.evidence) if (!keep.has(evidenceId(id, ord, e))) evidenceToDelete.push({ memory_id: id, ord, source: e.source, idempotency_key: e.idempotency_key, index: e.index });
     });
-    const priorDispositions = new Map((before?.dispositions ?? []).map((d) => [dispositionId(id, d), JSON.stringify(d)]));
+    const priorDispositions = new Map((before?.dispositions ?? []).map((d) => [dispositionId(id, d), projectedDisposition(d)]));
     const nowIds = new Set<string>();
     for (const d of w.timeline.dispositions) {
-      nowIds.add(dispositionId(id, d));
-      if (priorDispositions.get(dispositionId(id, d)) !== JSON.stringify(d)) dispositionsToWrite.push({ w, d });
+      const did = dispositionId(id, d);
+      nowIds.add(did);
+      if (priorDispositions.get(did) !== projectedDisposition(d)) dispositionsToWrite.push({ w, d });
     }
     for (const d of before?.dispositions ?? []) {
       if (!nowIds.has(dispositionId(id, d))) dispositionsToDelete.push({ memory_id: id, source: d.claim.source, idempotency_key: d.claim.idempotency_key, index: d.claim.index });
