@@ -291,8 +291,12 @@ async function compileEpisodes(
   let conflictDelta = 0;
   const merged: string[] = [];
   const created: string[] = [];
-  for (let i = 0; i < ids.length; i += FOLD_BATCH) {
-    const batch = ids.slice(i, i + FOLD_BATCH);
+  // As in extraction, the database and this process work side by side: while a batch folds here,
+  // the previous batch's memories are being written and the next batch's claims read. Batches
+  // touch disjoint memories, and the reads see every claim (all were inserted above).
+  const batches: string[][] = [];
+  for (let i = 0; i < ids.length; i += FOLD_BATCH) batches.push(ids.slice(i, i + FOLD_BATCH));
+  const readBatch = async (batch: string[]) => {
     // A linked group folds all its keys' claims, whichever batch they fall in.
     const needed = new Set(batch);
     for (const id of batch) for (const member of links.groupOfId.get(id)?.ids ?? []) needed.add(member);
@@ -300,6 +304,24 @@ async function compileEpisodes(
     const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
     const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
     const existing = await memoriesByIds(tx, workspaceId, batch);
+    return { batch, claimsByMemory, versions, existing };
+  };
+  const writeBatch = async (inserts: MemoryWrite[], updates: Array<{ write: MemoryWrite; expected: MemoryRow }>, writes: ProjectionChange[]) => {
+    // The batch's memories in two statements, each update conditional on the revision read.
+    await insertMemories(tx, workspaceId, inserts);
+    const updated = await updateMemoriesIfRevision(tx, workspaceId, updates);
+    if (!updated.ok) throw new StaleWriteError(`memory ${updated.id} changed since it was read`);
+    await writeProjections(tx, workspaceId, writes);
+  };
+  let reading = batches.length > 0 ? settled(readBatch(batches[0]!)) : null;
+  writing = null;
+  for (let k = 0; reading; k += 1) {
+    // A failed write aborts the transaction and the reads queued behind it: report the write's error.
+    const { batch, claimsByMemory, versions, existing } = await reading.catch(async (err: unknown) => {
+      if (writing) await writing;
+      throw err;
+    });
+    reading = k + 1 < batches.length ? settled(readBatch(batches[k + 1]!)) : null;
     const writes: ProjectionChange[] = [];
     const inserts: MemoryWrite[] = [];
     const updates: Array<{ write: MemoryWrite; expected: MemoryRow }> = [];
@@ -343,12 +365,10 @@ async function compileEpisodes(
       countChanges(result, before, timeline);
       conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
     }
-    // The batch's memories in two statements, each update conditional on the revision read.
-    await insertMemories(tx, workspaceId, inserts);
-    const updated = await updateMemoriesIfRevision(tx, workspaceId, updates);
-    if (!updated.ok) throw new StaleWriteError(`memory ${updated.id} changed since it was read`);
-    await writeProjections(tx, workspaceId, writes);
+    if (writing) await writing;
+    writing = settled(writeBatch(inserts, updates, writes));
   }
+  if (writing) await writing;
   await deleteMemories(tx, workspaceId, merged);
   // Candidates depend only on which memories exist (and on `same: false` links): recomputed when
   // that set changed, never otherwise.
