@@ -25,7 +25,7 @@ import {
   insertClaims,
   insertCompileRun,
   insertMarkers,
-  insertMemory,
+  insertMemories,
   insertPending,
   inTransaction,
   lockSubject,
@@ -36,7 +36,7 @@ import {
   type ProjectionChange,
   snapshotVersions,
   takePending,
-  updateMemoryIfRevision,
+  updateMemoriesIfRevision,
   upsertSubject,
   type MemoryRow,
   type MemoryWrite,
@@ -63,11 +63,13 @@ export interface CompileResult {
 
 /**
  * Episodes per compile transaction. Each chunk refolds every key it touches from all of that
- * key's claims, so a backlog compiled in small chunks pays for the same keys again and again;
- * large chunks keep a first compile of a long history near linear, at the cost of a longer
- * transaction (memory stays modest: claims are small).
+ * key's claims and rewrites its timeline, so a backlog compiled in small chunks pays for the same
+ * keys again and again: a 100,000-episode history in chunks of 20,000 folded and wrote each of
+ * its keys five times over, growing (twice the CPU of one pass). Large chunks keep a first
+ * compile of a long history near linear, at the cost of a longer transaction. Memory does not
+ * grow with the chunk: episodes and claims stream through in slices, keys fold in batches.
  */
-const DEFAULT_CHUNK = 20_000;
+const DEFAULT_CHUNK = 100_000;
 
 export interface CompileOptions {
   /** The pg-boss job that runs this compile, for the audit log. */
@@ -289,8 +291,12 @@ async function compileEpisodes(
   let conflictDelta = 0;
   const merged: string[] = [];
   const created: string[] = [];
-  for (let i = 0; i < ids.length; i += FOLD_BATCH) {
-    const batch = ids.slice(i, i + FOLD_BATCH);
+  // As in extraction, the database and this process work side by side: while a batch folds here,
+  // the previous batch's memories are being written and the next batch's claims read. Batches
+  // touch disjoint memories, and the reads see every claim (all were inserted above).
+  const batches: string[][] = [];
+  for (let i = 0; i < ids.length; i += FOLD_BATCH) batches.push(ids.slice(i, i + FOLD_BATCH));
+  const readBatch = async (batch: string[]) => {
     // A linked group folds all its keys' claims, whichever batch they fall in.
     const needed = new Set(batch);
     for (const id of batch) for (const member of links.groupOfId.get(id)?.ids ?? []) needed.add(member);
@@ -298,7 +304,27 @@ async function compileEpisodes(
     const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
     const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
     const existing = await memoriesByIds(tx, workspaceId, batch);
+    return { batch, claimsByMemory, versions, existing };
+  };
+  const writeBatch = async (inserts: MemoryWrite[], updates: Array<{ write: MemoryWrite; expected: MemoryRow }>, writes: ProjectionChange[]) => {
+    // The batch's memories in two statements, each update conditional on the revision read.
+    await insertMemories(tx, workspaceId, inserts);
+    const updated = await updateMemoriesIfRevision(tx, workspaceId, updates);
+    if (!updated.ok) throw new StaleWriteError(`memory ${updated.id} changed since it was read`);
+    await writeProjections(tx, workspaceId, writes);
+  };
+  let reading = batches.length > 0 ? settled(readBatch(batches[0]!)) : null;
+  writing = null;
+  for (let k = 0; reading; k += 1) {
+    // A failed write aborts the transaction and the reads queued behind it: report the write's error.
+    const { batch, claimsByMemory, versions, existing } = await reading.catch(async (err: unknown) => {
+      if (writing) await writing;
+      throw err;
+    });
+    reading = k + 1 < batches.length ? settled(readBatch(batches[k + 1]!)) : null;
     const writes: ProjectionChange[] = [];
+    const inserts: MemoryWrite[] = [];
+    const updates: Array<{ write: MemoryWrite; expected: MemoryRow }> = [];
     let sinceYield = performance.now();
     for (const id of batch) {
       const group = links.groupOfId.get(id);
@@ -326,12 +352,11 @@ async function compileEpisodes(
       if (before?.etag === etag) continue;
       const write: MemoryWrite = { timeline, subject, etag, digest: timelineDigest(timeline), summary: storedSummary({ id: timeline.memory_id, subject, etag }, timeline) };
       if (!before) {
-        await insertMemory(tx, workspaceId, write);
+        inserts.push(write);
         result.memories_created += 1;
         created.push(id);
       } else {
-        const updated = await updateMemoryIfRevision(tx, workspaceId, write, before);
-        if (!updated.ok) throw new StaleWriteError(`memory ${id} changed since it was read`);
+        updates.push({ write, expected: before });
         result.memories_updated += 1;
         removedDigests.push(before.digest);
       }
@@ -340,8 +365,10 @@ async function compileEpisodes(
       countChanges(result, before, timeline);
       conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
     }
-    await writeProjections(tx, workspaceId, writes);
+    if (writing) await writing;
+    writing = settled(writeBatch(inserts, updates, writes));
   }
+  if (writing) await writing;
   await deleteMemories(tx, workspaceId, merged);
   // Candidates depend only on which memories exist (and on `same: false` links): recomputed when
   // that set changed, never otherwise.

@@ -15,7 +15,7 @@ export const ConfigSchema = z.object({
   CANON_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2).max(200).default(10)),
   CANON_COMPILE_DEBOUNCE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(3600).default(2)),
   CANON_COMPILE_AFTER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(500)),
-  CANON_COMPILE_CHUNK: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(1_000_000).default(20_000)),
+  CANON_COMPILE_CHUNK: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(1_000_000).default(100_000)),
   CANON_JOB_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(3650).default(7)),
   CANON_NIGHTLY_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
   CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),

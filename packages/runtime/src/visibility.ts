@@ -1,5 +1,5 @@
 import { NotFoundError } from '@canon/core';
-import { subjectsOfWorkspace, type Pool } from '@canon/store';
+import { subjectsAmong, type Pool } from '@canon/store';
 import type { Principal } from './principal.js';
 import { allUsersOf, withWorkspace } from './scope.js';
 
@@ -10,10 +10,10 @@ import { allUsersOf, withWorkspace } from './scope.js';
 export async function hiddenSubjects(pool: Pool, principal: Principal, named: readonly string[]): Promise<string[]> {
   if (named.length === 0) return [];
   const ws = principal.workspace_id;
-  const visible = new Set(await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, ws)));
+  const visible = new Set(await withWorkspace(pool, principal, (tx) => subjectsAmong(tx, ws, named)));
   const unseen = named.filter((s) => !visible.has(s));
   if (unseen.length === 0) return [];
-  const all = new Set(await withWorkspace(pool, allUsersOf(ws), (tx) => subjectsOfWorkspace(tx, ws)));
+  const all = new Set(await withWorkspace(pool, allUsersOf(ws), (tx) => subjectsAmong(tx, ws, unseen)));
   return unseen.filter((s) => all.has(s));
 }
 

@@ -43,8 +43,8 @@ export {
   recallRowsByIds,
   summariesOfSubject,
   type MemoryRecallRow,
-  insertMemory,
-  updateMemoryIfRevision,
+  insertMemories,
+  updateMemoriesIfRevision,
   writeProjections,
   type ProjectionChange,
   deleteDerivedOfSubject,
@@ -53,7 +53,7 @@ export {
   type MemoryWrite,
   type ConditionalUpdate,
 } from './sql/memories.js';
-export { getSubject, upsertSubject, staleSubjects, subjectsOfWorkspace, listSubjects, type SubjectRow } from './sql/subjects.js';
+export { getSubject, upsertSubject, staleSubjects, subjectsOfWorkspace, subjectsAmong, listSubjects, type SubjectRow } from './sql/subjects.js';
 export { getPolicySetRow, putPolicySetRow } from './sql/policies.js';
 export {
   loadConnectorCursor,

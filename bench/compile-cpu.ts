@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import { compileSubject, type Runtime } from '@canon/runtime';
+import { benchRuntime, startBenchCluster } from './cluster.js';
+
+/**
+ * CPU, not just wall time, of one compile on a machine others share: the compiling process's
+ * user + system time (process.cpuUsage) and that of the PostgreSQL backends serving it (from
+ * /proc, when the server runs on this host). A seeded database is kept as a template, so each
+ * run starts from the same log.
+ *
+ *   tsx --conditions=source bench/compile-cpu.ts seed            # once
+ *   tsx --conditions=source bench/compile-cpu.ts first [subject] # a first compile
+ *   tsx --conditions=source bench/compile-cpu.ts hot [runs]      # one-episode compiles of the hot key
+ */
+const SEED = 'canon_bench_cpu_seed';
+const RUN = 'canon_bench_cpu_run';
+const BASE = Date.UTC(2024, 0, 1);
+
+function episode(subject: string, i: number, keys: number) {
+  const at = new Date(BASE + i * 60_000).toISOString();
+  const restatement = Math.floor(i / keys);
+  return {
+    idempotency_key: `${subject}#${i}`,
+    subject,
+    kind: 'claim',
+    occurred_at: at,
+    body: { claims: [{ predicate: `setting ${i % keys}`, value: `value ${Math.floor(restatement / 5)}`, effective_from: at }] },
+  };
+}
+
+const SUBJECTS = [
+  { subject: 'bench:history-100000', episodes: 100_000, keys: 2000 },
+  { subject: 'bench:history-10000', episodes: 10_000, keys: 200 },
+  { subject: 'bench:hot-key', episodes: 10_000, keys: 1 },
+];
+
+async function backendCpuMs(runtime: Runtime, db: string): Promise<number> {
+  const { rows } = await runtime.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [db]);
+  let ticks = 0;
+  for (const { pid } of rows) {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // not on this host, or gone
+    }
+  }
+  return ticks * 10;
+}
+
+const mode = process.argv[2] ?? 'first';
+// QTIME=1: wall time per statement shape (first 60 characters), from send to answer.
+const qtime = new Map<string, { n: number; ms: number }>();
+if (process.env['QTIME']) {
+  const pg = (await import('pg')).default;
+  const orig = pg.Client.prototype.query as (...a: unknown[]) => unknown;
+  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : '';
+    const t0 = performance.now();
+    const r = orig.apply(this, args);
+    if (text && r && typeof (r as Promise<unknown>).then === 'function') {
+      (r as Promise<unknown>).then(
+        () => {
+          const k = text.replace(/\s+/g, ' ').slice(0, 70);
+          const q = qtime.get(k) ?? { n: 0, ms: 0 };
+          q.n += 1;
+          q.ms += performance.now() - t0;
+          qtime.set(k, q);
+        },
+        () => undefined,
+      );
+    }
+    return r;
+  };
+}
+process.on('exit', () => {
+  for (const [k, q] of [...qtime].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) console.error(`${Math.round(q.ms).toString().padStart(7)} ms ${q.n.toString().padStart(6)}× ${k}`);
+});
+const cluster = await startBenchCluster();
+try {
+  if (mode === 'seed') {
+    const url = await cluster.createDatabase(SEED);
+    const runtime = await benchRuntime(url, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' });
+    const { key } = await runtime.createKey({ workspace: 'bench-compile', role: 'owner' });
+    const principal = await runtime.authenticate(key);
+    for (const s of SUBJECTS) {
+      for (let start = 0; start < s.episodes; start += 1000) {
+        await runtime.ingest(principal, Array.from({ length: Math.min(1000, s.episodes - start) }, (_, j) => episode(s.subject, start + j, s.keys)));
+      }
+      console.error(`seeded ${s.subject}`);
+    }
+    await runtime.pool.query('VACUUM ANALYZE');
+    fs.writeFileSync('/tmp/canon-bench-cpu-key', key);
+    await runtime.close();
+  } else {
+    const url = await cluster.createDatabase(RUN, SEED);
+    const runtime = await benchRuntime(url, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' });
+    const principal = await runtime.authenticate(fs.readFileSync('/tmp/canon-bench-cpu-key', 'utf8'));
+    await runtime.pool.query('VACUUM ANALYZE');
+    const measure = async (fn: () => Promise<unknown>) => {
+      const b0 = await backendCpuMs(runtime, RUN);
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await fn();
+      const wall = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      const b = (await backendCpuMs(runtime, RUN)) - b0;
+      return { wall_ms: Math.round(wall), node_cpu_ms: Math.round((c.user + c.system) / 1000), pg_cpu_ms: b };
+    };
+    if (mode === 'first') {
+      const subject = process.argv[3] ?? 'bench:history-100000';
+      const n = SUBJECTS.find((s) => s.subject === subject)!.episodes;
+      let state = '';
+      const m = await measure(async () => {
+        const r = await compileSubject(runtime.pool, principal.workspace_id, subject);
+        state = r.state_hash;
+      });
+      console.log(JSON.stringify({ mode, subject, ...m, episodes_per_s: Math.round(n / (m.wall_ms / 1000)), per_cpu_s: Math.round(n / (m.node_cpu_ms / 1000)), state_hash: state }));
+    } else if (mode === 'hot') {
+      const runs = Number(process.argv[3] ?? 10);
+      const s = SUBJECTS[2]!;
+      await compileSubject(runtime.pool, principal.workspace_id, s.subject);
+      await runtime.pool.query('VACUUM ANALYZE');
+      const out: Array<{ wall_ms: number; node_cpu_ms: number; pg_cpu_ms: number }> = [];
+      let hash = '';
+      for (let i = 0; i < runs + 2; i += 1) {
+        await runtime.ingest(principal, [episode(s.subject, s.episodes + i, s.keys)]);
+        const m = await measure(async () => {
+          hash = (await compileSubject(runtime.pool, principal.workspace_id, s.subject)).state_hash;
+        });
+        if (i >= 2) out.push(m);
+      }
+      const med = (k: 'wall_ms' | 'node_cpu_ms' | 'pg_cpu_ms') => out.map((x) => x[k]).sort((a, b) => a - b)[Math.floor(out.length / 2)];
+      console.log(JSON.stringify({ mode, runs, wall_median_ms: med('wall_ms'), node_cpu_median_ms: med('node_cpu_ms'), pg_cpu_median_ms: med('pg_cpu_ms'), state_hash: hash }));
+    }
+    await runtime.close();
+    if (!process.env['KEEP']) await cluster.dropDatabase(RUN);
+  }
+} finally {
+  await cluster.stop();
+}
