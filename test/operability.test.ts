@@ -47,6 +47,23 @@ async function startCanon(): Promise<Running> {
 
 const postmasterOf = (home: string) => Number(fs.readFileSync(path.join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
+/** The processes whose parent is `pid` (from /proc: field 4 of each stat line). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command name may hold spaces: fields count from after its closing parenthesis.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
 /** Processes still carrying the marker (a zombie's environment reads empty: it has ended). */
 function marked(marker: string): number[] {
   const found: number[] = [];
@@ -116,8 +133,18 @@ describe('canon start keeps its embedded PostgreSQL', () => {
     const odd = await fetch(`${canon.url}/readyz`, { headers: { 'x-request-id': 'two words"}' } });
     expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
+    // PostgreSQL goes down whole: the postmaster and its backends. A backend outlives a killed
+    // postmaster until it next looks, and could still answer a pooled connection's query.
     const before = postmasterOf(canon.home);
+    const backends = childrenOf(before);
     process.kill(before, 'SIGKILL');
+    for (const pid of backends) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
 
     // Every answer until it serves again is 200 or a 503 problem that says to retry.
     const seen: number[] = [];
