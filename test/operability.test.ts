@@ -211,8 +211,11 @@ describe('canon start keeps its embedded PostgreSQL', () => {
     expect(lines.some((l) => l['event'] === 'job' && l['queue'] === 'compile' && l['outcome'] === 'completed')).toBe(true);
     expect(lines.filter((l) => l['event'] === 'database_exited')).toHaveLength(1);
     expect(lines.filter((l) => l['event'] === 'database_restarted')).toHaveLength(1);
-    // pg-boss's pollers fail many times a second during the outage; the log says so a few times.
-    expect(lines.filter((l) => l['msg'] === 'queue error').length).toBeLessThanOrEqual(6);
+    // pg-boss's pollers fail many times a second during the outage; the log says so a few times:
+    // once per kind of failure (refused, terminated, starting up …) and per quiet spell, however
+    // long the outage lasts on a loaded machine — not once per poll.
+    const queueErrors = lines.filter((l) => l['msg'] === 'queue error');
+    expect(queueErrors.length, JSON.stringify(queueErrors.map((l) => (l['err'] as { message?: string } | undefined)?.message))).toBeLessThanOrEqual(15);
     const text = canon.stdout();
     for (const secret of [canon.key, canon.key.slice(6), subject, `zanzibar-${tag}`, bodyMarker]) expect(text).not.toContain(secret);
   }, 180_000);
