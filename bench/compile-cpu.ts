@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { compileSubject, type Runtime } from '@canon/runtime';
 import { benchRuntime, startBenchCluster } from './cluster.js';
+import { episode } from './compile.js';
 
 /**
  * CPU, not just wall time, of one compile on a machine others share: the compiling process's
@@ -14,19 +15,7 @@ import { benchRuntime, startBenchCluster } from './cluster.js';
  */
 const SEED = 'canon_bench_cpu_seed';
 const RUN = 'canon_bench_cpu_run';
-const BASE = Date.UTC(2024, 0, 1);
 
-function episode(subject: string, i: number, keys: number) {
-  const at = new Date(BASE + i * 60_000).toISOString();
-  const restatement = Math.floor(i / keys);
-  return {
-    idempotency_key: `${subject}#${i}`,
-    subject,
-    kind: 'claim',
-    occurred_at: at,
-    body: { claims: [{ predicate: `setting ${i % keys}`, value: `value ${Math.floor(restatement / 5)}`, effective_from: at }] },
-  };
-}
 
 const SUBJECTS = [
   { subject: 'bench:history-100000', episodes: 100_000, keys: 2000 },

@@ -36,7 +36,7 @@ export interface CompileCase {
 }
 
 /** Episode i of a subject: key i mod keys; each key's value changes at every fifth restatement, at an explicit time. */
-function episode(subject: string, i: number, keys: number) {
+export function episode(subject: string, i: number, keys: number) {
   const at = new Date(BASE + i * 60_000).toISOString();
   const restatement = Math.floor(i / keys);
   return {

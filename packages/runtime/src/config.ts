@@ -2,6 +2,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './log-levels.js';
 
+/** How long one request to a resolver may take unless told otherwise (the server's, or a workspace's). */
+export const DEFAULT_RESOLVER_TIMEOUT_MS = 5000;
+
 const port = z.coerce.number().int().min(0).max(65535);
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 
@@ -23,7 +26,7 @@ export const ConfigSchema = z.object({
   CANON_METRICS_PUBLIC: z.preprocess(emptyAsUndefined, z.enum(['0', '1']).default('0')),
   CANON_RESOLVER_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   CANON_RESOLVER_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
-  CANON_RESOLVER_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(5000)),
+  CANON_RESOLVER_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(DEFAULT_RESOLVER_TIMEOUT_MS)),
   CANON_RESOLVER_HOSTS: z.preprocess(emptyAsUndefined, z.string().max(4096).optional()),
 });
 

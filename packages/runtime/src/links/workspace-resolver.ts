@@ -1,5 +1,6 @@
 import { atLeast, ForbiddenError, ValidationError } from '@canon/core';
 import { findActiveApiKeyById, getPolicySetRow, type Pool } from '@canon/store';
+import { DEFAULT_RESOLVER_TIMEOUT_MS } from '../config.js';
 import { log } from '../log.js';
 import { WorkspacePolicies, type ResolverPolicy } from '../policies.js';
 import type { Principal } from '../principal.js';
@@ -50,6 +51,6 @@ export async function workspaceResolver(pool: Pool, workspaceId: string, hosts: 
     const key = await findActiveApiKeyById(tx, workspaceId, resolver.key_id);
     if (!key) return null;
     const principal: Principal = Object.freeze({ workspace_id: key.workspace_id, role: key.role, user: key.user_id, key_id: key.id, sources: Object.freeze([...(key.sources ?? [])]) });
-    return { principal, settings: { url: resolver.url, timeoutMs: resolver.timeout_ms ?? 5000 } };
+    return { principal, settings: { url: resolver.url, timeoutMs: resolver.timeout_ms ?? DEFAULT_RESOLVER_TIMEOUT_MS } };
   });
 }
