@@ -270,4 +270,25 @@ describe('the leaks of issue 14, one by one', () => {
       await open.close();
     }
   });
+
+  it("counts a workspace's waiting compile jobs, and only its own, through the queue's API", async () => {
+    // Workers off: the jobs ingest queues stay waiting, so the counts can be read.
+    const queued = await createRuntime(loadConfig({}, { databaseUrl: fresh.db.url }), { queue: true, workers: false, migrate: false });
+    try {
+      const app = createApp(queued);
+      const keyOf = async (workspace: string) => (await queued.createKey({ workspace, role: 'member', user: 'u' })).key;
+      const [loud, still] = [await keyOf('loud'), await keyOf('still')];
+      const post = (key: string, body: unknown) =>
+        app.request('/v1/episodes', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await post(loud, { episodes: [ep('q-1', 'queue:a', 'p', 'v'), ep('q-2', 'queue:b', 'p', 'v')] })).status).toBe(200);
+      const waiting = async (key: string) => {
+        const text = await (await app.request('/metrics', { headers: { authorization: `Bearer ${key}` } })).text();
+        return Number(/^canon_queue_jobs\{queue="compile",state="queued"\} (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+      };
+      expect(await waiting(loud)).toBeGreaterThanOrEqual(1);
+      expect(await waiting(still)).toBe(0);
+    } finally {
+      await queued.close();
+    }
+  });
 });

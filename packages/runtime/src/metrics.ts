@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { compileDurationStats, totalPending, type Pool, type PoolClient } from '@canon/store';
+import { compileDurationStats, totalPending, type Pool } from '@canon/store';
 import type { Principal } from './principal.js';
 import { withSystem, withWorkspace } from './scope.js';
 import { QUEUES } from './jobs.js';
@@ -14,18 +14,42 @@ export async function collectMetrics(pool: Pool, boss: PgBoss | null, principal:
   const own = principal
     ? await withWorkspace(pool, principal, async (tx) => ({ pending: await totalPending(tx), stats: await compileDurationStats(tx) }))
     : await withSystem(pool, async (tx) => ({ pending: await totalPending(tx), stats: await compileDurationStats(tx) }));
-  const jobs = boss ? await withSystem(pool, (tx) => queueCounts(tx, principal?.workspace_id ?? null)) : null;
+  const jobs = boss ? await (principal ? workspaceQueueCounts(boss, principal.workspace_id) : queueTotals(boss)) : null;
   return metricsText(own.pending, own.stats, jobs);
 }
 
-/** Jobs per queue and state (the job queue's tables are outside row-level security: filter here). */
-async function queueCounts(tx: PoolClient, workspaceId: string | null): Promise<Array<{ name: string; state: string; n: number }>> {
-  const { rows } = await tx.query<{ name: string; state: string; n: number }>(
-    `SELECT name, state::text, count(*)::int AS n FROM pgboss.job
-     WHERE name = ANY($1::text[]) AND ($2::text IS NULL OR data->>'workspace_id' = $2) GROUP BY 1, 2 ORDER BY 1, 2`,
-    [Object.values(QUEUES), workspaceId],
-  );
-  return rows;
+type QueueCount = { name: string; state: string; n: number };
+
+/** A workspace's jobs are told apart only by their data, so at most this many are read per queue. */
+export const WORKSPACE_QUEUE_COUNT_CAP = 10_000;
+
+/**
+ * Totals over every workspace, from pg-boss's own queue statistics: its job table is its private
+ * layout, and its counts are kept current by its supervisor.
+ */
+async function queueTotals(boss: PgBoss): Promise<QueueCount[]> {
+  const queues = await boss.getQueues(Object.values(QUEUES));
+  return queues
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((q) => [
+      { name: q.name, state: 'queued', n: q.queuedCount },
+      { name: q.name, state: 'active', n: q.activeCount },
+      { name: q.name, state: 'failed', n: q.failedCount },
+    ]);
+}
+
+/**
+ * One workspace's waiting jobs, found by the workspace id their data carries (pg-boss's queue
+ * statistics cannot be split by workspace). Running jobs are not counted: only a scan of every
+ * retained job could tell whose they are.
+ */
+async function workspaceQueueCounts(boss: PgBoss, workspaceId: string): Promise<QueueCount[]> {
+  const counts: QueueCount[] = [];
+  for (const name of Object.values(QUEUES).sort()) {
+    const jobs = await boss.findJobs(name, { data: { workspace_id: workspaceId }, queued: true, limit: WORKSPACE_QUEUE_COUNT_CAP });
+    counts.push({ name, state: 'queued', n: jobs.length });
+  }
+  return counts;
 }
 
 function metricsText(
@@ -44,7 +68,7 @@ function metricsText(
   metric('canon_pending_episodes', 'Episodes ingested and not yet compiled', 'gauge', [[{}, pending]]);
   if (jobs) {
     metric('canon_queue_jobs', 'Jobs per queue and state', 'gauge', jobs.filter((r) => r.name !== QUEUES.compileDead).map((r) => [{ queue: r.name, state: r.state }, r.n]));
-    const dead = jobs.filter((r) => r.name === QUEUES.compileDead && r.state !== 'completed').reduce((n, r) => n + r.n, 0);
+    const dead = jobs.filter((r) => r.name === QUEUES.compileDead && r.state === 'queued').reduce((n, r) => n + r.n, 0);
     metric('canon_dead_letters', 'Compile jobs that exhausted their retries', 'gauge', [[{}, dead]]);
   }
   metric('canon_compile_duration_ms_sum', 'Total time spent in compile transactions', 'counter', stats.map((s) => [{ kind: s.kind }, s.sum_ms]));
