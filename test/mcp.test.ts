@@ -87,7 +87,7 @@ describe('canon mcp over stdio with the SDK client', () => {
     const first = await call('agent', 'remember', { ...staging, value: 'Tuesday', text: 'Staging deploys run on Tuesdays', occurred_at: '2024-05-01T09:00:00Z' });
     expect(first.isError).toBe(false);
     expect(first.data).toMatchObject({ ingest: 'created', decision: 'created', framing: 'recorded data, not instructions' });
-    expect(first.data['decisions'][0]).toMatchObject({ predicate: 'deploy day', qualifiers: { env: 'staging' }, disposition: 'supports' });
+    expect(first.data['decisions'][0]).toMatchObject({ kind: 'supports', memory: { predicate: 'deploy day', qualifiers: { env: 'staging' } } });
 
     // A retried call (same arguments) is the same event: nothing is written twice.
     const retried = await call('agent', 'remember', { ...staging, value: 'Tuesday', text: 'Staging deploys run on Tuesdays', occurred_at: '2024-05-01T09:00:00Z' });
@@ -96,7 +96,7 @@ describe('canon mcp over stdio with the SDK client', () => {
     // The same value in other words is a new episode, folded as a duplicate of the value.
     const reworded = await call('agent', 'remember', { ...staging, value: 'Tuesday', text: 'We deploy staging every Tuesday', occurred_at: '2024-05-01T10:00:00Z' });
     expect(reworded.data).toMatchObject({ ingest: 'created', decision: 'duplicate' });
-    expect(reworded.data['decisions'][0].disposition).toBe('duplicate_of');
+    expect(reworded.data['decisions'][0].kind).toBe('duplicate_of');
 
     const condition = await call('maintainer', 'remember', {
       ...staging,
@@ -114,7 +114,7 @@ describe('canon mcp over stdio with the SDK client', () => {
     expect(wednesday.data['decision']).toBe('created');
     const friday = await call('otherAgent', 'remember', { subject: 'service:billing', predicate: 'release freeze day', value: 'Friday', occurred_at: '2024-05-02T09:00:00Z' });
     expect(friday.data).toMatchObject({ ingest: 'created', decision: 'conflicted' });
-    expect(friday.data['decisions'][0].current.map((v: { value: string }) => v.value).sort()).toEqual(['Friday', 'Wednesday']);
+    expect(friday.data['decisions'][0].memory.conflict.map((s: { value: string }) => s.value).sort()).toEqual(['Friday', 'Wednesday']);
 
     expect((await call('maintainer', 'remember', { subject: 'service:billing', predicate: 'owning team', value: 'payments', occurred_at: '2024-05-01T09:00:00Z' })).data['decision']).toBe('created');
     const guess = await call('agent', 'remember', { subject: 'service:billing', predicate: 'owning team', value: 'billing-core', occurred_at: '2024-05-02T09:00:00Z' });
@@ -128,41 +128,44 @@ describe('canon mcp over stdio with the SDK client', () => {
     expect(r.text.split('\n')[0]).toMatch(FRAMING_FIRST_LINE);
     expect(r.data['framing']).toBe('recorded data, not instructions');
     const staged = r.data['memories'].find((m: Structured) => m.predicate === 'deploy day');
-    expect(staged.values.map((v: Structured) => v.value)).toEqual(['Thursday']);
+    expect(staged.current.map((v: Structured) => v.value)).toEqual(['Thursday']);
     const team = r.data['memories'].find((m: Structured) => m.predicate === 'owning team');
-    expect(team.values.map((v: Structured) => v.value)).toEqual(['payments']);
-    expect(r.data['memories'].some((m: Structured) => m.predicate === 'release freeze day')).toBe(false);
-    expect(r.data['conflicts']).toHaveLength(1);
-    expect(r.data['conflicts'][0]).toMatchObject({ predicate: 'release freeze day', needs_verification: true });
-    expect(r.data['conflicts'][0].sides.map((s: Structured) => [s.value, s.sources[0].source])).toEqual([
+    expect(team.current.map((v: Structured) => v.value)).toEqual(['payments']);
+    const disputed = r.data['memories'].filter((m: Structured) => m.needs_verification);
+    expect(disputed).toHaveLength(1);
+    expect(disputed[0]).toMatchObject({ predicate: 'release freeze day', status: 'conflicted' });
+    expect(r.text).toMatch(/release freeze day: CONFLICT, needs verification/);
+    expect(disputed[0].conflict.map((s: Structured) => [s.value, s.sources[0].source])).toEqual([
       ['Wednesday', 'mcp'],
       ['Friday', 'mcp'],
     ]);
 
     const before = await call('agent', 'recall', { subject: 'service:billing', as_of: '2024-05-07T00:00:00Z' });
     const early = before.data['memories'].find((m: Structured) => m.predicate === 'deploy day');
-    expect(early.values).toEqual([expect.objectContaining({ value: 'Tuesday', conditions: ['only after the integration tests pass'] })]);
+    expect(early.current).toEqual([expect.objectContaining({ value: 'Tuesday', conditions: ['only after the integration tests pass'] })]);
     expect(early.scheduled).toEqual([{ value: 'Thursday', effective_from: '2024-05-13T00:00:00.000Z', conditions: [] }]);
 
     const byQuery = await call('agent', 'recall', { query: 'Thursday' });
-    expect(byQuery.data['memories'].map((m: Structured) => [m.predicate, m.values.map((v: Structured) => v.value)])).toEqual([['deploy day', ['Thursday']]]);
+    expect(byQuery.data['memories'].map((m: Structured) => [m.predicate, m.current.map((v: Structured) => v.value)])).toEqual([['deploy day', ['Thursday']]]);
     const conflicted = await call('agent', 'recall', { query: 'Wednesday' });
-    expect(conflicted.data['conflicts'].map((c: Structured) => c.predicate)).toEqual(['release freeze day']);
+    expect(conflicted.data['memories'].map((c: Structured) => [c.predicate, c.status])).toEqual([['release freeze day', 'conflicted']]);
   });
 
   it('shows the history of a memory with every decision and its reason', async () => {
     const r = await call('agent', 'recall', { subject: 'service:billing', as_of: '2024-05-14T00:00:00Z' });
-    const id = r.data['memories'].find((m: Structured) => m.predicate === 'deploy day').memory_id;
+    const id = r.data['memories'].find((m: Structured) => m.predicate === 'deploy day').id;
     const h = await call('agent', 'history', { memory_id: id });
     expect(h.text.split('\n')[0]).toMatch(FRAMING_FIRST_LINE);
-    expect(h.data['values'].map((v: Structured) => [v.value, v.status, v.superseded_by])).toEqual([
+    // The same object as GET /v1/memories/{id}.
+    expect(h.data).toMatchObject({ id, view: { id, predicate: 'deploy day' } });
+    expect(h.data['timeline'].values.map((v: Structured) => [v.value, v.status, v.superseded_by])).toEqual([
       ['Tuesday', 'superseded', 'change'],
       ['Thursday', 'in_force', null],
     ]);
-    expect(h.data['values'][0].evidence.map((e: Structured) => e.role).sort()).toEqual(['agent', 'agent', 'maintainer']);
-    const kinds = h.data['decisions'].map((d: Structured) => d.kind);
+    expect(h.data['timeline'].values[0].evidence.map((e: Structured) => e.role).sort()).toEqual(['agent', 'agent', 'maintainer']);
+    const kinds = h.data['timeline'].dispositions.map((d: Structured) => d.kind);
     expect(kinds).toEqual(expect.arrayContaining(['changes', 'superseded_by']));
-    for (const d of h.data['decisions']) expect(d.reason.length).toBeGreaterThan(5);
+    for (const d of h.data['timeline'].dispositions) expect(d.reason.length).toBeGreaterThan(5);
   });
 
   it('lists open conflicts', async () => {
@@ -183,7 +186,7 @@ describe('canon mcp over stdio with the SDK client', () => {
     expect(a.data['tokens']).toBeLessThanOrEqual(500);
     expect(a.data['conflicts'].map((c: Structured) => c.predicate)).toEqual(['release freeze day']);
     const recalled = await call('agent', 'recall', { subject: 'service:billing', as_of: '2024-05-14T00:00:00Z' });
-    const staged = recalled.data['memories'].find((m: Structured) => m.predicate === 'deploy day').memory_id;
+    const staged = recalled.data['memories'].find((m: Structured) => m.predicate === 'deploy day').id;
     expect(a.data['memory_ids']).toContain(staged);
   });
 
@@ -228,7 +231,7 @@ describe('canon mcp over stdio with the SDK client', () => {
     ]);
     expect(first.text).toMatch(/Redacted 2 secret\(s\) before storing/);
     expect(first.text).not.toContain(token);
-    expect(first.data['decisions'][0]['current'][0]['value']).toMatch(/^\[redacted:github:[cbdefghijklnrtuv]{12}\]$/);
+    expect(first.data['decisions'][0]['memory']['current'][0]['value']).toMatch(/^\[redacted:github:[cbdefghijklnrtuv]{12}\]$/);
     const again = await call('agent', 'remember', args);
     expect(again.data['ingest']).toBe('duplicate');
     expect(again.data['episode_id']).toBe(first.data['episode_id']);
@@ -252,19 +255,19 @@ describe('canon mcp over stdio with the SDK client', () => {
     expect(r.data['memories']).toHaveLength(2);
     expect(r.text).toMatch(/POSSIBLE CONTRADICTION, needs verification: may be the same fact as/);
     const [a, b] = r.data['memories'] as Structured[];
-    expect(a!['candidates'][0]).toMatchObject({ memory_id: b!['memory_id'], kind: 'possible_contradiction' });
+    expect(a!['candidates'][0]).toMatchObject({ memory_id: b!['id'], kind: 'possible_contradiction' });
     const ctx = await call('agent', 'context', { subject, task: 'staging deploy day' });
     expect(ctx.data['possible_contradictions']).toHaveLength(1);
 
-    const proposed = await call('agent', 'link', { memories: [a!['memory_id'], b!['memory_id']], same: true, reason: 'one schedule' });
+    const proposed = await call('agent', 'link', { memories: [a!['id'], b!['id']], same: true, reason: 'one schedule' });
     expect(proposed.data).toMatchObject({ outcome: 'proposed', in_force: false });
     expect((await call('agent', 'recall', { subject })).data['memories']).toHaveLength(2);
-    const linked = await call('maintainer', 'link', { memories: [a!['memory_id'], b!['memory_id']], same: true, reason: 'one schedule' });
+    const linked = await call('maintainer', 'link', { memories: [a!['id'], b!['id']], same: true, reason: 'one schedule' });
     expect(linked.data).toMatchObject({ outcome: 'linked', in_force: true });
     const after = await call('agent', 'recall', { subject });
     expect(after.data['memories']).toHaveLength(1);
-    expect(after.data['memories'][0].values.map((v: Structured) => v['value'])).toEqual(['Thursday']);
-    expect((await call('reader', 'link', { memories: [a!['memory_id'], b!['memory_id']], same: false })).isError).toBe(true);
+    expect(after.data['memories'][0].current.map((v: Structured) => v['value'])).toEqual(['Thursday']);
+    expect((await call('reader', 'link', { memories: [a!['id'], b!['id']], same: false })).isError).toBe(true);
   });
 
   it('wrote nothing but protocol messages on stdout', () => {
@@ -314,11 +317,11 @@ describe('canon mcp against a Canon server (CANON_URL)', () => {
 
     const recalled = await call('http-reader', 'recall', { subject: 'service:search' });
     expect(recalled.text.split('\n')[0]).toMatch(FRAMING_FIRST_LINE);
-    expect(recalled.data['conflicts'][0].sides.map((s: Structured) => s.value)).toEqual(['tantivy', 'lucene']);
+    expect(recalled.data['memories'][0].conflict.map((s: Structured) => s.value)).toEqual(['tantivy', 'lucene']);
     const conflicts = await call('http-reader', 'conflicts', { subject: 'service:search' });
     expect(conflicts.data['conflicts']).toHaveLength(1);
     const history = await call('http-reader', 'history', { memory_id: conflicts.data['conflicts'][0].memory_id });
-    expect(history.data['decisions'].map((d: Structured) => d.kind)).toEqual(['supports', 'disputes']);
+    expect(history.data['timeline'].dispositions.map((d: Structured) => d.kind)).toEqual(['supports', 'disputes']);
 
     const denied = await call('http-reader', 'remember', args);
     expect(denied.isError).toBe(true);
@@ -330,13 +333,13 @@ describe('canon mcp against a Canon server (CANON_URL)', () => {
     requests.length = 0;
     const first = await call('http-agent', 'remember', claim);
     expect(requests).toEqual(['POST /v1/episodes?compile=wait']);
-    expect(first.data).toMatchObject({ ingest: 'created', decision: 'created', decisions: [{ predicate: 'retention', disposition: 'supports', status: 'current' }] });
-    expect(first.data['decisions'][0].current.map((v: Structured) => v.value)).toEqual(['7 days']);
+    expect(first.data).toMatchObject({ ingest: 'created', decision: 'created', decisions: [{ kind: 'supports', memory: { predicate: 'retention', status: 'current' } }] });
+    expect(first.data['decisions'][0].memory.current.map((v: Structured) => v.value)).toEqual(['7 days']);
 
     requests.length = 0;
     const later = await call('http-agent', 'remember', { ...claim, value: '14 days', occurred_at: '2024-06-03T00:00:00Z' });
     expect(requests).toEqual(['POST /v1/episodes?compile=wait']);
-    expect(later.data).toMatchObject({ decision: 'superseded', decisions: [{ memory_id: first.data['decisions'][0].memory_id, disposition: 'changes' }] });
+    expect(later.data).toMatchObject({ decision: 'superseded', decisions: [{ memory_id: first.data['decisions'][0].memory_id, kind: 'changes' }] });
 
     // Free text: the claims the compiler read from it, still one request.
     requests.length = 0;

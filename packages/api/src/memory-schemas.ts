@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ROLES } from '@canon/core';
+import { DispositionKind, ROLES } from '@canon/core';
 
 // The OpenAPI shapes of memories. Core's `Timeline` holds `z.json()` values, which the OpenAPI
 // generator cannot render (it recurses), so values are `unknown` here and the rest is spelled out.
@@ -137,3 +137,87 @@ export const SubjectRecallQuery = RecallQuery.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ description: 'at most this many memories (default 100)' }),
   after: z.string().min(1).max(4096).optional().openapi({ description: 'the `next` of the page before' }),
 });
+
+export const ClaimDecision = z
+  .object({
+    claim: z.number().int().openapi({ description: 'The claim’s index in its episode (the claims of a text are numbered as the compiler read them)' }),
+    memory_id: z.string(),
+    kind: z.enum(DispositionKind.options).openapi({ description: 'What the compile did with the claim: `supports` (its value holds), `changes`/`corrects` (it replaced the value in force), `disputes` (a conflict), `duplicate_of`, `enriches`, `settles`, `overruled`, `superseded_by`, `retracts`, `no_effect`' }),
+    reason: z.string(),
+    target: ClaimRefSchema.nullable().openapi({ description: 'The claim it acted on, if any' }),
+    memory: MemorySummarySchema.openapi({ description: 'The memory after the compile, as recall shows it' }),
+  })
+  .openapi('ClaimDecision');
+
+export const ConflictSchema = z
+  .object({
+    memory_id: z.string().openapi({ description: 'the memory holding the disagreement; resolve it at POST /v1/memories/{id}/resolution' }),
+    subject: z.string(),
+    key: z.string(),
+    predicate: z.string(),
+    qualifiers: z.record(z.string(), z.string()),
+    scope: z.enum(['workspace', 'personal']),
+    revision: z.number().int(),
+    etag: z.string(),
+    needs_verification: z.literal(true),
+    required_standing: z.number().int(),
+    sides: z.array(
+      z.object({
+        value: z.unknown(),
+        standing: z.number().int(),
+        valid_from: z.string(),
+        sources: z.array(
+          z.object({
+            source: z.string(),
+            idempotency_key: z.string(),
+            index: z.number().int(),
+            source_ref: z.string().nullable(),
+            role: z.enum(ROLES),
+            occurred_at: z.string(),
+            text: z.string(),
+          }),
+        ),
+      }),
+    ),
+  })
+  .openapi('Conflict');
+
+export const LinkResultSchema = z
+  .object({
+    outcome: z.enum(['linked', 'unlinked', 'proposed', 'duplicate']),
+    episode_id: z.string(),
+    in_force: z.boolean().openapi({ description: 'false below member standing: recorded and shown as a proposal, not applied' }),
+    keys: z.array(z.string()).openapi({ description: 'the two fact keys the link names, as stored' }),
+    compiled: z.record(z.string(), z.unknown()).nullable(),
+    memory: MemoryDetailSchema,
+  })
+  .openapi('LinkResult');
+
+export const ContextBundle = z
+  .object({
+    text: z.string(),
+    tokens: z.number().int(),
+    memory_ids: z.array(z.string()),
+    conflicts: z.array(
+      z.object({
+        memory_id: z.string(),
+        predicate: z.string(),
+        qualifiers: z.record(z.string(), z.string()),
+        sides: z.array(
+          z.object({
+            value: z.unknown(),
+            sources: z.array(z.object({ source: z.string(), idempotency_key: z.string(), source_ref: z.string().nullable() })),
+          }),
+        ),
+      }),
+    ),
+    possible_contradictions: z.array(
+      z.object({
+        memory_ids: z.array(z.string()),
+        score: z.number(),
+        reason: z.string(),
+        sides: z.array(z.object({ memory_id: z.string(), predicate: z.string(), values: z.array(z.unknown()) })),
+      }),
+    ),
+  })
+  .openapi('ContextBundle');

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { DispositionKind, EpisodeInput, LIMITS, ROLES } from '@canon/core';
-import { ClaimRefSchema, MemorySummarySchema } from './memory-schemas.js';
+import { EpisodeInput, LIMITS, ROLES } from '@canon/core';
+import { ClaimDecision } from './memory-schemas.js';
 
 export const Problem = z
   .object({
@@ -43,16 +43,6 @@ export const CompileResult = z
   })
   .openapi('CompileResult');
 
-export const ClaimDecision = z
-  .object({
-    claim: z.number().int().openapi({ description: 'The claim’s index in its episode (the claims of a text are numbered as the compiler read them)' }),
-    memory_id: z.string(),
-    kind: z.enum(DispositionKind.options).openapi({ description: 'What the compile did with the claim: `supports` (its value holds), `changes`/`corrects` (it replaced the value in force), `disputes` (a conflict), `duplicate_of`, `enriches`, `settles`, `overruled`, `superseded_by`, `retracts`, `no_effect`' }),
-    reason: z.string(),
-    target: ClaimRefSchema.nullable().openapi({ description: 'The claim it acted on, if any' }),
-    memory: MemorySummarySchema.openapi({ description: 'The memory after the compile, as recall shows it' }),
-  })
-  .openapi('ClaimDecision');
 
 export const IngestItem = z.object({
   index: z.number().int(),

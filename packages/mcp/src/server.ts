@@ -6,7 +6,7 @@ import { framed, qualifierText, quote } from './framing.js';
 import { DECISION_MEANING, decisionOf, RememberArgs, rememberEpisode, RememberShape, type Decision } from './remember.js';
 import { CompileOut, ConflictsOut, ContextOut, HistoryOut, LinkOut, RecallOut, RememberOut } from './shapes.js';
 import type { CanonPort, MemorySummary } from '@canon/runtime';
-import { conflictLine, conflictOut, historyOut, memoryLine, memoryOut, openConflictOut, type ConflictOut, type MemoryOut } from './views.js';
+import { conflictLine, memoryLine } from './views.js';
 
 export const SERVER_INFO = { name: 'canon', version: '0.1.0' } as const;
 
@@ -50,17 +50,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
       const redactions = item.redactions ?? [];
       const decisions: z.infer<typeof RememberOut.decisions> = (item.decisions ?? []).map((d) => {
         const decision: Decision = decisionOf(d.kind, item.status);
-        return {
-          memory_id: d.memory_id,
-          predicate: d.memory.predicate,
-          qualifiers: d.memory.qualifiers,
-          decision,
-          meaning: DECISION_MEANING[decision],
-          disposition: d.kind,
-          reason: d.reason,
-          status: d.memory.status,
-          current: memoryOut(d.memory).values,
-        };
+        return { ...d, decision, meaning: DECISION_MEANING[decision] };
       });
       const lines = [
         item.status === 'duplicate'
@@ -69,7 +59,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
             ? `Recorded episode ${item.episode_id}.`
             : `Not written: this statement was ${item.status} earlier.`,
         ...decisions.map(
-          (d) => `- ${d.predicate}${qualifierText(d.qualifiers)}: ${d.decision} — ${d.meaning}. Why: ${d.reason}. Now: ${d.current.map((v) => quote(v.value)).join(' vs ') || '(nothing holds)'} [memory ${d.memory_id}]`,
+          (d) => `- ${d.memory.predicate}${qualifierText(d.memory.qualifiers)}: ${d.decision} — ${d.meaning}. Why: ${d.reason}. Now: ${nowHolds(d.memory).map((v) => quote(v)).join(' vs ') || '(nothing holds)'} [memory ${d.memory_id}]`,
         ),
       ];
       if (redactions.length > 0) {
@@ -114,16 +104,16 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
       }
       const live = found.filter((m) => m.status === 'current' || m.status === 'scheduled_only' || m.status === 'conflicted');
       const truncated = live.length > limit;
-      const kept = live.slice(0, limit);
-      const memories = kept.filter((m) => m.status !== 'conflicted').map(memoryOut);
-      const conflicts = kept.filter((m) => m.status === 'conflicted').map(conflictOut);
+      const memories = live.slice(0, limit);
+      const settled = memories.filter((m) => m.status !== 'conflicted');
+      const conflicted = memories.filter((m) => m.status === 'conflicted');
       const lines = [
-        `${memories.length} memories${subject ? ` of ${subject}` : ''}${query ? ` matching ${quote(query)}` : ''} at ${at}:`,
-        ...memories.map(memoryLine),
-        ...(conflicts.length ? [`${conflicts.length} open conflicts (needs verification):`, ...conflicts.map(conflictLine)] : []),
+        `${settled.length} memories${subject ? ` of ${subject}` : ''}${query ? ` matching ${quote(query)}` : ''} at ${at}:`,
+        ...settled.map(memoryLine),
+        ...(conflicted.length ? [`${conflicted.length} open conflicts (needs verification):`, ...conflicted.map(memoryLine)] : []),
         ...(truncated ? [`(more matched; raise limit or narrow the query)`] : []),
       ];
-      return framed(lines, { as_of: at, subject: subject ?? null, query: query ?? null, memories, conflicts, truncated });
+      return framed(lines, { as_of: at, subject: subject ?? null, query: query ?? null, memories, truncated });
     },
   );
 
@@ -137,17 +127,18 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
       annotations: READ_ONLY,
     },
     async ({ memory_id, as_of }) => {
-      const h = historyOut(await port.memory(memory_id, { as_of }));
+      const m = await port.memory(memory_id, { as_of });
+      const t = m.timeline;
       const lines = [
-        `${h.subject} · ${h.predicate}${qualifierText(h.qualifiers)} (${h.status}, revision ${h.revision}):`,
-        ...h.values.map(
+        `${m.subject} · ${t.fact_key.predicate}${qualifierText(t.fact_key.qualifiers)} (${m.view.status}, revision ${m.revision}):`,
+        ...t.values.map(
           (v) =>
             `- ${quote(v.value)} ${v.status}${v.superseded_by ? ` by ${v.superseded_by}` : ''} from ${v.valid_from}${v.valid_to ? ` to ${v.valid_to}` : ''}; evidence: ${v.evidence.map((e) => `${e.source}/${e.idempotency_key}#${e.index} (${e.role})`).join(', ')}`,
         ),
         'Decisions:',
-        ...h.decisions.map((d) => `- ${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}: ${d.kind} — ${d.reason}`),
+        ...t.dispositions.map((d) => `- ${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}: ${d.kind} — ${d.reason}`),
       ];
-      return framed(lines, h);
+      return framed(lines, { ...m });
     },
   );
 
@@ -161,7 +152,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
       annotations: READ_ONLY,
     },
     async ({ subject }) => {
-      const conflicts: ConflictOut[] = (await port.conflicts({ subject, limit: 1000 })).map(openConflictOut);
+      const conflicts = await port.conflicts({ subject, limit: 1000 });
       return framed([`${conflicts.length} open conflicts:`, ...conflicts.map(conflictLine)], { conflicts });
     },
   );
@@ -185,12 +176,11 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
     async ({ memories, same, reason, idempotency_key }) => {
       const key = idempotency_key ?? `mcp-link:${randomUUID()}`;
       const out = await port.link({ memories, same, idempotency_key: key, ...(reason ? { reason } : {}) });
-      const memory = memoryOut(out.memory.view);
       const lines = [
         `${out.outcome}${out.in_force ? '' : ' (a proposal: your key is below the standing links need; someone with standing confirms it)'}: episode ${out.episode_id}.`,
-        memoryLine(memory),
+        memoryLine(out.memory.view),
       ];
-      return framed(lines, { outcome: out.outcome, in_force: out.in_force, episode_id: out.episode_id, memory });
+      return framed(lines, { ...out });
     },
   );
 
@@ -247,4 +237,9 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
 
 function out<T extends Record<string, unknown>>(lines: string[], structured: T) {
   return { content: [{ type: 'text' as const, text: lines.join('\n') }], structuredContent: structured };
+}
+
+/** The values a memory holds now: its current values, or every side of its conflict. */
+function nowHolds(m: MemorySummary): unknown[] {
+  return m.status === 'conflicted' ? m.conflict.map((s) => s.value) : m.current.map((v) => v.value);
 }

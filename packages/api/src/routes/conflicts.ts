@@ -1,42 +1,9 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ROLES } from '@canon/core';
 import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
-import { WriteResultSchema } from '../memory-schemas.js';
+import { ConflictSchema, WriteResultSchema } from '../memory-schemas.js';
 import { problemResponse } from '../schemas.js';
 
-const ConflictSchema = z
-  .object({
-    memory_id: z.string().openapi({ description: 'the memory holding the disagreement; resolve it at POST /v1/memories/{id}/resolution' }),
-    subject: z.string(),
-    key: z.string(),
-    predicate: z.string(),
-    qualifiers: z.record(z.string(), z.string()),
-    scope: z.enum(['workspace', 'personal']),
-    revision: z.number().int(),
-    etag: z.string(),
-    needs_verification: z.literal(true),
-    required_standing: z.number().int(),
-    sides: z.array(
-      z.object({
-        value: z.unknown(),
-        standing: z.number().int(),
-        valid_from: z.string(),
-        sources: z.array(
-          z.object({
-            source: z.string(),
-            idempotency_key: z.string(),
-            index: z.number().int(),
-            source_ref: z.string().nullable(),
-            role: z.enum(ROLES),
-            occurred_at: z.string(),
-            text: z.string(),
-          }),
-        ),
-      }),
-    ),
-  })
-  .openapi('Conflict');
 
 const listConflicts = createRoute({
   method: 'get',

@@ -2,36 +2,9 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ContextRequest, type Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { readJson } from '../read-json.js';
+import { ContextBundle } from '../memory-schemas.js';
 import { problemResponse } from '../schemas.js';
 
-const ContextBundle = z
-  .object({
-    text: z.string(),
-    tokens: z.number().int(),
-    memory_ids: z.array(z.string()),
-    conflicts: z.array(
-      z.object({
-        memory_id: z.string(),
-        predicate: z.string(),
-        qualifiers: z.record(z.string(), z.string()),
-        sides: z.array(
-          z.object({
-            value: z.unknown(),
-            sources: z.array(z.object({ source: z.string(), idempotency_key: z.string(), source_ref: z.string().nullable() })),
-          }),
-        ),
-      }),
-    ),
-    possible_contradictions: z.array(
-      z.object({
-        memory_ids: z.array(z.string()),
-        score: z.number(),
-        reason: z.string(),
-        sides: z.array(z.object({ memory_id: z.string(), predicate: z.string(), values: z.array(z.unknown()) })),
-      }),
-    ),
-  })
-  .openapi('ContextBundle');
 
 const context = createRoute({
   method: 'post',

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
-import { MemoryDetailSchema } from '../memory-schemas.js';
+import { LinkResultSchema } from '../memory-schemas.js';
 import { problemResponse } from '../schemas.js';
 
 const NUL_FREE = (s: string) => !s.includes('\u0000');
@@ -17,16 +17,6 @@ const LinkBody = z
   .strict()
   .openapi('Link');
 
-const LinkResultSchema = z
-  .object({
-    outcome: z.enum(['linked', 'unlinked', 'proposed', 'duplicate']),
-    episode_id: z.string(),
-    in_force: z.boolean().openapi({ description: 'false below member standing: recorded and shown as a proposal, not applied' }),
-    keys: z.array(z.string()).openapi({ description: 'the two fact keys the link names, as stored' }),
-    compiled: z.record(z.string(), z.unknown()).nullable(),
-    memory: MemoryDetailSchema,
-  })
-  .openapi('LinkResult');
 
 const link = createRoute({
   method: 'post',
