@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { EpisodeInput, LIMITS, ROLES } from '@canon/core';
+import { EpisodeInput, LIMITS, LoggedEpisode } from '@canon/core';
 import { ClaimDecision } from './memory-schemas.js';
 
 export const Problem = z
@@ -86,22 +86,7 @@ export const StoredEpisode = z
   .object({
     id: z.string().uuid(),
     workspace_id: z.string(),
-    source: z.string(),
-    idempotency_key: z.string(),
-    subject: z.string(),
-    scope: z.enum(['workspace', 'personal']),
-    owner: z.string().nullable(),
-    kind: z.string(),
-    body: z.record(z.string(), z.unknown()),
-    occurred_at: z.string(),
-    occurred_at_defaulted: z.boolean(),
-    observed_at: z.string().nullable(),
-    ingested_at: z.string(),
-    sequence: z.number().int().nullable(),
-    lineage: z.string(),
-    snapshot: z.boolean(),
-    actor: z.object({ role: z.enum(ROLES), user: z.string().nullable() }),
-    source_ref: z.string().nullable(),
+    ...LoggedEpisode.shape,
     content_hash: z.string(),
     log_position: z.string(),
   })

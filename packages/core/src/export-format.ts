@@ -79,12 +79,10 @@ export const ExportTombstone = z.object({
 export type ExportTombstone = z.infer<typeof ExportTombstone>;
 
 /**
- * One episode as the log stores it. The fields an ingest checks (body, strings, limits) are
- * checked again by the import's append path; here only the shape the importer relies on.
+ * An episode as the log keeps it: what the API's episode listing answers and an export line
+ * carries, declared once.
  */
-export const ExportEpisode = z.object({
-  type: z.literal('episode'),
-  log_position: z.string().regex(/^\d{1,20}\.\d{1,19}$/),
+export const LoggedEpisode = z.object({
   source: z.string(),
   idempotency_key: z.string(),
   subject: z.string(),
@@ -99,8 +97,17 @@ export const ExportEpisode = z.object({
   sequence: z.number().int().nullable(),
   lineage: z.string(),
   snapshot: z.boolean(),
-  source_ref: z.string().nullable(),
   actor: z.object({ role: z.enum(ROLES), user: z.string().nullable() }),
+  source_ref: z.string().nullable(),
+});
+
+/**
+ * One episode as an export line. The fields an ingest checks (body, strings, limits) are
+ * checked again by the import's append path; here only the shape the importer relies on.
+ */
+export const ExportEpisode = LoggedEpisode.extend({
+  type: z.literal('episode'),
+  log_position: z.string().regex(/^\d{1,20}\.\d{1,19}$/),
   actor_key: z.string().nullable(),
   hash: z.string(),
 });

@@ -137,6 +137,7 @@ export {
   ExportPolicies,
   ExportTombstone,
   ExportEpisode,
+  LoggedEpisode,
   ExportManifest,
   ExportSubject,
   lineHash,
