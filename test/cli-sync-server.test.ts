@@ -4,6 +4,7 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
@@ -188,10 +189,41 @@ describe('canon sync with CANON_URL', () => {
     expect(fs.readdirSync(cwd)).toEqual([]);
   });
 
-  it('refuses `canon connectors run` against CANON_URL: instances live in the database of the machine that runs them', async () => {
-    const out = await canon({}, 'connectors', 'run', 'workspace:demo');
-    expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/^canon: canon connectors run works on the database of the machine it runs on, not on CANON_URL/);
+  it('runs a connector instance of this machine into the server at CANON_URL, with the server keeping the cursor', async () => {
+    // With no database on this machine, there is no instance to run, and none is created to look.
+    const none = await canon({}, 'connectors', 'run', 'workspace:laptop');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^canon: no connector instance workspace:laptop on this machine/);
     expect(fs.readdirSync(home)).toEqual([]);
+
+    // The laptop's own database holds the instance (its configuration); the server gets the episodes.
+    const laptop = await createTestDatabase();
+    try {
+      const added = await canon({ CANON_URL: '', DATABASE_URL: laptop.url }, 'connectors', 'add', 'workspace', source, '--id', 'laptop');
+      expect(added.code, added.stderr).toBe(0);
+      const listed = await canon({ DATABASE_URL: laptop.url }, 'connectors', 'list');
+      expect(listed.code).toBe(2);
+      expect(listed.stderr).toMatch(/not on CANON_URL/);
+
+      const run = await canon({ DATABASE_URL: laptop.url }, 'connectors', 'run', 'workspace:laptop', '--json');
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ created: 2, workspace_id: 'default', instance_id: 'workspace:laptop', compiled: { failed: 0 } });
+      expect(await count(`SELECT count(*)::int AS n FROM episodes WHERE subject LIKE 'workspace:laptop:%'`)).toBe(2);
+      expect(await count(`SELECT count(*)::int AS n FROM connector_cursors WHERE instance_id = 'workspace:laptop'`)).toBe(1);
+      const client = new pg.Client({ connectionString: laptop.url });
+      await client.connect();
+      try {
+        const local = await client.query<{ n: number }>(`SELECT (SELECT count(*) FROM episodes)::int + (SELECT count(*) FROM connector_cursors)::int AS n`);
+        expect(local.rows[0]!.n).toBe(0);
+      } finally {
+        await client.end();
+      }
+      // The server's cursor: a second run finds nothing new.
+      const again = await canon({ DATABASE_URL: laptop.url }, 'connectors', 'run', 'workspace:laptop', '--json');
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ created: 0 });
+    } finally {
+      await laptop.drop();
+    }
   });
 });

@@ -6,19 +6,23 @@ import {
   resetConnectorCursor,
   runConnectorInstance,
   type Config,
+  type ConnectorInstance,
 } from '@canon/runtime';
-import { ValidationError } from '@canon/core';
-import { runWithProgress, type ConnectorTarget } from './sync.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { NotFoundError, ValidationError } from '@canon/core';
+import { serverPort } from '../port.js';
+import { runToServer, runWithProgress, type ConnectorTarget } from './sync.js';
 
 /**
  * Instances (their configuration, tokens included, and schedules) live in the database of the
  * machine that runs them; the HTTP API serves none of it. With CANON_URL set, acting on this
  * machine's database instead would be the wrong database, silently: refused.
  */
-function localOnly(command: string): void {
+function localOnly(command: 'add' | 'list' | 'remove' | 'reset'): void {
   if (process.env['CANON_URL']) {
     throw new ValidationError(
-      `canon connectors ${command} works on the database of the machine it runs on, not on CANON_URL; run it there, or use \`canon sync\`, which feeds the server at CANON_URL`,
+      `canon connectors ${command} works on the database of the machine it runs on, not on CANON_URL; run it there; \`canon sync\` and \`canon connectors run\` feed the server at CANON_URL`,
     );
   }
 }
@@ -88,12 +92,32 @@ export async function connectorsList(config: Config, opts: { workspace?: string;
   }
 }
 
-/** `canon connectors run ID`: runs the instance now, in this process, and compiles what it wrote. */
+/**
+ * `canon connectors run ID`: runs the instance now and compiles what it wrote. The instance (its
+ * configuration and token) is read from this machine's database; with CANON_URL the run feeds
+ * that server through its port, as `canon sync` does, and the server keeps the cursor.
+ */
 export async function connectorsRun(config: Config, id: string, opts: { workspace: string; dryRun?: boolean; json?: boolean }): Promise<void> {
-  localOnly('run');
-  return runWithProgress(config, `run ${id}`, opts, (runtime, run) =>
-    runConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id, ...run, compile: 'wait' }),
-  );
+  const server = serverPort(config, process.env, { named: true });
+  if (!server) {
+    return runWithProgress(config, `run ${id}`, opts, (runtime, run) =>
+      runConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id, ...run, compile: 'wait' }),
+    );
+  }
+  // No database on this machine holds no instance: say so rather than create one to look in.
+  if (!config.databaseUrl && !fs.existsSync(path.join(config.home, 'pg', 'PG_VERSION'))) {
+    throw new NotFoundError(`no connector instance ${id} on this machine: add it with \`canon connectors add\` (without CANON_URL), then run it with CANON_URL set`);
+  }
+  const runtime = await createRuntime(config, { queue: false });
+  let instance: ConnectorInstance | undefined;
+  try {
+    instance = (await listConnectorInstances(runtime, opts.workspace)).find((i) => i.id === id);
+  } finally {
+    await runtime.close();
+  }
+  if (!instance) throw new NotFoundError(`no connector instance ${id} in workspace ${opts.workspace} on this machine`);
+  const target = { connector: instance.connector as ConnectorTarget['connector'], config: instance.config };
+  return runToServer(server, `run ${id}`, target, { ...opts, instanceId: instance.id, serverWorkspace: undefined });
 }
 
 /** `canon connectors remove ID`: the instance and its schedule go; its cursor stays. */

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { createRuntime, runConnectorTo, syncConnector, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
+import { createRuntime, runConnectorTo, syncConnector, type CanonPort, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
 import type { RunProgress } from '@canon/connector-kit';
 import { httpDestination } from '../http-sync.js';
 import { serverPort } from '../port.js';
@@ -60,14 +60,26 @@ export function syncCommand(config: Config, target: ConnectorTarget, opts: Conne
   const label = `sync ${target.connector}`;
   // Only a server named in CANON_URL: with none, the run writes to this CANON_HOME's database.
   const server = serverPort(config, process.env, { named: true });
-  if (server) {
-    return withProgress(label, opts, (run) =>
-      // `default` is also the flag's default: only another name is taken as asked for.
-      runConnectorTo(httpDestination(server, opts.workspace === 'default' ? {} : { workspace: opts.workspace }), { connector: target.connector, config: target.config, ...run, compile: 'wait' }),
-    );
-  }
+  // `default` is also the flag's default: only another name is taken as asked for.
+  if (server) return runToServer(server, label, target, { ...opts, serverWorkspace: opts.workspace === 'default' ? undefined : opts.workspace });
   return runWithProgress(config, label, opts, (runtime, run) =>
     syncConnector(runtime, { workspace: opts.workspace, connector: target.connector, config: target.config, ...run, compile: 'wait' }),
+  );
+}
+
+/**
+ * One connector run into the server behind `server`: it appends each batch as the key's
+ * principal and keeps the instance's cursor. `serverWorkspace`, when given, must be the key's.
+ */
+export function runToServer(
+  server: CanonPort,
+  label: string,
+  target: ConnectorTarget,
+  opts: { dryRun?: boolean; json?: boolean; instanceId?: string; serverWorkspace: string | undefined },
+): Promise<void> {
+  const destination = httpDestination(server, opts.serverWorkspace === undefined ? {} : { workspace: opts.serverWorkspace });
+  return withProgress(label, opts, (run) =>
+    runConnectorTo(destination, { connector: target.connector, config: target.config, ...(opts.instanceId ? { instanceId: opts.instanceId } : {}), ...run, compile: 'wait' }),
   );
 }
 
