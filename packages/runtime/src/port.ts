@@ -1,24 +1,24 @@
 import type { listSubjects, LoggedEpisode } from '@canon/store';
-import type { CompileResult } from './compile.js';
-import type { OpenConflict, ResolveInput } from './conflicts.js';
+import type { CompileResult } from './compile/compile.js';
+import type { OpenConflict, ResolveInput } from './writes/conflicts.js';
 import { commitConnectorBatch, connectorCursor, type ConnectorCursorView } from './connectors/batches.js';
-import type { ContextBundle, ContextRequest } from './context.js';
-import type { ErasureResult, ErasureTarget } from './erasure.js';
-import type { IngestResult } from './ingest.js';
-import type { JobView } from './job-status.js';
+import type { ContextBundle, ContextRequest } from './recall/context.js';
+import type { ErasureResult, ErasureTarget } from './erasure/erasure.js';
+import type { IngestResult } from './ingest/ingest.js';
+import type { JobView } from './compile/job-status.js';
 import type { LinkInput, LinkResult } from './links/link-memories.js';
-import type { DeadLetter, NightlySchedule } from './operations.js';
-import type { WorkspacePolicies } from './policies.js';
-import type { PoliciesView, PolicyChange } from './policy-change.js';
-import type { PreviewResult } from './preview.js';
-import type { ImportResult } from './import.js';
-import type { Principal } from './principal.js';
-import type { ProposalInput, ProposalResult } from './proposals.js';
-import type { MemoryDetail } from './recall.js';
-import type { SearchParams, SearchResponse } from './search.js';
-import type { SecretScanParams, SecretScanResult } from './secrets.js';
+import type { DeadLetter, NightlySchedule } from './compile/operations.js';
+import type { WorkspacePolicies } from './writes/policies.js';
+import type { PoliciesView, PolicyChange } from './writes/policy-change.js';
+import type { PreviewResult } from './compile/preview.js';
+import type { ImportResult } from './export/import.js';
+import type { Principal } from './auth/principal.js';
+import type { ProposalInput, ProposalResult } from './writes/proposals.js';
+import type { MemoryDetail } from './recall/recall.js';
+import type { SearchParams, SearchResponse } from './recall/search.js';
+import type { SecretScanParams, SecretScanResult } from './ingest/secrets.js';
 import type { CompileRequest, CompileResponse, Runtime, VerifyReport } from './surface.js';
-import type { RecallParams, SubjectRecall, SubjectRecallParams } from './time-travel.js';
+import type { RecallParams, SubjectRecall, SubjectRecallParams } from './recall/time-travel.js';
 
 /**
  * The answer to an ingested batch, as POST /v1/episodes and a connector's batch both give it:

@@ -11,32 +11,32 @@ import {
   subjectsOfWorkspace,
   type PoolClient,
 } from '@canon/store';
-import type { Config } from './config.js';
+import type { Config } from './ops/config.js';
 import { CompileRequest, ListEpisodesParams, type Runtime, type RuntimeOptions } from './surface.js';
-import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
+import { compileSubject, rebuildSubject, type CompileResult } from './compile/compile.js';
 import { registerConnectorWorkers } from './connectors/workers.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
-import { log, RepeatedErrors } from './log.js';
-import { ingestEpisodes } from './ingest.js';
-import { withClaimDecisions } from './claim-decisions.js';
-import { openExport } from './export.js';
-import { importLog } from './import.js';
+import { startEmbeddedPostgres } from './ops/embedded-postgres.js';
+import { log, RepeatedErrors } from './ops/log.js';
+import { ingestEpisodes } from './ingest/ingest.js';
+import { withClaimDecisions } from './ingest/claim-decisions.js';
+import { openExport } from './export/export.js';
+import { importLog } from './export/import.js';
 import { resolveCandidates, type ResolveResult } from './links/resolver.js';
 import { workspaceResolver } from './links/workspace-resolver.js';
-import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers } from './jobs.js';
-import { findJob } from './job-status.js';
-import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey } from './keys.js';
-import { collectMetrics } from './metrics.js';
-import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule } from './operations.js';
-import type { Principal } from './principal.js';
-import { withWorkspace } from './scope.js';
-import { requireVisibleSubjects } from './visibility.js';
-import { searchMemories } from './search.js';
-import { contextBundle } from './context.js';
-import { recomputeAndCompare } from './verify.js';
-import { createRecallWrites } from './recall-writes.js';
-import { recallMemory, recallSubject } from './time-travel.js';
-import { scanSecrets } from './secrets.js';
+import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers } from './compile/jobs.js';
+import { findJob } from './compile/job-status.js';
+import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey } from './auth/keys.js';
+import { collectMetrics } from './ops/metrics.js';
+import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule } from './compile/operations.js';
+import type { Principal } from './auth/principal.js';
+import { withWorkspace } from './auth/scope.js';
+import { requireVisibleSubjects } from './recall/visibility.js';
+import { searchMemories } from './recall/search.js';
+import { contextBundle } from './recall/context.js';
+import { recomputeAndCompare } from './compile/verify.js';
+import { createRecallWrites } from './writes/recall-writes.js';
+import { recallMemory, recallSubject } from './recall/time-travel.js';
+import { scanSecrets } from './ingest/secrets.js';
 
 function requireWriter(principal: Principal, what: string): void {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot ${what}`);

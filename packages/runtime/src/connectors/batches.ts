@@ -1,9 +1,9 @@
 import { canWrite, CursorConflictError, ForbiddenError } from '@canon/core';
 import { loadConnectorCursor, saveConnectorCursor, type Sql } from '@canon/store';
 import type { Runtime } from '../surface.js';
-import type { Principal } from '../principal.js';
-import type { IngestResult } from '../ingest.js';
-import { withWorkspace } from '../scope.js';
+import type { Principal } from '../auth/principal.js';
+import type { IngestResult } from '../ingest/ingest.js';
+import { withWorkspace } from '../auth/scope.js';
 import { checkInstanceId } from './registry.js';
 
 /**

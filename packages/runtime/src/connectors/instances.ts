@@ -9,9 +9,9 @@ import {
   type ConnectorInstanceRow,
 } from '@canon/store';
 import type { Runtime } from '../surface.js';
-import { withSystem } from '../scope.js';
+import { withSystem } from '../auth/scope.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
-import { bossDb } from '../jobs.js';
+import { bossDb } from '../compile/jobs.js';
 import { connectorScheduleKey, CONNECTOR_RUN_QUEUE, ensureConnectorQueue, type ConnectorRunJobData } from './schedules.js';
 import { checkWorkspaceId, syncConnector, type ConnectorRuntime, type SyncConnectorOptions, type SyncConnectorResult } from './sync.js';
 

@@ -2,7 +2,7 @@ import { KeyConflictError as IngestKeyConflictError, type EpisodeInput } from '@
 import { ConnectorError, KeyConflictError, type CommitItemResult, type ConnectorSink, type JsonValue } from '@canon/connector-kit';
 import { loadConnectorCursor, saveConnectorCursor, type Sql } from '@canon/store';
 import type { Runtime } from '../surface.js';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../auth/principal.js';
 
 export interface ConnectorRunTarget {
   workspaceId: string;

@@ -1,9 +1,9 @@
 import { ensureWorkspace } from '@canon/store';
 import { runConnector, type ConnectorSink, type RetryOptions, type RunProgress, type RunSummary } from '@canon/connector-kit';
 import { ValidationError } from '@canon/core';
-import { CreateKeyInput } from '../keys.js';
+import { CreateKeyInput } from '../auth/keys.js';
 import type { Runtime } from '../surface.js';
-import { compileMany } from '../jobs.js';
+import { compileMany } from '../compile/jobs.js';
 import { createPostgresSink } from './postgres-sink.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
 

@@ -15,13 +15,13 @@ import {
 } from '@canon/core';
 import { factKeyOfMemoryId, findEpisodesByKeys, lockSubject, memoriesByIds, withLockTimeout, type Pool, type Sql } from '@canon/store';
 import { z } from 'zod';
-import { compilePendingInTransaction, type CompileResult } from '../compile.js';
-import { loadPolicySet } from '../policies.js';
-import type { Principal } from '../principal.js';
-import { parseWith } from '../proposals.js';
-import { memoryDetail, visibleTo, type MemoryDetail } from '../recall.js';
-import { asAllUsers, withWorkspace } from '../scope.js';
-import { appendAndCompile, busyWhileLocked, SUBJECT_LOCK_TIMEOUT_MS } from '../subject-write.js';
+import { compilePendingInTransaction, type CompileResult } from '../compile/compile.js';
+import { loadPolicySet } from '../writes/policies.js';
+import type { Principal } from '../auth/principal.js';
+import { parseWith } from '../writes/proposals.js';
+import { memoryDetail, visibleTo, type MemoryDetail } from '../recall/recall.js';
+import { asAllUsers, withWorkspace } from '../auth/scope.js';
+import { appendAndCompile, busyWhileLocked, SUBJECT_LOCK_TIMEOUT_MS } from '../compile/subject-write.js';
 
 const shortText = cleanString(z.string().min(1).max(512));
 const MemoryId = cleanString(z.string().min(1).max(128));

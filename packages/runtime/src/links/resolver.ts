@@ -1,9 +1,9 @@
 import { factKeyString, sha256, type Timeline } from '@canon/core';
 import { linkEpisodesOfSubject, memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
-import { log, subjectRef } from '../log.js';
-import type { Principal } from '../principal.js';
-import { withWorkspace } from '../scope.js';
+import { log, subjectRef } from '../ops/log.js';
+import type { Principal } from '../auth/principal.js';
+import { withWorkspace } from '../auth/scope.js';
 import { heldValuesAt } from './candidate-view.js';
 import { linkMemories } from './link-memories.js';
 

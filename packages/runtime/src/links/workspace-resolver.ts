@@ -1,10 +1,10 @@
 import { atLeast, ForbiddenError, ValidationError } from '@canon/core';
 import { findActiveApiKeyById, getPolicySetRow, type Pool } from '@canon/store';
-import { DEFAULT_RESOLVER_TIMEOUT_MS } from '../config.js';
-import { log } from '../log.js';
-import { WorkspacePolicies, type ResolverPolicy } from '../policies.js';
-import type { Principal } from '../principal.js';
-import { withSystem } from '../scope.js';
+import { DEFAULT_RESOLVER_TIMEOUT_MS } from '../ops/config.js';
+import { log } from '../ops/log.js';
+import { WorkspacePolicies, type ResolverPolicy } from '../writes/policies.js';
+import type { Principal } from '../auth/principal.js';
+import { withSystem } from '../auth/scope.js';
 import type { ResolverSettings } from './resolver.js';
 
 /** Whether the operator lets a workspace's resolver live at this URL (`CANON_RESOLVER_HOSTS`). */

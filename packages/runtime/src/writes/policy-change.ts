@@ -1,12 +1,12 @@
 import type { PgBoss } from 'pg-boss';
 import { atLeast, canonicalJson, ForbiddenError, policyFor, type PolicySet, type SecretsMode } from '@canon/core';
 import { subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
-import { compileSubject, type CompileResult } from './compile.js';
-import { bossDb, QUEUES, type CompileJobData } from './jobs.js';
-import { checkResolverPolicy } from './links/workspace-resolver.js';
+import { compileSubject, type CompileResult } from '../compile/compile.js';
+import { bossDb, QUEUES, type CompileJobData } from '../compile/jobs.js';
+import { checkResolverPolicy } from '../links/workspace-resolver.js';
 import { loadPolicySet, savePolicySet, WorkspacePolicies } from './policies.js';
-import type { Principal } from './principal.js';
-import { asAllUsers, withWorkspace } from './scope.js';
+import type { Principal } from '../auth/principal.js';
+import { asAllUsers, withWorkspace } from '../auth/scope.js';
 
 export interface PoliciesView {
   /** What the workspace stated itself (null: nothing, the defaults apply). */

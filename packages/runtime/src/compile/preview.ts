@@ -1,10 +1,10 @@
 import { atLeast, canonicalJson, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, ValidationError, view, type Timeline, type ViewStatus } from '@canon/core';
 import { inSnapshot, memoriesOfSubject, subjectsOfWorkspace, type Pool } from '@canon/store';
-import { effectivePolicySet, loadPolicySet, WorkspacePolicies } from './policies.js';
-import { subjectsAffected } from './policy-change.js';
-import type { Principal } from './principal.js';
-import { visibleTo } from './recall.js';
-import { allUsersOf, enterWorkspace } from './scope.js';
+import { effectivePolicySet, loadPolicySet, WorkspacePolicies } from '../writes/policies.js';
+import { subjectsAffected } from '../writes/policy-change.js';
+import type { Principal } from '../auth/principal.js';
+import { visibleTo } from '../recall/recall.js';
+import { allUsersOf, enterWorkspace } from '../auth/scope.js';
 import { foldSubjectFromLog } from './verify.js';
 
 /** How one memory would read after the change, against how it reads now (at the same instant). */

@@ -1,10 +1,10 @@
 import type { ClaimRef, Disposition, EvidenceRef, Timeline, TimelineValue } from '@canon/core';
 import { episodeSources, memoriesByIds, memoriesPage } from '@canon/store';
-import { candidateViews, sideOf, type CandidateView } from './links/candidate-view.js';
-import type { Principal } from './principal.js';
+import { candidateViews, sideOf, type CandidateView } from '../links/candidate-view.js';
+import type { Principal } from '../auth/principal.js';
 import { parseInstant, summarize, visibleTo, type MemorySummary } from './recall.js';
-import type { Runtime } from './surface.js';
-import { withWorkspace } from './scope.js';
+import type { Runtime } from '../surface.js';
+import { withWorkspace } from '../auth/scope.js';
 
 /** One memory as the inspectors show it: its view at the instant and its whole timeline. */
 export interface InspectedMemory {

@@ -1,10 +1,10 @@
 import { compareInstants, knownAt, NotFoundError, ValidationError, policyFor, timelineEtag, type Claim, type LineageVersion, type PolicySet, type Timeline } from '@canon/core';
 import { claimsOfMemories, claimsOfSubject, compiledSnapshotVersions, linkEpisodesOfSubject, type Pool, type Sql } from '@canon/store';
-import { foldGroup, linksOfEpisodes, type SubjectLinks } from './links/linked-fold.js';
-import type { Principal } from './principal.js';
-import { loadPolicySet } from './policies.js';
+import { foldGroup, linksOfEpisodes, type SubjectLinks } from '../links/linked-fold.js';
+import type { Principal } from '../auth/principal.js';
+import { loadPolicySet } from '../writes/policies.js';
 import { memoryDetail, parseInstant, subjectMemories, summarize, visibleTo, type MemoryDetail, type MemoryPage, type MemorySummary } from './recall.js';
-import { withWorkspace } from './scope.js';
+import { withWorkspace } from '../auth/scope.js';
 
 /** `as_of` is valid time (a view of the timeline); `known_at` transaction time (a refold). */
 export interface RecallParams {

@@ -11,12 +11,12 @@ import {
 } from '@canon/core';
 import { conflictedMemories, findEpisodesByKeys, type Pool } from '@canon/store';
 import { z } from 'zod';
-import type { CompileResult } from './compile.js';
-import type { Principal } from './principal.js';
+import type { CompileResult } from '../compile/compile.js';
+import type { Principal } from '../auth/principal.js';
 import { parseWith, decisionOf, type ProposalResult } from './proposals.js';
-import { memoryDetail, visibleTo, type MemoryDetail } from './recall.js';
-import { withWorkspace } from './scope.js';
-import { appendAndCompile, withMemorySubject } from './subject-write.js';
+import { memoryDetail, visibleTo, type MemoryDetail } from '../recall/recall.js';
+import { withWorkspace } from '../auth/scope.js';
+import { appendAndCompile, withMemorySubject } from '../compile/subject-write.js';
 
 export interface ConflictSide {
   value: unknown;

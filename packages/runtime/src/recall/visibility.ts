@@ -1,7 +1,7 @@
 import { NotFoundError } from '@canon/core';
 import { subjectsAmong, type Pool } from '@canon/store';
-import type { Principal } from './principal.js';
-import { allUsersOf, withWorkspace } from './scope.js';
+import type { Principal } from '../auth/principal.js';
+import { allUsersOf, withWorkspace } from '../auth/scope.js';
 
 /**
  * The subjects among `named` that exist in the key's workspace but not for the key: another

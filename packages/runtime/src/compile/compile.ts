@@ -43,11 +43,11 @@ import {
   type Pool,
   type PoolClient,
 } from '@canon/store';
-import { loadPolicySet } from './policies.js';
-import { storedSummary } from './recall.js';
-import { allUsersOf, enterWorkspace } from './scope.js';
-import { log, subjectRef } from './log.js';
-import { foldGroup, loadSubjectLinks, refreshCandidates } from './links/linked-fold.js';
+import { loadPolicySet } from '../writes/policies.js';
+import { storedSummary } from '../recall/recall.js';
+import { allUsersOf, enterWorkspace } from '../auth/scope.js';
+import { log, subjectRef } from '../ops/log.js';
+import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 
 export interface CompileResult {
   subject: string;

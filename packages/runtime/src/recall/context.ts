@@ -1,10 +1,10 @@
 import { compareInstants, compareStrings, cleanString, Instant, ValidationError, view, type CandidateRef, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
-import { candidateKind, sideOf } from './links/candidate-view.js';
+import { candidateKind, sideOf } from '../links/candidate-view.js';
 import { memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
-import type { Principal } from './principal.js';
+import type { Principal } from '../auth/principal.js';
 import { visibleTo } from './recall.js';
-import { withWorkspace } from './scope.js';
+import { withWorkspace } from '../auth/scope.js';
 
 export const MAX_CONTEXT_TOKENS = 100_000;
 

@@ -12,11 +12,11 @@ import {
   lockSubject,
   type Pool,
 } from '@canon/store';
-import { rebuildInTransaction, type CompileResult } from './compile.js';
-import { erasedKeyHash } from './erased-key.js';
-import { loadPolicySet } from './policies.js';
-import type { Principal } from './principal.js';
-import { allUsersOf, withWorkspace } from './scope.js';
+import { rebuildInTransaction, type CompileResult } from '../compile/compile.js';
+import { erasedKeyHash } from '../ingest/erased-key.js';
+import { loadPolicySet } from '../writes/policies.js';
+import type { Principal } from '../auth/principal.js';
+import { allUsersOf, withWorkspace } from '../auth/scope.js';
 
 export type ErasureTarget = { subject: string } | { user: string };
 

@@ -1,10 +1,10 @@
 import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemory } from './compile.js';
-import { loadPolicySet } from './policies.js';
-import { foldGroup, linksOfEpisodes } from './links/linked-fold.js';
-import { storedSummary } from './recall.js';
-import { allUsersOf, enterWorkspace } from './scope.js';
+import { loadPolicySet } from '../writes/policies.js';
+import { foldGroup, linksOfEpisodes } from '../links/linked-fold.js';
+import { storedSummary } from '../recall/recall.js';
+import { allUsersOf, enterWorkspace } from '../auth/scope.js';
 
 export interface VerifyDifference {
   subject: string;

@@ -1,9 +1,9 @@
 import { cleanString, ValidationError, view, type MemoryView, type ValueStatus } from '@canon/core';
 import { memoriesByIds, searchDocumentTexts, searchMemoryValues, type DocumentHit, type Pool } from '@canon/store';
 import { z } from 'zod';
-import type { Principal } from './principal.js';
+import type { Principal } from '../auth/principal.js';
 import { visibleTo } from './recall.js';
-import { withWorkspace } from './scope.js';
+import { withWorkspace } from '../auth/scope.js';
 
 const text = (max: number) => cleanString(z.string().max(max));
 

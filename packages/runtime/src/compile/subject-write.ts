@@ -1,11 +1,11 @@
 import { BusyError, NotFoundError, SecretRefusedError, ValidationError, type EpisodeInput } from '@canon/core';
 import { insertPending, lockSubject, LockTimeoutError, memoriesByIds, withLockTimeout, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
 import { compilePendingInTransaction, type CompileResult } from './compile.js';
-import { appendBatch, prepareBatch } from './ingest.js';
-import { loadPolicySet } from './policies.js';
-import type { Principal } from './principal.js';
-import { visibleTo } from './recall.js';
-import { asAllUsers, withWorkspace } from './scope.js';
+import { appendBatch, prepareBatch } from '../ingest/ingest.js';
+import { loadPolicySet } from '../writes/policies.js';
+import type { Principal } from '../auth/principal.js';
+import { visibleTo } from '../recall/recall.js';
+import { asAllUsers, withWorkspace } from '../auth/scope.js';
 
 /** How long a conditional write waits for a subject another writer holds before answering 503. */
 export const SUBJECT_LOCK_TIMEOUT_MS = 2000;

@@ -1,8 +1,8 @@
 import type { PgBoss } from 'pg-boss';
 import { compileDurationStats, totalPending, type Pool } from '@canon/store';
-import type { Principal } from './principal.js';
-import { withSystem, withWorkspace } from './scope.js';
-import { QUEUES } from './jobs.js';
+import type { Principal } from '../auth/principal.js';
+import { withSystem, withWorkspace } from '../auth/scope.js';
+import { QUEUES } from '../compile/jobs.js';
 
 /**
  * Prometheus text exposition: pending episodes, queue depth per state, dead letters, compile

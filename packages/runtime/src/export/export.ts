@@ -1,10 +1,10 @@
 import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, ForbiddenError, NotFoundError, ValidationError, EXPORT_FORMAT, EXPORT_VERSION, type ExportSelection } from '@canon/core';
 import { erasedKeysPage, listEpisodes, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool } from '@canon/store';
 import { z } from 'zod';
-import { compileSubject } from './compile.js';
-import { loadPolicySet } from './policies.js';
-import type { Principal } from './principal.js';
-import { enterWorkspace, withWorkspace } from './scope.js';
+import { compileSubject } from '../compile/compile.js';
+import { loadPolicySet } from '../writes/policies.js';
+import type { Principal } from '../auth/principal.js';
+import { enterWorkspace, withWorkspace } from '../auth/scope.js';
 
 /** Rows read per query: the log is paged by (tx_id, position), never held whole. */
 const PAGE = 1000;

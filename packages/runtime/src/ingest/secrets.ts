@@ -18,8 +18,8 @@ import {
   type Redaction,
   type SecretFinding,
 } from '@canon/core';
-import type { Principal } from './principal.js';
-import { withWorkspace } from './scope.js';
+import type { Principal } from '../auth/principal.js';
+import { withWorkspace } from '../auth/scope.js';
 
 /**
  * Secrets at the door (design §3): detection with secretlint's recommended preset plus Canon's

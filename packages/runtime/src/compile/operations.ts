@@ -1,7 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import { ForbiddenError, ValidationError } from '@canon/core';
 import { DEFAULT_SCHEDULE_KEY, QUEUES, type NightlyData } from './jobs.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../auth/principal.js';
 
 export interface NightlySchedule {
   cron: string;

@@ -1,10 +1,10 @@
 import type { PgBoss } from 'pg-boss';
 import { NotFoundError, ValidationError } from '@canon/core';
 import { getJobProgress, type Pool } from '@canon/store';
-import type { Principal } from './principal.js';
-import { hiddenSubjects } from './visibility.js';
+import type { Principal } from '../auth/principal.js';
+import { hiddenSubjects } from '../recall/visibility.js';
 import { QUEUES, type JobState } from './jobs.js';
-import { allUsersOf, withWorkspace } from './scope.js';
+import { allUsersOf, withWorkspace } from '../auth/scope.js';
 
 export interface JobView {
   job_id: string;

@@ -1,12 +1,12 @@
 import type { PgBoss } from 'pg-boss';
 import type { Pool } from '@canon/store';
 import { listConflicts, resolveConflict, type OpenConflict, type ResolveInput } from './conflicts.js';
-import { erase, type ErasureResult, type ErasureTarget } from './erasure.js';
+import { erase, type ErasureResult, type ErasureTarget } from '../erasure/erasure.js';
 import { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './policy-change.js';
-import type { Principal } from './principal.js';
-import { previewChange, type PreviewResult } from './preview.js';
+import type { Principal } from '../auth/principal.js';
+import { previewChange, type PreviewResult } from '../compile/preview.js';
 import { proposeChange, type ProposalInput, type ProposalResult } from './proposals.js';
-import { linkMemories, type LinkInput, type LinkResult } from './links/link-memories.js';
+import { linkMemories, type LinkInput, type LinkResult } from '../links/link-memories.js';
 
 /** The runtime's conditional writes, conflicts, policies and erasure (design §7, §8, §10). */
 export interface RecallWrites {

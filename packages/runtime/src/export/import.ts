@@ -15,11 +15,11 @@ import {
   type ExportManifest,
 } from '@canon/core';
 import { insertPending, insertTombstones, subjectLogStates, type Pool, type PoolClient } from '@canon/store';
-import { compileSubject } from './compile.js';
-import { appendBatch, prepareImportBatch, type ImportedItem } from './ingest.js';
-import { loadPolicySet, savePolicySet, WorkspacePolicies } from './policies.js';
-import type { Principal } from './principal.js';
-import { allUsersOf, withWorkspace } from './scope.js';
+import { compileSubject } from '../compile/compile.js';
+import { appendBatch, prepareImportBatch, type ImportedItem } from '../ingest/ingest.js';
+import { loadPolicySet, savePolicySet, WorkspacePolicies } from '../writes/policies.js';
+import type { Principal } from '../auth/principal.js';
+import { allUsersOf, withWorkspace } from '../auth/scope.js';
 
 export interface ImportOptions {
   /**

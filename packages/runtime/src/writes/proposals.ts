@@ -15,10 +15,10 @@ import {
 } from '@canon/core';
 import { findEpisodesByKeys, type Pool } from '@canon/store';
 import { z } from 'zod';
-import type { CompileResult } from './compile.js';
-import type { Principal } from './principal.js';
-import { memoryDetail, type MemoryDetail } from './recall.js';
-import { appendAndCompile, withMemorySubject, type SubjectWriteContext } from './subject-write.js';
+import type { CompileResult } from '../compile/compile.js';
+import type { Principal } from '../auth/principal.js';
+import { memoryDetail, type MemoryDetail } from '../recall/recall.js';
+import { appendAndCompile, withMemorySubject, type SubjectWriteContext } from '../compile/subject-write.js';
 
 const shortText = cleanString(z.string().min(1).max(512));
 

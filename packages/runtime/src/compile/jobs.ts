@@ -1,10 +1,10 @@
-import { log, subjectRef } from './log.js';
+import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
 import { saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
-import { loadPolicySet } from './policies.js';
-import { allUsersOf, withSystem, withWorkspace } from './scope.js';
+import { loadPolicySet } from '../writes/policies.js';
+import { allUsersOf, withSystem, withWorkspace } from '../auth/scope.js';
 
 export const QUEUES = Object.freeze({
   compile: 'compile',

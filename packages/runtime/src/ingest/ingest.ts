@@ -20,13 +20,13 @@ import {
   type Redaction,
 } from '@canon/core';
 import { appendEpisodes, erasedKeysAmong, keyOf, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
-import { isReservedSource } from './connectors/registry.js';
-import { withWorkspace } from './scope.js';
+import { isReservedSource } from '../connectors/registry.js';
+import { withWorkspace } from '../auth/scope.js';
 import { erasedKeyHash } from './erased-key.js';
-import { loadSecretsMode } from './policies.js';
-import type { Principal } from './principal.js';
+import { loadSecretsMode } from '../writes/policies.js';
+import type { Principal } from '../auth/principal.js';
 import { redactEnvelopes } from './secrets.js';
-import type { MemorySummary } from './recall.js';
+import type { MemorySummary } from '../recall/recall.js';
 
 export type ItemStatus = 'created' | 'duplicate' | 'erased' | 'refused';
 

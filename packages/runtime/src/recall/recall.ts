@@ -1,7 +1,7 @@
 import { compareInstants, Instant, NotFoundError, ValidationError, view, viewSettlesAt, type MemoryView, type Timeline } from '@canon/core';
 import { memoriesByIds, memoryIdLinkingKey, recallRowsByIds, recallRowsOfSubject, type MemoryRecallRow, type MemoryRow, type Sql } from '@canon/store';
-import { candidateViews, sideOf, type CandidateSide, type CandidateView } from './links/candidate-view.js';
-import type { Principal } from './principal.js';
+import { candidateViews, sideOf, type CandidateSide, type CandidateView } from '../links/candidate-view.js';
+import type { Principal } from '../auth/principal.js';
 
 /** Personal memories are their owner's alone; workspace memories are every key's of the workspace. */
 export function visibleTo(principal: Principal, t: Pick<Timeline, 'fact_key'>): boolean {

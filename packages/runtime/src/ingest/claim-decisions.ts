@@ -1,8 +1,8 @@
 import { NotFoundError } from '@canon/core';
 import { dispositionsOfEpisodes, type Sql } from '@canon/store';
 import type { ClaimDecision, IngestItemResult } from './ingest.js';
-import type { Principal } from './principal.js';
-import { memoryDetail, type MemorySummary } from './recall.js';
+import type { Principal } from '../auth/principal.js';
+import { memoryDetail, type MemorySummary } from '../recall/recall.js';
 
 /**
  * Each stored item's claim decisions, read after the compile an ingest waited for: a retried
