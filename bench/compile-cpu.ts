@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { compileSubject, type Runtime } from '@canon/runtime';
+import { type Runtime } from '@canon/runtime';
+import { compileSubject } from '@canon/runtime/internals';
 import { benchRuntime, startBenchCluster } from './cluster.js';
 import { episode } from './compile.js';
 

@@ -1,4 +1,5 @@
-import { compileSubject, type Principal, type Runtime } from '@canon/runtime';
+import { type Principal, type Runtime } from '@canon/runtime';
+import { compileSubject } from '@canon/runtime/internals';
 import { benchRuntime, startBenchCluster, type BenchCluster } from './cluster.js';
 import { distribution, machine, postgresVersion, serveRuntime, SMALL, target, timeRuns, writeResult, type Distribution, type Target } from './harness.js';
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@canon/runtime';
+import { freePort } from '@canon/runtime/internals';
 import type { BenchCluster } from './cluster.js';
 import { distribution, SMALL, type Distribution } from './harness.js';
 

@@ -1,4 +1,5 @@
-import { compileMany, withWorkspace, type Principal, type Runtime } from '@canon/runtime';
+import { type Principal, type Runtime } from '@canon/runtime';
+import { compileMany, withWorkspace } from '@canon/runtime/internals';
 import { benchRuntime, startBenchCluster, type BenchCluster } from './cluster.js';
 import { distribution, machine, postgresVersion, serveRuntime, SMALL, target, timeRuns, writeResult, type Distribution } from './harness.js';
 

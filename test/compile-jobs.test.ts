@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
-import { createRuntime, loadConfig, nightly, QUEUES } from '@canon/runtime';
+import { createRuntime, loadConfig, nightly } from '@canon/runtime';
+import { QUEUES } from '@canon/runtime/internals';
 import { getJobProgress, saveJobProgress } from '@canon/store';
 import { createTestDatabase, isAlive, killChild, startTestCanon } from '@canon/testing';
 

@@ -4,18 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgBoss } from 'pg-boss';
 import { startTestCanon, type TestCanon } from '@canon/testing';
-import {
-  addConnectorInstance,
-  CONNECTOR_RUN_QUEUE,
-  connectorScheduleKey,
-  listConnectorInstances,
-  registerConnectorWorkers,
-  removeConnectorInstance,
-  resetConnectorCursor,
-  runConnectorInstance,
-  syncConnector,
-  type ConnectorRuntime,
-} from '@canon/runtime';
+import { addConnectorInstance, listConnectorInstances, registerConnectorWorkers, removeConnectorInstance, resetConnectorCursor, runConnectorInstance, syncConnector, type ConnectorRuntime } from '@canon/runtime';
+import { CONNECTOR_RUN_QUEUE, connectorScheduleKey } from '@canon/runtime/internals';
 import { loadRecordings, startReplayServer, type ReplayServer } from '@canon/connector-github/testing';
 import { createTestRepo, type TestRepo } from '@canon/connector-git/testing';
 

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApp, requestId } from '@canon/api';
-import { createLogger, createRuntime, formatLine, freePort, isUnavailable, loadConfig, RepeatedErrors } from '@canon/runtime';
+import { createLogger, createRuntime, isUnavailable, loadConfig } from '@canon/runtime';
+import { formatLine, freePort, RepeatedErrors } from '@canon/runtime/internals';
 import { isAlive, killChild, untilServing } from '@canon/testing';
 
 // An operator's afternoon: `canon start` on its embedded PostgreSQL, as a supervisor runs it

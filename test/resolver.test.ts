@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, loadConfig, RESOLVER_PROTOCOL, type Principal, type ResolverRequest, type Runtime } from '@canon/runtime';
+import { createRuntime, loadConfig, type Principal, type ResolverRequest, type Runtime } from '@canon/runtime';
+import { RESOLVER_PROTOCOL } from '@canon/runtime/internals';
 import { createTestDatabase, type TestDatabase } from '@canon/testing';
 
 // A small local resolver, a real HTTP server: it says "one fact" for every pair it is asked about

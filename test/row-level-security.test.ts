@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enterWorkspace, withSystem, withWorkspace } from '@canon/runtime';
+import { enterWorkspace, withSystem, withWorkspace } from '@canon/runtime/internals';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;

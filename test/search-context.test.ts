@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@canon/core';
-import { estimateTokens } from '@canon/runtime';
+import { estimateTokens } from '@canon/runtime/internals';
 import { actorName, deploymentStory, startTestCanon, storyActors, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;

@@ -5,7 +5,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash, EpisodeInput, toEnvelope } from '@canon/core';
-import { syncConnector, withWorkspace, type Principal } from '@canon/runtime';
+import { syncConnector, type Principal } from '@canon/runtime';
+import { withWorkspace } from '@canon/runtime/internals';
 import { appendEpisodes } from '@canon/store';
 import { PLANTED_SECRETS, plantedKubeconfig, runCanon, startTestCanon, type TestCanon } from '@canon/testing';
 

@@ -1,68 +1,46 @@
-export { loadConfig, ConfigSchema, type Config } from './ops/config.js';
-export { startEmbeddedPostgres, stopEmbeddedServers, freePort, EmbeddedPostgresError, type EmbeddedDatabase } from './ops/embedded-postgres.js';
+// The runtime's face: what the shells (HTTP, CLI, MCP, connectors) build on. Tests and
+// benchmarks that reach further import '@canon/runtime/internals'.
+export { loadConfig, type Config } from './ops/config.js';
+export { startEmbeddedPostgres, stopEmbeddedServers, type EmbeddedDatabase } from './ops/embedded-postgres.js';
 export { createRuntime } from './runtime.js';
-export { ListEpisodesParams, type Runtime, type RuntimeOptions, type IngestOptions } from './surface.js';
+export { type Runtime, type RuntimeOptions, type IngestOptions } from './surface.js';
 export { localPort, ingestAnswer, type CanonPort, type IngestAnswer, type ConnectorBatchAnswer, type SubjectCounts } from './port.js';
-export { ingestEpisodes, type IngestResult, type IngestItemResult, type ClaimDecision } from './ingest/ingest.js';
-export { CreateKeyInput, type CreatedKey } from './auth/keys.js';
+export { type IngestResult, type IngestItemResult, type ClaimDecision } from './ingest/ingest.js';
+export { type CreatedKey } from './auth/keys.js';
 export type { Principal } from './auth/principal.js';
-export {
-  syncConnector,
-  runConnectorTo,
-  type SyncConnectorOptions,
-  type SyncConnectorResult,
-  type SyncCompileSummary,
-  type ConnectorRuntime,
-  type ConnectorDestination,
-  type ConnectorRunOptions,
-} from './connectors/sync.js';
+export { syncConnector, runConnectorTo, type SyncConnectorOptions, type SyncConnectorResult, type SyncCompileSummary, type ConnectorRuntime, type ConnectorDestination, type ConnectorRunOptions } from './connectors/sync.js';
 export { connectorCursor, commitConnectorBatch, type ConnectorCursorView, type ConnectorBatchInput, type ConnectorBatchResult } from './connectors/batches.js';
-export {
-  addConnectorInstance,
-  listConnectorInstances,
-  removeConnectorInstance,
-  runConnectorInstance,
-  resetConnectorCursor,
-  type ConnectorInstance,
-  type AddConnectorInstanceOptions,
-  type RunConnectorInstanceOptions,
-} from './connectors/instances.js';
+export { addConnectorInstance, listConnectorInstances, removeConnectorInstance, runConnectorInstance, resetConnectorCursor, type ConnectorInstance, type AddConnectorInstanceOptions, type RunConnectorInstanceOptions } from './connectors/instances.js';
 export { registerConnectorWorkers } from './connectors/workers.js';
-export { CONNECTOR_RUN_QUEUE, connectorScheduleKey, type ConnectorRunJobData } from './connectors/schedules.js';
-export { createPostgresSink, connectorPrincipal, CursorMovedError } from './connectors/postgres-sink.js';
-export { CONNECTOR_IDS, registeredConnector, type ConnectorId } from './connectors/registry.js';
+export { type ConnectorRunJobData } from './connectors/schedules.js';
+export { type ConnectorId } from './connectors/registry.js';
 export { CompileRequest, type CompileResponse, type VerifyReport } from './surface.js';
-export { compileSubject, rebuildSubject, foldMemory, type CompileResult, type CompileOptions } from './compile/compile.js';
-export { QUEUES, setupQueues, startWorkers, compileMany, nightly, sumResults, type JobSettings, type ManyResult } from './compile/jobs.js';
-export { findJob, type JobView } from './compile/job-status.js';
-export { loadPolicySet, savePolicySet, effectivePolicySet, WorkspacePolicies, DECLARED_PREDICATES } from './writes/policies.js';
-export { subjectMemories, memoryDetail, summarize, visibleTo, parseInstant, type MemorySummary, type MemoryDetail } from './recall/recall.js';
-export { recomputeAndCompare, type RecomputeReport, type VerifyDifference } from './compile/verify.js';
-export { collectMetrics } from './ops/metrics.js';
-export { getNightlySchedule, setNightlySchedule, listDeadLetters, redriveDeadLetters, type NightlySchedule, type DeadLetter } from './compile/operations.js';
-export { withWorkspace, withSystem, enterWorkspace, allUsersOf, asAllUsers, type ScopeOf } from './auth/scope.js';
-export { searchMemories, SearchParams, type SearchResult, type SearchResponse } from './recall/search.js';
-export { contextBundle, buildContext, estimateTokens, ContextRequest, MAX_CONTEXT_TOKENS, type ContextBundle, type ContextConflict, type ContextMemory } from './recall/context.js';
-export { compilePendingInTransaction } from './compile/compile.js';
-export { prepareBatch, prepareImportBatch, appendBatch, type PreparedBatch, type ImportedItem } from './ingest/ingest.js';
-export { openExport, ExportParams, type OpenedExport } from './export/export.js';
+export { type CompileResult, type CompileOptions } from './compile/compile.js';
+export { nightly, type JobSettings, type ManyResult } from './compile/jobs.js';
+export { type JobView } from './compile/job-status.js';
+export { WorkspacePolicies } from './writes/policies.js';
+export { subjectMemories, type MemorySummary, type MemoryDetail } from './recall/recall.js';
+export { type RecomputeReport, type VerifyDifference } from './compile/verify.js';
+export { type NightlySchedule, type DeadLetter } from './compile/operations.js';
+export { type ScopeOf } from './auth/scope.js';
+export { type SearchResult, type SearchResponse } from './recall/search.js';
+export { ContextRequest, type ContextBundle, type ContextConflict, type ContextMemory } from './recall/context.js';
+export { type PreparedBatch, type ImportedItem } from './ingest/ingest.js';
+export { type OpenedExport } from './export/export.js';
 export { importLog, type ImportOptions, type ImportResult, type ImportedSubject } from './export/import.js';
-export { erasedKeyHash } from './ingest/erased-key.js';
-export { recallSubject, recallMemory, recallInstants, RECALL_PAGE, type RecallParams, type SubjectRecallParams, type SubjectRecall } from './recall/time-travel.js';
-export { ProposalInput, proposeChange, parseEtag, type ProposalResult } from './writes/proposals.js';
-export { LinkInput, linkMemories, type LinkResult } from './links/link-memories.js';
-export { RESOLVER_PROTOCOL, RESOLVER_SOURCE, ResolverResponse, type ResolverRequest, type ResolveResult } from './links/resolver.js';
+export { type RecallParams, type SubjectRecallParams, type SubjectRecall } from './recall/time-travel.js';
+export { type ProposalResult } from './writes/proposals.js';
+export { type LinkResult } from './links/link-memories.js';
+export { type ResolverRequest, type ResolveResult } from './links/resolver.js';
 export { type CandidateView, type CandidateKind } from './links/candidate-view.js';
 export { type ContextPossibleContradiction } from './recall/context.js';
-export { ConflictQuery, ResolveInput, listConflicts, resolveConflict, type OpenConflict, type ConflictSide } from './writes/conflicts.js';
+export { listConflicts, type OpenConflict, type ConflictSide } from './writes/conflicts.js';
 export { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './writes/policy-change.js';
-export { PREVIEW_LIST, type PreviewResult, type PreviewChange, type PreviewChangeKind } from './compile/preview.js';
+export { type PreviewResult, type PreviewChange, type PreviewChangeKind } from './compile/preview.js';
 export { erase, type ErasureResult, type ErasureTarget } from './erasure/erasure.js';
 export { type RecallWrites } from './writes/recall-writes.js';
-export { SUBJECT_LOCK_TIMEOUT_MS } from './compile/subject-write.js';
 export { inspectMemories, inspectSubject, type InspectedMemory, type MemorySections, type SubjectInspection } from './recall/inspection.js';
-export { detectSecrets, redactEnvelopes, scanSecrets, shortRuleId, SecretScanParams, type RedactedEnvelope, type SecretScanFinding, type SecretScanResult } from './ingest/secrets.js';
-export { loadSecretsMode } from './writes/policies.js';
+export { type RedactedEnvelope, type SecretScanFinding, type SecretScanResult } from './ingest/secrets.js';
 export { isUnavailable } from '@canon/store';
-export { createLogger, log, useLogger, silentLogger, subjectRef, serializeError, formatLine, RepeatedErrors, LOG_LEVELS, type Logger, type LogLevel } from './ops/log.js';
+export { createLogger, log, useLogger, type Logger, type LogLevel } from './ops/log.js';
 export { superviseDatabase, type DatabaseSupervisor, type SupervisorOptions } from './ops/supervision.js';
