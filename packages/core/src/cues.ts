@@ -170,6 +170,30 @@ function cuesAt(place: CuePlace): Placed {
 }
 
 /**
+ * One expression per place that matches wherever at least one of that place's cues would: most
+ * sentences carry no cue at all, and one pass over such a sentence tells so, where each of the
+ * fifty expressions used to scan it on its own (and to be compiled, in a fresh process). Only a
+ * sentence the gate admits is read cue by cue, exactly as before, so what is found never depends
+ * on the gate. Named groups are dropped: several cues name theirs `when`.
+ */
+type Gates = Readonly<Record<'lead' | 'trail' | 'any', RegExp>>;
+let gates: Gates | null = null;
+function gate(place: 'lead' | 'trail' | 'any'): RegExp {
+  gates ??= (() => {
+    const union = (p: CuePlace) =>
+      CUES.filter((c) => c.place === p)
+        .map((c) => `(?:${c.pattern.replace(/\(\?<[A-Za-z_]\w*>/g, '(?:')})`)
+        .join('|');
+    return {
+      lead: new RegExp(`^(?:${union('lead')})`, 'i'),
+      trail: new RegExp(`(?:${union('trail')})[.!]?$`, 'i'),
+      any: new RegExp(union('any'), 'i'),
+    };
+  })();
+  return gates[place];
+}
+
+/**
  * Finds the cues of one (normalized) sentence and strips the removable ones. Lead cues are
  * peeled repeatedly ("Correction: from now on, …"); when a lead is removed, the remainder gets
  * its sentence capital back, so the template matches how the sentence is written on its own.
@@ -179,7 +203,7 @@ export function readCues(sentence: string): CueResult {
   let rest = sentence;
   const capital = /^\p{Lu}/u.test(rest);
   const leads = cuesAt('lead');
-  for (let peeled = true, rounds = 0; peeled && rounds < 8; rounds++) {
+  for (let peeled = gate('lead').test(rest), rounds = 0; peeled && rounds < 8; rounds++) {
     peeled = false;
     for (let i = 0; i < leads.length; i += 1) {
       const { cue, re } = leads[i]!;
@@ -191,7 +215,7 @@ export function readCues(sentence: string): CueResult {
       }
     }
   }
-  const trails = cuesAt('trail');
+  const trails = gate('trail').test(rest) ? cuesAt('trail') : [];
   for (let i = 0; i < trails.length; i += 1) {
     const { cue, re } = trails[i]!;
     const m = re.exec(rest);
@@ -210,7 +234,7 @@ export function readCues(sentence: string): CueResult {
     }
   }
   rest = rest.replace(/ {2,}/g, ' ').trim();
-  const anys = cuesAt('any');
+  const anys = gate('any').test(sentence) ? cuesAt('any') : [];
   for (let i = 0; i < anys.length; i += 1) {
     const { cue, re } = anys[i]!;
     const m = re.exec(sentence);

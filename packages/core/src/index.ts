@@ -89,6 +89,7 @@ export {
   updateStateHash,
   EMPTY_STATE_HASH,
   timelineEtag,
+  timelineEtagAndJson,
   knownAt,
 } from './state-hash.js';
 export { CUES, STANDING_PENALTY, MAX_PENALTY, readCues, type Cue, type CueClass, type CuePlace } from './cues.js';

@@ -55,6 +55,8 @@ export function normalizeValue(value: unknown): Json {
  * never on a hash of it.
  */
 export function valueKey(value: Json): string {
+  // A string's canonical JSON is its JSON: most values are strings, and the fold asks once a claim.
+  if (typeof value === 'string') return JSON.stringify(value);
   return canonicalJson(value);
 }
 

@@ -84,7 +84,13 @@ export function stateHash(timelines: readonly Timeline[]): string {
 
 /** The ETag of one memory: a hash of its whole timeline (ids and reasons included). */
 export function timelineEtag(timeline: Timeline): string {
-  return sha256(`etag/1|${canonicalJson(timeline)}`).slice(0, 32);
+  return timelineEtagAndJson(timeline).etag;
+}
+
+/** The ETag of one memory and the canonical JSON it hashes, for a caller that also stores the timeline. */
+export function timelineEtagAndJson(timeline: Timeline): { etag: string; json: string } {
+  const json = canonicalJson(timeline);
+  return { etag: sha256(`etag/1|${json}`).slice(0, 32), json };
 }
 
 /**

@@ -33,7 +33,8 @@ export { episodesByIds, episodesOfSubject, episodeIdsOfSubject, linkEpisodesOfSu
 export { dispositionsOfEpisodes, type EpisodeDisposition } from './sql/claim-dispositions.js';
 export { memoryShapesOfSubject, setCandidates, deleteMemories, memoryIdLinkingKey, factKeyOfMemoryId, type MemoryShapeRow, type CandidateRefRow } from './sql/candidates.js';
 export { insertPending, takePending, deletePending, subjectsWithPendingAtLeast, subjectsWithPending, totalPending } from './sql/pending.js';
-export { insertClaims, memoryIdsOfLineages, claimsOfMemories, snapshotVersions } from './sql/claims.js';
+export { insertClaims, memoryIdsOfLineages, claimsOfMemories, claimCountsOfMemories, snapshotVersions } from './sql/claims.js';
+export { storedForm } from './stored-form.js';
 export { insertMarkers } from './sql/markers.js';
 export { insertCompileRun, compileDurationStats, type CompileRunRow } from './sql/compile-runs.js';
 export {

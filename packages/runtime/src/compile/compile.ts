@@ -7,7 +7,7 @@ import {
   fold,
   policyFor,
   timelineDigest,
-  timelineEtag,
+  timelineEtagAndJson,
   updateStateHash,
   type Claim,
   type LineageVersion,
@@ -22,6 +22,7 @@ import {
   episodeIdsOfSubject,
   episodesByIds,
   getSubject,
+  claimCountsOfMemories,
   insertClaims,
   insertCompileRun,
   insertMarkers,
@@ -30,6 +31,7 @@ import {
   inTransaction,
   lockSubject,
   StaleWriteError,
+  storedForm,
   memoriesByIds,
   memoryIdsOfLineages,
   writeProjections,
@@ -224,6 +226,13 @@ export async function rebuildInTransaction(
  */
 const EXTRACT_SLICE = 500;
 const FOLD_BATCH = 200;
+/**
+ * Claims a compile keeps in memory after writing them, so that the fold does not read back what
+ * it has just written: a first compile of a key (a 10,000-way dispute) otherwise sends its claims
+ * to PostgreSQL and reads the same 11 MB of JSON straight back. Beyond this many, the compile
+ * keeps none and reads every key's claims from the table, as memory must not grow with the chunk.
+ */
+const FRESH_CLAIMS = 20_000;
 
 async function compileEpisodes(
   tx: PoolClient,
@@ -243,8 +252,11 @@ async function compileEpisodes(
   const touched = new Set<string>();
   const snapshotLineages = new Set<string>();
   const compilingSnapshots: string[] = [];
-  const compiled: string[] = [];
   let linkArrived = false;
+  const runId = randomUUID();
+  const run = { id: runId, compiler_version: COMPILER_VERSION, policy_fingerprint: policies.fingerprint };
+  let fresh: Map<string, Claim[]> | null = new Map();
+  let freshCount = 0;
   // The database and this process work side by side: while a slice is extracted here, the
   // previous slice's claims are being written and the next slice's episodes read (one connection
   // runs its queries in the order they were sent, so nothing is reordered).
@@ -263,7 +275,6 @@ async function compileEpisodes(
     next = read(k + 1);
     const claims: Claim[] = [];
     for (const e of episodes) {
-      compiled.push(e.id);
       if (e.kind === LINK_KIND) linkArrived = true;
       claims.push(...extract(e, policies.set));
       if (e.snapshot) {
@@ -272,8 +283,30 @@ async function compileEpisodes(
       }
     }
     if (writing) await writing;
-    writing = settled(insertClaims(tx, claims));
+    // The slice's markers and its pending rows go with its claims, while the next slice extracts:
+    // sent after the fold, their forty round trips were wall time with nothing else to do. Nothing
+    // in this transaction reads either before the compile ends (a snapshot version of the running
+    // compile counts as compiled whether or not its marker is written yet).
+    const sliceIds = slices[k]!;
+    const done = episodes.map((e) => e.id);
+    writing = settled(
+      (async () => {
+        await insertClaims(tx, claims);
+        await insertMarkers(tx, workspaceId, subject, done, run);
+        await deletePending(tx, workspaceId, subject, sliceIds);
+      })(),
+    );
     for (const c of claims) touched.add(c.memory_id);
+    if (fresh) {
+      freshCount += claims.length;
+      if (freshCount > FRESH_CLAIMS) fresh = null;
+      else
+        for (const c of claims) {
+          const list = fresh.get(c.memory_id);
+          if (list) list.push(c);
+          else fresh.set(c.memory_id, [c]);
+        }
+    }
     result.episodes_processed += episodes.length;
     await yieldToEventLoop();
   }
@@ -296,11 +329,30 @@ async function compileEpisodes(
   // touch disjoint memories, and the reads see every claim (all were inserted above).
   const batches: string[][] = [];
   for (let i = 0; i < ids.length; i += FOLD_BATCH) batches.push(ids.slice(i, i + FOLD_BATCH));
+  // A key's claims are the ones this compile extracted when the table holds no others for it (the
+  // counts match: every claim extracted here was inserted, as a pending episode has none yet), in
+  // the form the table would give them back; any other key's are read from the table.
+  const claimsOf = async (memoryIds: string[]): Promise<Map<string, Claim[]>> => {
+    const kept = fresh;
+    if (!kept) return claimsOfMemories(tx, workspaceId, memoryIds);
+    const counts = await claimCountsOfMemories(tx, workspaceId, memoryIds);
+    const out = new Map<string, Claim[]>();
+    const fromTable: string[] = [];
+    for (const id of memoryIds) {
+      const own = kept.get(id);
+      const n = counts.get(id) ?? 0;
+      if (n === (own?.length ?? 0)) {
+        if (own) out.set(id, own.map((c) => storedForm(c)));
+      } else fromTable.push(id);
+    }
+    for (const [id, cs] of await claimsOfMemories(tx, workspaceId, fromTable)) out.set(id, cs);
+    return out;
+  };
   const readBatch = async (batch: string[]) => {
     // A linked group folds all its keys' claims, whichever batch they fall in.
     const needed = new Set(batch);
     for (const id of batch) for (const member of links.groupOfId.get(id)?.ids ?? []) needed.add(member);
-    const claimsByMemory = await claimsOfMemories(tx, workspaceId, [...needed].sort());
+    const claimsByMemory = await claimsOf([...needed].sort());
     const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
     const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
     const existing = await memoriesByIds(tx, workspaceId, batch);
@@ -347,10 +399,12 @@ async function compileEpisodes(
         sinceYield = performance.now();
       }
       const timeline = group ? foldGroup(group, claimsByMemory, policies.set, versions)! : foldMemory(memoryClaims, policies.set, versions);
-      const etag = timelineEtag(timeline);
+      // The canonical JSON hashed for the etag is also the timeline's stored text (jsonb keeps the
+      // value, not the spelling), so the 5 MB timeline of a hot key is serialized once, not twice.
+      const { etag, json } = timelineEtagAndJson(timeline);
       const before = existing.get(id);
       if (before?.etag === etag) continue;
-      const write: MemoryWrite = { timeline, subject, etag, digest: timelineDigest(timeline), summary: storedSummary({ id: timeline.memory_id, subject, etag }, timeline) };
+      const write: MemoryWrite = { timeline, json, subject, etag, digest: timelineDigest(timeline), summary: storedSummary({ id: timeline.memory_id, subject, etag }, timeline) };
       if (!before) {
         inserts.push(write);
         result.memories_created += 1;
@@ -369,6 +423,7 @@ async function compileEpisodes(
     writing = settled(writeBatch(inserts, updates, writes));
   }
   if (writing) await writing;
+  fresh = null;
   await deleteMemories(tx, workspaceId, merged);
   // Candidates depend only on which memories exist (and on `same: false` links): recomputed when
   // that set changed, never otherwise.
@@ -386,10 +441,6 @@ async function compileEpisodes(
     memories: (previous?.memories ?? 0) + result.memories_created - merged.length,
     open_conflicts: (previous?.open_conflicts ?? 0) + conflictDelta,
   });
-  const runId = randomUUID();
-  const run = { id: runId, compiler_version: COMPILER_VERSION, policy_fingerprint: policies.fingerprint };
-  for (let i = 0; i < compiled.length; i += EXTRACT_SLICE) await insertMarkers(tx, workspaceId, subject, compiled.slice(i, i + EXTRACT_SLICE), run);
-  for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) await deletePending(tx, workspaceId, subject, episodeIds.slice(i, i + EXTRACT_SLICE));
   await insertCompileRun(tx, {
     id: runId,
     workspace_id: workspaceId,

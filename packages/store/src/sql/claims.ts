@@ -47,6 +47,19 @@ export async function claimsOfMemories(sql: Sql, workspaceId: string, memoryIds:
 }
 
 /**
+ * How many claims each of these memories has (those with none are absent): a compile checks that
+ * the claims it holds are all of a key's before it folds them without reading them back.
+ */
+export async function claimCountsOfMemories(sql: Sql, workspaceId: string, memoryIds: readonly string[]): Promise<Map<string, number>> {
+  if (memoryIds.length === 0) return new Map();
+  const { rows } = await sql.query<{ memory_id: string; n: number }>(
+    'SELECT memory_id, count(*)::int AS n FROM claims WHERE workspace_id = $1 AND memory_id = ANY($2::text[]) GROUP BY memory_id',
+    [workspaceId, memoryIds],
+  );
+  return new Map(rows.map((r) => [r.memory_id, r.n]));
+}
+
+/**
  * Snapshot versions of these lineages within a subject, with the fact keys each stated. Only
  * compiled episodes (a marker) and those of the running compile count: an episode still pending
  * has no claims yet and must not look like a version that states nothing.

@@ -89,6 +89,8 @@ export async function memoriesOfSubject(sql: Sql, workspaceId: string, subject: 
 
 export interface MemoryWrite {
   timeline: Timeline;
+  /** The timeline as JSON, when the caller has it already (any spelling: jsonb keeps the value). */
+  json?: string;
   subject: string;
   etag: string;
   digest: string;
@@ -157,7 +159,7 @@ function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revision: n
         summary: w.summary,
         ...(expected ? { expected_revision: expected.revision, expected_etag: expected.etag } : {}),
       });
-      return `${head.slice(0, -1)},"timeline":${JSON.stringify(t)}}`;
+      return `${head.slice(0, -1)},"timeline":${w.json ?? JSON.stringify(t)}}`;
     })
     .join(',')}]`;
 }
@@ -203,10 +205,19 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
 
   for (const { write: w, before } of changes) {
     const id = w.timeline.memory_id;
-    const old = before?.values ?? [];
+    if (!before) {
+      // A new memory: every row is written, with no projection to compare against.
+      w.timeline.values.forEach((v, ord) => {
+        valuesToWrite.push({ w, v, ord });
+        for (const e of v.evidence) evidenceToWrite.push({ x: { w, v, ord }, e });
+      });
+      for (const d of w.timeline.dispositions) dispositionsToWrite.push({ w, d });
+      continue;
+    }
+    const old = before.values;
     w.timeline.values.forEach((v, ord) => {
       const prior = old[ord];
-      if (!prior || projectedValue(prior) !== projectedValue(v) || searchText(before!, prior.value) !== searchText(w.timeline, v.value)) {
+      if (!prior || projectedValue(prior) !== projectedValue(v) || searchText(before, prior.value) !== searchText(w.timeline, v.value)) {
         valuesToWrite.push({ w, v, ord });
       }
       const had = new Set((prior?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
@@ -218,14 +229,14 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
       const keep = new Set((now?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
       for (const e of prior.evidence) if (!keep.has(evidenceId(id, ord, e))) evidenceToDelete.push({ memory_id: id, ord, source: e.source, idempotency_key: e.idempotency_key, index: e.index });
     });
-    const priorDispositions = new Map((before?.dispositions ?? []).map((d) => [dispositionId(id, d), projectedDisposition(d)]));
+    const priorDispositions = new Map(before.dispositions.map((d) => [dispositionId(id, d), projectedDisposition(d)]));
     const nowIds = new Set<string>();
     for (const d of w.timeline.dispositions) {
       const did = dispositionId(id, d);
       nowIds.add(did);
       if (priorDispositions.get(did) !== projectedDisposition(d)) dispositionsToWrite.push({ w, d });
     }
-    for (const d of before?.dispositions ?? []) {
+    for (const d of before.dispositions) {
       if (!nowIds.has(dispositionId(id, d))) dispositionsToDelete.push({ memory_id: id, source: d.claim.source, idempotency_key: d.claim.idempotency_key, index: d.claim.index });
     }
   }
