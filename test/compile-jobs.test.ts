@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
-import { createRuntime, loadConfig, nightly } from '@canon/runtime';
+import { createRuntime, loadConfig, scheduledCompile } from '@canon/runtime';
 import { QUEUES } from '@canon/runtime/internals';
 import { getJobProgress, saveJobProgress } from '@canon/store';
 import { createTestDatabase, isAlive, killChild, startTestCanon } from '@canon/testing';
@@ -129,19 +129,19 @@ describe('compile jobs', () => {
 
   it('the nightly job (scheduled, here driven directly) compiles exactly the subjects with pending episodes', async () => {
     const db = await createTestDatabase();
-    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_NIGHTLY_CRON: '15 3 * * *' }, { databaseUrl: db.url }), { migrate: false });
+    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_SCHEDULE_CRON: '15 3 * * *' }, { databaseUrl: db.url }), { migrate: false });
     try {
-      const schedules = await runtime.boss!.getSchedules(QUEUES.nightly);
-      expect(schedules.map((s) => [s.name, s.cron, s.timezone])).toEqual([[QUEUES.nightly, '15 3 * * *', 'UTC']]);
+      const schedules = await runtime.boss!.getSchedules(QUEUES.scheduledCompile);
+      expect(schedules.map((s) => [s.name, s.cron, s.timezone])).toEqual([[QUEUES.scheduledCompile, '15 3 * * *', 'UTC']]);
       const { key } = await runtime.createKey({ workspace: 'default', role: 'member' });
       const who = await runtime.authenticate(key);
       await runtime.ingest(who, [ep('n-1', 'night:done', 1)]);
       await runtime.compile(who, { subject: 'night:done' });
       await runtime.ingest(who, [ep('n-2', 'night:a', 2), ep('n-3', 'night:b', 3)]);
       // Fire it the way the schedule does: a job on the nightly queue.
-      const id = await runtime.boss!.send(QUEUES.nightly, {});
+      const id = await runtime.boss!.send(QUEUES.scheduledCompile, {});
       const job = await until('the nightly job', async () => {
-        const [j] = await runtime.boss!.findJobs(QUEUES.nightly, { id: id! });
+        const [j] = await runtime.boss!.findJobs(QUEUES.scheduledCompile, { id: id! });
         return j?.state === 'completed' ? j : null;
       });
       expect(job.output).toMatchObject({ compiled: 2, rebuilt: 0 });
@@ -153,14 +153,14 @@ describe('compile jobs', () => {
       ]);
       // A policy change makes the compiled subjects stale: the next night rebuilds them.
       await runtime.pool.query(`INSERT INTO policies (workspace_id, policy_set) VALUES ('default', '{"time_zone": "Europe/Paris"}')`);
-      expect(await nightly(runtime.pool)).toMatchObject({ compiled: 0, rebuilt: 3 });
+      expect(await scheduledCompile(runtime.pool)).toMatchObject({ compiled: 0, rebuilt: 3 });
     } finally {
       await runtime.close();
       await db.drop();
     }
   });
 
-  it('keeps a nightly schedule per workspace: an owner changes their own, and each night covers its workspace only', async () => {
+  it('keeps a compile schedule per workspace: an owner changes their own, and each night covers its workspace only', async () => {
     const db = await createTestDatabase();
     const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { migrate: false });
     const app = createApp(runtime);
@@ -178,7 +178,7 @@ describe('compile jobs', () => {
       expect((await call(lonely, 'PUT', { cron: '0 4 * * *', time_zone: 'UTC' })).status).toBe(403);
       expect((await call(mine, 'PUT', { cron: '45 2 * * *', time_zone: 'UTC' })).status).toBe(200);
       expect(await (await call(theirs)).json()).toEqual({ cron: '30 1 * * *', time_zone: 'Europe/Paris' });
-      const keyed = (await runtime.boss!.getSchedules(QUEUES.nightly)).map((s) => [s.key, s.cron, s.data]).sort();
+      const keyed = (await runtime.boss!.getSchedules(QUEUES.scheduledCompile)).map((s) => [s.key, s.cron, s.data]).sort();
       expect(keyed).toEqual([['', '0 3 * * *', {}], ['default', '45 2 * * *', { workspace_id: 'default' }], ['other', '30 1 * * *', { workspace_id: 'other' }]]);
 
       for (const ws of ['default', 'other', 'third']) {
@@ -187,9 +187,9 @@ describe('compile jobs', () => {
       }
       // Fire other's night the way its schedule does: only other's subject is compiled.
       const fire = async (data: object) => {
-        const id = await runtime.boss!.send(QUEUES.nightly, data);
-        return until('the nightly job', async () => {
-          const [j] = await runtime.boss!.findJobs(QUEUES.nightly, { id: id! });
+        const id = await runtime.boss!.send(QUEUES.scheduledCompile, data);
+        return until('the scheduled compile', async () => {
+          const [j] = await runtime.boss!.findJobs(QUEUES.scheduledCompile, { id: id! });
           return j?.state === 'completed' ? j : null;
         });
       };
@@ -201,6 +201,24 @@ describe('compile jobs', () => {
         { workspace_id: 'other', subject: 'night:other' },
         { workspace_id: 'third', subject: 'night:third' },
       ]);
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
+  it('adopts the schedules a database kept under the queue the scheduled compile had before, and drops that queue', async () => {
+    const db = await createTestDatabase();
+    const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url });
+    let runtime = await createRuntime(config, { migrate: false, workers: false });
+    try {
+      await runtime.boss!.createQueue('nightly');
+      await runtime.boss!.schedule('nightly', '10 2 * * *', { workspace_id: 'kept' }, { key: 'kept', tz: 'Europe/Paris' });
+      await runtime.close();
+      runtime = await createRuntime(config, { migrate: false, workers: false });
+      expect(await runtime.boss!.getQueue('nightly')).toBeNull();
+      const kept = await runtime.boss!.getSchedules(QUEUES.scheduledCompile, 'kept');
+      expect(kept.map((s) => [s.cron, s.timezone, s.data])).toEqual([['10 2 * * *', 'Europe/Paris', { workspace_id: 'kept' }]]);
     } finally {
       await runtime.close();
       await db.drop();

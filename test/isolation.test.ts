@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRuntime, loadConfig, nightly } from '@canon/runtime';
+import { createRuntime, loadConfig, scheduledCompile } from '@canon/runtime';
 import { createTestDatabase, runCanon, startTestCanon, type TestCanon, type TestDatabase } from '@canon/testing';
 
 // One subject that cannot compile must not stop the others: `{all}`, the nightly job and
@@ -162,7 +162,7 @@ describe('the command line and the nightly job go on past a poisoned subject', (
   it('the nightly job compiles every other subject and names the failed one', async () => {
     const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
     try {
-      const out = await nightly(runtime.pool);
+      const out = await scheduledCompile(runtime.pool);
       expect(out.failed.map((f) => f.subject)).toEqual(['service:poisoned']);
       expect(out.compiled).toBe(2);
     } finally {

@@ -1569,7 +1569,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The nightly compile schedule of the key’s workspace (its own, or the default until its owner sets one) */
+        /** The compile schedule of the key’s workspace (its own, or the default until its owner sets one) */
         get: {
             parameters: {
                 query?: never;
@@ -1585,12 +1585,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["NightlySchedule"];
+                        "application/json": components["schemas"]["CompileSchedule"];
                     };
                 };
             };
         };
-        /** Change the nightly compile schedule of the key’s workspace (owner); other workspaces keep theirs */
+        /** Change the compile schedule of the key’s workspace (owner); other workspaces keep theirs */
         put: {
             parameters: {
                 query?: never;
@@ -1600,7 +1600,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["NightlySchedule"];
+                    "application/json": components["schemas"]["CompileSchedule"];
                 };
             };
             responses: {
@@ -1610,7 +1610,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["NightlySchedule"];
+                        "application/json": components["schemas"]["CompileSchedule"];
                     };
                 };
                 /** @description Not a valid cron expression or time zone */
@@ -2067,6 +2067,10 @@ export interface components {
             subject: string;
             tombstoned: number;
         };
+        CompileSchedule: {
+            cron: string;
+            time_zone: string;
+        } | null;
         Conflict: {
             etag: string;
             key: string;
@@ -2434,10 +2438,6 @@ export interface components {
             /** @enum {string} */
             outcome: "applied" | "duplicate";
         };
-        NightlySchedule: {
-            cron: string;
-            time_zone: string;
-        } | null;
         Policies: {
             effective: {
                 defaults: components["schemas"]["Policy"];

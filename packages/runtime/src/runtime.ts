@@ -27,7 +27,7 @@ import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompile
 import { findJob } from './compile/job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey } from './auth/keys.js';
 import { collectMetrics } from './ops/metrics.js';
-import { getNightlySchedule, listDeadLetters, redriveDeadLetters, setNightlySchedule } from './compile/operations.js';
+import { getCompileSchedule, listDeadLetters, redriveDeadLetters, setCompileSchedule } from './compile/operations.js';
 import type { Principal } from './auth/principal.js';
 import { withWorkspace } from './auth/scope.js';
 import { requireVisibleSubjects } from './recall/visibility.js';
@@ -208,8 +208,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     resolveCandidates: (subject, workspaceId) => askResolver(workspaceId ?? null, subject),
 
     metrics: (principal) => collectMetrics(pool, boss, principal),
-    schedule: async (principal) => (boss ? getNightlySchedule(boss, principal.workspace_id) : null),
-    setSchedule: (principal, schedule) => setNightlySchedule(needQueue(), principal, schedule),
+    schedule: async (principal) => (boss ? getCompileSchedule(boss, principal.workspace_id) : null),
+    setSchedule: (principal, schedule) => setCompileSchedule(needQueue(), principal, schedule),
     deadLetters: (principal) => listDeadLetters(needQueue(), principal),
     redrive: (principal) => redriveDeadLetters(needQueue(), principal),
 

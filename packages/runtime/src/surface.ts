@@ -13,7 +13,7 @@ import type { JobView } from './compile/job-status.js';
 import type { ManyResult } from './compile/jobs.js';
 import type { CreatedKey, CreateKeyInput, listKeys, revokeKey } from './auth/keys.js';
 import type { ResolveResult } from './links/resolver.js';
-import type { DeadLetter, NightlySchedule } from './compile/operations.js';
+import type { DeadLetter, CompileSchedule } from './compile/operations.js';
 import type { Principal } from './auth/principal.js';
 import type { MemoryDetail, MemorySummary } from './recall/recall.js';
 import type { RecallWrites } from './writes/recall-writes.js';
@@ -119,8 +119,8 @@ export interface Runtime extends RecallWrites {
   /** A key's workspace's metrics; null (only when CANON_METRICS_PUBLIC=1): totals. */
   metrics(principal: Principal | null): Promise<string>;
   /** The key's workspace's nightly compile: its own, or the default while it has none. */
-  schedule(principal: Principal): Promise<NightlySchedule | null>;
-  setSchedule(principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule>;
+  schedule(principal: Principal): Promise<CompileSchedule | null>;
+  setSchedule(principal: Principal, schedule: CompileSchedule): Promise<CompileSchedule>;
   deadLetters(principal: Principal): Promise<DeadLetter[]>;
   redrive(principal: Principal): Promise<number>;
   createKey(input: CreateKeyInput): Promise<CreatedKey>;

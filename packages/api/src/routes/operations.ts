@@ -3,7 +3,7 @@ import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { problemResponse } from '../schemas.js';
 
-const Schedule = z.object({ cron: z.string().min(9).max(200), time_zone: z.string().min(1).max(100) }).openapi('NightlySchedule');
+const Schedule = z.object({ cron: z.string().min(9).max(200), time_zone: z.string().min(1).max(100) }).openapi('CompileSchedule');
 
 const verify = createRoute({
   method: 'post',
@@ -20,7 +20,7 @@ const verify = createRoute({
 const getSchedule = createRoute({
   method: 'get',
   path: '/v1/schedule',
-  summary: 'The nightly compile schedule of the key’s workspace (its own, or the default until its owner sets one)',
+  summary: 'The compile schedule of the key’s workspace (its own, or the default until its owner sets one)',
   security: [{ bearer: [] }],
   responses: { 200: { description: 'The schedule', content: { 'application/json': { schema: Schedule.nullable() } } } },
 });
@@ -28,7 +28,7 @@ const getSchedule = createRoute({
 const putSchedule = createRoute({
   method: 'put',
   path: '/v1/schedule',
-  summary: 'Change the nightly compile schedule of the key’s workspace (owner); other workspaces keep theirs',
+  summary: 'Change the compile schedule of the key’s workspace (owner); other workspaces keep theirs',
   security: [{ bearer: [] }],
   request: { body: { required: true, content: { 'application/json': { schema: Schedule } } } },
   responses: {

@@ -6,7 +6,7 @@ import { withPort } from '../lazy-port.js';
 
 
 export function registerOperationCommands(program: Command, run: Run, config: () => Config): void {
-  const schedule = program.command('schedule').description('the nightly compile (pending subjects, and rebuilds after a compiler or policy change)');
+  const schedule = program.command('schedule').description('the compile schedule of the key’s workspace (it compiles pending subjects and rebuilds after a compiler or policy change)');
   schedule
     .command('show')
     .option('--json', 'print JSON')
@@ -14,7 +14,7 @@ export function registerOperationCommands(program: Command, run: Run, config: ()
       run(async (opts: { json?: boolean }) =>
         withPort(config(), async (port) => {
           const s = await port.schedule();
-          console.log(opts.json ? JSON.stringify(s) : s ? `${s.cron} (${s.time_zone})` : 'no nightly schedule');
+          console.log(opts.json ? JSON.stringify(s) : s ? `${s.cron} (${s.time_zone})` : 'no compile schedule');
         }),
       ),
     );
@@ -26,7 +26,7 @@ export function registerOperationCommands(program: Command, run: Run, config: ()
       run(async (opts: { cron: string; tz: string }) =>
         withPort(config(), async (port) => {
           const s = await port.setSchedule({ cron: opts.cron, time_zone: opts.tz });
-          console.log(`nightly compile: ${s.cron} (${s.time_zone})`);
+          console.log(`compile schedule: ${s.cron} (${s.time_zone})`);
         }),
       ),
     );

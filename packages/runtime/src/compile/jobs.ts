@@ -12,16 +12,16 @@ export const QUEUES = Object.freeze({
   compileMany: 'compile-many',
   /** `{all}` compiles: at most one queued or running per workspace (singleton key = workspace). */
   compileAll: 'compile-all',
-  nightly: 'nightly',
+  scheduledCompile: 'scheduled-compile',
 });
 
-export const DEFAULT_NIGHTLY_CRON = '0 3 * * *';
+export const DEFAULT_SCHEDULE_CRON = '0 3 * * *';
 
-/** pg-boss's key of the default nightly schedule; a workspace's own is keyed by its id. */
+/** pg-boss's key of the default compile schedule; a workspace's own is keyed by its id. */
 export const DEFAULT_SCHEDULE_KEY = '';
 
-/** A nightly job: one workspace's (its own schedule), or none named — the default schedule's. */
-export interface NightlyData {
+/** A scheduled compile: one workspace's (its own schedule), or none named — the default schedule's. */
+export interface ScheduledCompileData {
   workspace_id?: string;
 }
 
@@ -32,8 +32,8 @@ export interface JobSettings {
   compileAfter: number;
   compileChunk: number;
   retentionDays: number;
-  nightlyCron: string | undefined;
-  nightlyTimeZone: string | undefined;
+  scheduleCron: string | undefined;
+  scheduleTimeZone: string | undefined;
 }
 
 export interface CompileJobData {
@@ -73,7 +73,7 @@ async function ensureQueue(boss: PgBoss, name: string, options: Parameters<PgBos
   }
 }
 
-/** Creates the queues and the nightly schedule (idempotent: every start runs it). */
+/** Creates the queues and the default compile schedule (idempotent: every start runs it). */
 export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<void> {
   const deleteAfterSeconds = Math.round(settings.retentionDays * 86_400);
   await ensureQueue(boss, QUEUES.compileDead, { policy: 'standard', deleteAfterSeconds });
@@ -95,17 +95,34 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
   });
   await ensureQueue(boss, QUEUES.compileMany, { policy: 'standard', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds, notify: true });
   await ensureQueue(boss, QUEUES.compileAll, { policy: 'exclusive', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds, notify: true });
-  await ensureQueue(boss, QUEUES.nightly, { policy: 'stately', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
+  await ensureQueue(boss, QUEUES.scheduledCompile, { policy: 'stately', retryLimit: 2, heartbeatSeconds: 10, expireInSeconds: 3600, deleteAfterSeconds });
+  await adoptLegacySchedules(boss);
   // The environment, when it names a schedule, wins; otherwise one set with `canon schedule set`
   // survives restarts, and a fresh database gets 03:00 UTC.
   // This is the default schedule (the unkeyed one), for every workspace without its own.
-  const existing = await boss.getSchedules(QUEUES.nightly, DEFAULT_SCHEDULE_KEY);
-  if (settings.nightlyCron || settings.nightlyTimeZone || existing.length === 0) {
-    await boss.schedule(QUEUES.nightly, settings.nightlyCron ?? existing[0]?.cron ?? DEFAULT_NIGHTLY_CRON, {}, {
-      tz: settings.nightlyTimeZone ?? existing[0]?.timezone ?? 'UTC',
+  const existing = await boss.getSchedules(QUEUES.scheduledCompile, DEFAULT_SCHEDULE_KEY);
+  if (settings.scheduleCron || settings.scheduleTimeZone || existing.length === 0) {
+    await boss.schedule(QUEUES.scheduledCompile, settings.scheduleCron ?? existing[0]?.cron ?? DEFAULT_SCHEDULE_CRON, {}, {
+      tz: settings.scheduleTimeZone ?? existing[0]?.timezone ?? 'UTC',
       key: DEFAULT_SCHEDULE_KEY,
     });
   }
+}
+
+/** The queue the scheduled compile had before it was named for what it is. */
+const LEGACY_SCHEDULE_QUEUE = 'nightly';
+
+/**
+ * A database whose schedules were kept under the old queue name keeps them: each (the default
+ * and every workspace's own) moves to the scheduled-compile queue, and the old queue goes.
+ */
+async function adoptLegacySchedules(boss: PgBoss): Promise<void> {
+  if (!(await boss.getQueue(LEGACY_SCHEDULE_QUEUE))) return;
+  for (const s of await boss.getSchedules(LEGACY_SCHEDULE_QUEUE)) {
+    await boss.schedule(QUEUES.scheduledCompile, s.cron, s.data ?? {}, { tz: s.timezone, key: s.key });
+    await boss.unschedule(LEGACY_SCHEDULE_QUEUE, s.key);
+  }
+  await boss.deleteQueue(LEGACY_SCHEDULE_QUEUE);
 }
 
 /**
@@ -129,7 +146,7 @@ export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId:
  * Called once the ingest transaction has committed, for the subjects `enqueueCompiles` queued in
  * it. When a compile of the subject was already queued, the stately queue dropped the new job; if
  * a worker started that compile before the ingest committed, it could not see the new episodes,
- * and nothing was left queued for them (they waited for the nightly sweep). Queueing again now
+ * and nothing was left queued for them (they waited for the scheduled compile). Queueing again now
  * that they are visible closes the gap; a job that has not started yet still absorbs this one.
  */
 export async function requeueCompiles(boss: PgBoss, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
@@ -180,14 +197,14 @@ export async function startWorkers(
   await boss.work<CompileManyData>(QUEUES.compileMany, { localConcurrency: 4, ...POLLING }, many(QUEUES.compileMany));
   await boss.work<CompileManyData>(QUEUES.compileAll, POLLING, many(QUEUES.compileAll));
 
-  await boss.work<NightlyData>(QUEUES.nightly, { pollingIntervalSeconds: 1 }, async ([job]) =>
-    loggedJob(QUEUES.nightly, job!, {}, async () => {
+  await boss.work<ScheduledCompileData>(QUEUES.scheduledCompile, { pollingIntervalSeconds: 1 }, async ([job]) =>
+    loggedJob(QUEUES.scheduledCompile, job!, {}, async () => {
       // A workspace's own schedule covers that workspace; the default covers the workspaces
       // that have none of their own, so no workspace is compiled twice a night or on another's.
       const own = job!.data?.workspace_id;
-      const keyed = new Set((await boss.getSchedules(QUEUES.nightly)).map((s) => s.key).filter((k) => k !== DEFAULT_SCHEDULE_KEY));
+      const keyed = new Set((await boss.getSchedules(QUEUES.scheduledCompile)).map((s) => s.key).filter((k) => k !== DEFAULT_SCHEDULE_KEY));
       const covers = own ? (ws: string) => ws === own : (ws: string) => !keyed.has(ws);
-      return nightly(pool, job!.id, deadLetter(boss), covers);
+      return scheduledCompile(pool, job!.id, deadLetter(boss), covers);
     }),
   );
 }
@@ -303,10 +320,10 @@ export function sumResults(results: readonly CompileResult[]): ManyResult['total
 }
 
 /**
- * The nightly job: compile every subject with pending episodes and rebuild every subject
+ * The scheduled compile: compile every subject with pending episodes and rebuild every subject
  * compiled under another compiler version or other policies than the ones in force.
  */
-export async function nightly(
+export async function scheduledCompile(
   pool: Pool,
   jobId: string | null = null,
   onFailure?: OnFailure,

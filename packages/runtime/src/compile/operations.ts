@@ -1,9 +1,9 @@
 import type { PgBoss } from 'pg-boss';
 import { ForbiddenError, ValidationError } from '@canon/core';
-import { DEFAULT_SCHEDULE_KEY, QUEUES, type NightlyData } from './jobs.js';
+import { DEFAULT_SCHEDULE_KEY, QUEUES, type ScheduledCompileData } from './jobs.js';
 import type { Principal } from '../auth/principal.js';
 
-export interface NightlySchedule {
+export interface CompileSchedule {
   cron: string;
   time_zone: string;
 }
@@ -13,28 +13,28 @@ function requireOwner(principal: Principal, what: string): void {
 }
 
 /**
- * A workspace's nightly compile, as pg-boss keeps it (so it survives restarts): its own schedule
+ * A workspace's compile schedule, as pg-boss keeps it (so it survives restarts): its own schedule
  * (the pg-boss schedule keyed by the workspace id) or, until its owner sets one, the default
- * (the unkeyed schedule, from CANON_NIGHTLY_CRON / _TZ), which covers every workspace without
+ * (the unkeyed schedule, from CANON_SCHEDULE_CRON / _TZ), which covers every workspace without
  * one of its own.
  */
-export async function getNightlySchedule(boss: PgBoss, workspaceId: string): Promise<NightlySchedule | null> {
-  const [own] = await boss.getSchedules(QUEUES.nightly, workspaceId);
-  const s = own ?? (await boss.getSchedules(QUEUES.nightly, DEFAULT_SCHEDULE_KEY))[0];
+export async function getCompileSchedule(boss: PgBoss, workspaceId: string): Promise<CompileSchedule | null> {
+  const [own] = await boss.getSchedules(QUEUES.scheduledCompile, workspaceId);
+  const s = own ?? (await boss.getSchedules(QUEUES.scheduledCompile, DEFAULT_SCHEDULE_KEY))[0];
   return s ? { cron: s.cron, time_zone: s.timezone ?? 'UTC' } : null;
 }
 
-export async function setNightlySchedule(boss: PgBoss, principal: Principal, schedule: NightlySchedule): Promise<NightlySchedule> {
-  requireOwner(principal, 'change the nightly schedule');
+export async function setCompileSchedule(boss: PgBoss, principal: Principal, schedule: CompileSchedule): Promise<CompileSchedule> {
+  requireOwner(principal, 'change the compile schedule');
   try {
     boss.previewSchedule(schedule.cron, { tz: schedule.time_zone });
   } catch (err) {
     throw new ValidationError(`not a valid schedule: ${(err as Error).message}`);
   }
   // Keyed by the workspace, carrying it: the owner changes their workspace's night and no other.
-  const data: NightlyData = { workspace_id: principal.workspace_id };
-  await boss.schedule(QUEUES.nightly, schedule.cron, data, { tz: schedule.time_zone, key: principal.workspace_id });
-  return (await getNightlySchedule(boss, principal.workspace_id))!;
+  const data: ScheduledCompileData = { workspace_id: principal.workspace_id };
+  await boss.schedule(QUEUES.scheduledCompile, schedule.cron, data, { tz: schedule.time_zone, key: principal.workspace_id });
+  return (await getCompileSchedule(boss, principal.workspace_id))!;
 }
 
 export interface DeadLetter {

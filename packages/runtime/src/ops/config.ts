@@ -20,8 +20,8 @@ export const ConfigSchema = z.object({
   CANON_COMPILE_AFTER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(500)),
   CANON_COMPILE_CHUNK: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(1_000_000).default(100_000)),
   CANON_JOB_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(3650).default(7)),
-  CANON_NIGHTLY_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
-  CANON_NIGHTLY_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  CANON_SCHEDULE_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
+  CANON_SCHEDULE_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   CANON_LOG_LEVEL: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(LOG_LEVELS).default('info')),
   CANON_METRICS_PUBLIC: z.preprocess(emptyAsUndefined, z.enum(['0', '1']).default('0')),
   CANON_RESOLVER_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
@@ -59,8 +59,8 @@ export interface Config {
     readonly compileChunk: number;
     readonly retentionDays: number;
     /** Set: applied at every start. Unset: an existing schedule (`canon schedule set`) is kept, else 03:00 UTC. */
-    readonly nightlyCron: string | undefined;
-    readonly nightlyTimeZone: string | undefined;
+    readonly scheduleCron: string | undefined;
+    readonly scheduleTimeZone: string | undefined;
   };
 }
 
@@ -93,8 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       compileAfter: e.CANON_COMPILE_AFTER,
       compileChunk: e.CANON_COMPILE_CHUNK,
       retentionDays: e.CANON_JOB_RETENTION_DAYS,
-      nightlyCron: e.CANON_NIGHTLY_CRON,
-      nightlyTimeZone: e.CANON_NIGHTLY_TZ,
+      scheduleCron: e.CANON_SCHEDULE_CRON,
+      scheduleTimeZone: e.CANON_SCHEDULE_TZ,
     }),
     ...overrides,
   });
