@@ -9,6 +9,7 @@ import {
   migrateDatabase,
   grantQueueAccess,
   subjectsOfWorkspace,
+  databaseAnswers,
   type PoolClient,
 } from '@canon/store';
 import type { Config } from './ops/config.js';
@@ -218,7 +219,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     revokeKey: (id) => revokeKey(pool, id),
     bootstrap: () => bootstrapOwnerKey(pool),
     async readiness() {
-      const database = await pool.query('SELECT 1').then(() => true, () => false);
+      const database = await databaseAnswers(pool);
       // The queue has connections of its own: ready when they answer too.
       const queue = boss !== null && database && (await boss.getDb().executeSql('SELECT 1').then(() => true, () => false));
       return { database, queue };

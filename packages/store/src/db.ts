@@ -69,3 +69,57 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) =>
 }
 
 export type { Pool, PoolClient } from 'pg';
+
+/**
+ * A read-only snapshot held across awaits (a streamed export): every read through `tx` sees the
+ * database as it was at the first. `end` commits (nothing was written); `release` gives the
+ * connection back, rolling back first if `end` was never reached.
+ */
+export async function openReadSnapshot(pool: pg.Pool): Promise<{ tx: pg.PoolClient; end(): Promise<void>; release(): Promise<void> }> {
+  const tx = await pool.connect();
+  let done = false;
+  try {
+    await tx.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  } catch (err) {
+    tx.release();
+    throw err;
+  }
+  return {
+    tx,
+    async end() {
+      await tx.query('COMMIT');
+      done = true;
+    },
+    async release() {
+      if (!done) await tx.query('ROLLBACK').catch(() => undefined);
+      tx.release();
+    },
+  };
+}
+
+/** Whether the database answers a query now (readiness, supervision). */
+export function databaseAnswers(pool: Sql): Promise<boolean> {
+  return pool.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Creates a database unless it exists; a concurrent creator winning the race is not an error. */
+export async function ensureDatabase(connectionString: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (rowCount === 0) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`).catch((err: unknown) => {
+        // Another process created it first: duplicate_database, or, when the two commands ran
+        // at once, a unique violation on the catalog's name index.
+        const code = (err as { code?: string }).code;
+        if (code !== '42P04' && code !== '23505') throw err;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,4 +1,4 @@
-export { createPool, inTransaction, StaleWriteError, type Sql, type Pool, type PoolClient } from './db.js';
+export { createPool, inTransaction, openReadSnapshot, databaseAnswers, ensureDatabase, StaleWriteError, type Sql, type Pool, type PoolClient } from './db.js';
 export { migrateDatabase, grantQueueAccess, MIGRATIONS_FOLDER } from './migrate.js';
 export { SQLSTATE, sqlState, isRetryable, isUnavailable } from './errors.js';
 export {

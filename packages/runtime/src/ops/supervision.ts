@@ -1,4 +1,4 @@
-import type { Pool } from '@canon/store';
+import { databaseAnswers, type Pool } from '@canon/store';
 import type { EmbeddedDatabase } from './embedded-postgres.js';
 import type { Logger } from './log.js';
 
@@ -60,7 +60,7 @@ export function superviseDatabase(options: SupervisorOptions): DatabaseSuperviso
     });
   const delay = (attempt: number) => Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
 
-  const answers = () => options.pool.query('SELECT 1').then(() => true, () => false);
+  const answers = () => databaseAnswers(options.pool);
 
   const markUp = () => {
     if (state !== 'down') return;
