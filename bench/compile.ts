@@ -72,6 +72,8 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       { name: `hot key ×${HOT / 1000}k`, subject: 'bench:hot-key', episodes: HOT, keys: 1 },
     ];
     const results: CompileCase[] = [];
+    const sizedLargest = cases.filter((c) => c.keys > 1).at(-1);
+    let physical: (PhysicalLimit & { subject: string; compile_s: number; ratio: number }) | null = null;
     for (const k of cases) {
       log(`compile: ingesting ${k.episodes} episodes of ${k.subject} (${k.keys} keys)`);
       await ingestHistory(runtime, principal, k.subject, k.episodes, k.keys);
@@ -85,6 +87,8 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       const seconds = (performance.now() - t0) / 1000;
       const cpuSeconds = (cpu.user + cpu.system) / 1e6;
       if (first.episodes_processed !== k.episodes) throw new Error(`compiled ${first.episodes_processed} of ${k.episodes} episodes`);
+      const bare = k === sizedLargest ? await physicalLimit(runtime, principal.workspace_id, k.subject) : null;
+      if (bare) physical = { subject: k.subject, compile_s: Math.round(seconds * 100) / 100, ...bare, ratio: Math.round((bare.total_s / seconds) * 1000) / 1000 };
       // The steady state a running server reaches once autovacuum has passed: without this the
       // measurements below race autovacuum's pass over the rows the first compile just wrote.
       await runtime.pool.query('VACUUM ANALYZE');
@@ -141,11 +145,13 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       target(`one-episode incremental compile median at ${largest.name}`, largest.incremental.median_ms, 20, 'max', 'ms'),
       target(`first compile at ${largest.name}`, largest.episodes_per_s, 10_000, 'min', 'episodes/s'),
       target(`one-episode incremental compile median, ${hot.name}`, hot.incremental.median_ms, 20, 'max', 'ms'),
+      target(`first compile at ${largest.name} ÷ its physical limit (bare SQL: the same reads and writes)`, physical?.ratio ?? null, 0.3, 'min', ''),
     ];
     return {
       benchmark: 'compile',
       scale: SMALL ? 'small' : 'full',
       cases: results,
+      physical_limit: physical,
       growth: {
         from: smallest.name,
         to: largest.name,
@@ -159,6 +165,7 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       notes: [
         `Histories ingested with the runtime's ingest in ${BATCH}-episode batches, CANON_COMPILE_DEBOUNCE_SECONDS=3600 and CANON_COMPILE_AFTER=1e9, so no background compile ran during the measurements.`,
         `${CLAIMS_PER_KEY} claims per key in every sized subject (keys = episodes / ${CLAIMS_PER_KEY}); each key's value changes at every fifth restatement with an explicit effective time, the others are duplicates.`,
+        'Physical limit: right after the first compile of the largest subject, the same work as bare SQL in one transaction: its episodes read into this process (id and body), its claims read back, and every row the compile wrote for it (claims, memories, memory_values, evidence, dispositions, episode_markers) copied by INSERT … SELECT into empty tables of the same shape, indexes included. The copy runs inside PostgreSQL, so it is a floor the compile cannot reach; the ratio is that floor over the compile\'s wall time.',
         'Throughput: the first compile of the whole history, in wall time and in CPU of the compiling process (process.cpuUsage; PostgreSQL\'s own CPU is not in it) (chunks of CANON_COMPILE_CHUNK = 100,000 episodes per transaction). Then VACUUM ANALYZE (what autovacuum would do; otherwise the measurements race it). No-op: compileSubject on a subject with nothing pending, and POST /v1/compile over a loopback HTTP server. Incremental: one more episode ingested (untimed), then compileSubject timed.',
       ],
       machine: { ...machine(), postgres: await postgresVersion(runtime) },
@@ -179,3 +186,40 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.error(`written to ${file}`);
   process.exit(0);
 }
+
+export interface PhysicalLimit {
+  read_s: number;
+  write_s: number;
+  total_s: number;
+  rows_written: number;
+}
+
+/**
+ * The floor under a first compile: its reads and writes with nothing between them. Tables of
+ * the same shape (LIKE … INCLUDING ALL) take a copy of every row the compile wrote.
+ */
+async function physicalLimit(runtime: Runtime, workspaceId: string, subject: string): Promise<PhysicalLimit> {
+  const tables = ['claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers'] as const;
+  const client = await runtime.pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (const t of tables) await client.query(`CREATE TABLE bare_${t} (LIKE ${t} INCLUDING ALL)`);
+    const t0 = performance.now();
+    await client.query('SELECT id, body FROM episodes WHERE workspace_id = $1 AND subject = $2 ORDER BY tx_id, position', [workspaceId, subject]);
+    await client.query('SELECT memory_id, claim FROM claims WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);
+    const t1 = performance.now();
+    let rows = 0;
+    const ofSubject = `workspace_id = $1 AND memory_id IN (SELECT id FROM memories WHERE workspace_id = $1 AND subject = $2)`;
+    for (const t of tables) {
+      const where = t === 'evidence' || t === 'dispositions' ? ofSubject : 'workspace_id = $1 AND subject = $2';
+      rows += (await client.query(`INSERT INTO bare_${t} SELECT * FROM ${t} WHERE ${where}`, [workspaceId, subject])).rowCount ?? 0;
+    }
+    const t2 = performance.now();
+    return { read_s: round2((t1 - t0) / 1000), write_s: round2((t2 - t1) / 1000), total_s: round2((t2 - t0) / 1000), rows_written: rows };
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
+  }
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
