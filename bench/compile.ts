@@ -222,4 +222,6 @@ async function physicalLimit(runtime: Runtime, workspaceId: string, subject: str
   }
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100;
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

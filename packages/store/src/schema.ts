@@ -114,9 +114,6 @@ export const episodes = pgTable(
   ],
 );
 
-export type WorkspaceRow = typeof workspaces.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
-export type EpisodeRow = typeof episodes.$inferSelect;
 
 // ---------------------------------------------------------------------------------------------
 // Compiled state. Everything below is derived from the log and can be rebuilt from it, except

@@ -1,18 +1,9 @@
 import type { Role } from '@canon/core';
 import type { Sql } from '../db.js';
+import type { apiKeys } from '../schema.js';
 
-export interface ApiKeyRecord {
-  id: string;
-  workspace_id: string;
-  role: Role;
-  user_id: string | null;
-  prefix: string;
-  label: string | null;
-  /** Reserved sources the key may write (design §2). */
-  sources: string[];
-  created_at: string;
-  revoked_at: string | null;
-}
+/** A key as the store hands it out: its row without the hash; `sources` are the reserved sources it may write (design §2). */
+export type ApiKeyRecord = Omit<typeof apiKeys.$inferSelect, 'key_hash' | 'role'> & { role: Role };
 
 const COLUMNS = 'id, workspace_id, role, user_id, prefix, label, sources, created_at, revoked_at';
 

@@ -1,15 +1,12 @@
 import type { Sql } from '../db.js';
+import type { compileRuns } from '../schema.js';
 
-export interface CompileRunRow {
-  id: string;
-  workspace_id: string;
-  subject: string;
+/** A row of `compile_runs` as written (the database stamps `finished_at`). */
+export type CompileRunRow = Omit<typeof compileRuns.$inferSelect, 'finished_at' | 'kind' | 'result' | 'job_id'> & {
   kind: 'compile' | 'rebuild' | 'proposal';
   job_id: string | null;
-  started_at: string;
-  duration_ms: number;
   result: Record<string, unknown>;
-}
+};
 
 export async function insertCompileRun(sql: Sql, run: CompileRunRow): Promise<void> {
   await sql.query(

@@ -1,15 +1,9 @@
 import type { Sql } from '../db.js';
 import { SQLSTATE, sqlState } from '../errors.js';
+import type { connectorInstances } from '../schema.js';
 
-export interface ConnectorInstanceRow {
-  workspace_id: string;
-  id: string;
-  connector: string;
-  config: Record<string, unknown>;
-  /** A cron expression, or null for an instance run only by hand. */
-  schedule: string | null;
-  created_at: string;
-}
+/** A row of `connector_instances`; `schedule` is a cron expression, or null for an instance run only by hand. */
+export type ConnectorInstanceRow = Omit<typeof connectorInstances.$inferSelect, 'config'> & { config: Record<string, unknown> };
 
 const COLUMNS = 'workspace_id, id, connector, config, schedule, created_at';
 

@@ -1,16 +1,11 @@
 import type { Sql } from '../db.js';
+import type { erasures } from '../schema.js';
 
-export interface ErasureRow {
-  workspace_id: string;
-  id: string;
-  target_kind: 'subject' | 'user';
-  /** A hash of the target: the audit says who erased how much and when, never what. */
-  target_hash: string;
-  actor_key_id: string;
-  actor_role: string;
-  episodes: number;
-  memories: number;
-}
+/**
+ * A row of `erasures` as written (the database stamps `erased_at`). `target_hash` is a hash of
+ * the target: the audit says who erased how much and when, never what.
+ */
+export type ErasureRow = Omit<typeof erasures.$inferInsert, 'erased_at' | 'target_kind'> & { target_kind: 'subject' | 'user' };
 
 export async function insertErasure(sql: Sql, row: ErasureRow): Promise<{ erased_at: string }> {
   const { rows } = await sql.query<{ erased_at: string }>(
