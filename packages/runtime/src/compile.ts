@@ -23,6 +23,7 @@ import {
   episodesByIds,
   getSubject,
   insertClaims,
+  insertChanges,
   insertCompileRun,
   insertMarkers,
   insertMemories,
@@ -48,6 +49,7 @@ import { storedSummary } from './recall.js';
 import { allUsersOf, enterWorkspace } from './scope.js';
 import { log, subjectRef } from './log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from './links/linked-fold.js';
+import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from './changes/record.js';
 
 export interface CompileResult {
   subject: string;
@@ -76,6 +78,11 @@ export interface CompileOptions {
   jobId?: string | null;
   /** Episodes per transaction: bounds memory and lock time on a large backlog. */
   chunkSize?: number;
+  /**
+   * The rebuild of an erasure (of a user's episodes, `user`): the changes it records say that the
+   * memory changed, never what it read before, and not at all for the erased user's own memories.
+   */
+  erasure?: { user: string | null };
 }
 
 
@@ -165,7 +172,7 @@ async function compileChunkInTransaction(
   }
   const ids = await takePending(tx, workspaceId, subject, options.chunkSize);
   if (ids.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
-  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options);
+  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()));
   return { result, more: ids.length === options.chunkSize };
 }
 
@@ -209,11 +216,18 @@ export async function rebuildInTransaction(
   policies: { set: PolicySet; fingerprint: string },
   options: CompileOptions,
 ): Promise<CompileResult> {
+  // What the subject reads now, so the rebuilt memories record a change only where they differ.
+  const at = new Date().toISOString();
+  const changes = newChangeLog(subject, at, await priorMemories(tx, workspaceId, subject, at), options.erasure ?? null);
   await deleteDerivedOfSubject(tx, workspaceId, subject);
   const all = await episodeIdsOfSubject(tx, workspaceId, subject);
   await insertPending(tx, workspaceId, all.map((episode_id) => ({ subject, episode_id })));
-  if (all.length === 0) return emptyResult(subject, EMPTY_STATE_HASH);
-  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options);
+  if (all.length === 0) {
+    noteRebuildRemovals(changes, new Set());
+    await insertChanges(tx, workspaceId, null, changes.rows);
+    return emptyResult(subject, EMPTY_STATE_HASH);
+  }
+  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options, changes);
 }
 
 /**
@@ -233,6 +247,7 @@ async function compileEpisodes(
   policies: { set: PolicySet; fingerprint: string },
   kind: 'compile' | 'rebuild',
   options: CompileOptions,
+  changes: ChangeLog,
 ): Promise<CompileResult> {
   const started = new Date();
   const t0 = performance.now();
@@ -272,6 +287,7 @@ async function compileEpisodes(
       }
     }
     if (writing) await writing;
+    noteClaims(changes, claims);
     writing = settled(insertClaims(tx, claims));
     for (const c of claims) touched.add(c.memory_id);
     result.episodes_processed += episodes.length;
@@ -332,6 +348,7 @@ async function compileEpisodes(
         // Linked into the group's canonical memory: its own row goes, its claims live on there.
         const gone = existing.get(id);
         if (gone) {
+          noteRemoved(changes, gone);
           merged.push(id);
           removedDigests.push(gone.digest);
           if (gone.status === 'conflicted') conflictDelta -= 1;
@@ -361,6 +378,7 @@ async function compileEpisodes(
         removedDigests.push(before.digest);
       }
       addedDigests.push(write.digest);
+      noteWritten(changes, before, timeline, write.digest);
       writes.push({ write, before: before?.timeline ?? null });
       countChanges(result, before, timeline);
       conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
@@ -388,6 +406,8 @@ async function compileEpisodes(
   });
   const runId = randomUUID();
   const run = { id: runId, compiler_version: COMPILER_VERSION, policy_fingerprint: policies.fingerprint };
+  if (kind === 'rebuild') noteRebuildRemovals(changes, new Set(created));
+  await insertChanges(tx, workspaceId, runId, changes.rows);
   for (let i = 0; i < compiled.length; i += EXTRACT_SLICE) await insertMarkers(tx, workspaceId, subject, compiled.slice(i, i + EXTRACT_SLICE), run);
   for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) await deletePending(tx, workspaceId, subject, episodeIds.slice(i, i + EXTRACT_SLICE));
   await insertCompileRun(tx, {

@@ -66,3 +66,7 @@ export { loadSecretsMode } from './policies.js';
 export { isUnavailable } from '@canon/store';
 export { createLogger, log, useLogger, silentLogger, subjectRef, serializeError, formatLine, RepeatedErrors, LOG_LEVELS, type Logger, type LogLevel } from './log.js';
 export { superviseDatabase, type DatabaseSupervisor, type SupervisorOptions } from './supervision.js';
+export { ChangesParams, Cursor, FEED_START, type ChangeEvent, type ChangesPage } from './changes/feed.js';
+export { type ChangeKind, type ChangeSide } from './changes/kinds.js';
+export { WebhookInput, WEBHOOK_HEADERS, signDelivery, type WebhookView, type CreatedWebhook } from './changes/webhooks.js';
+export { WEBHOOK_QUEUES, type DeliveryJobData } from './changes/dispatch.js';

@@ -11,6 +11,8 @@ import type { DeadLetter, NightlySchedule } from './operations.js';
 import type { WorkspacePolicies } from './policies.js';
 import type { PoliciesView, PolicyChange } from './policy-change.js';
 import type { PreviewResult } from './preview.js';
+import type { ChangesPage } from './changes/feed.js';
+import type { CreatedWebhook, WebhookInput, WebhookView } from './changes/webhooks.js';
 import type { ImportResult } from './import.js';
 import type { Principal } from './principal.js';
 import type { ProposalInput, ProposalResult } from './proposals.js';
@@ -90,6 +92,12 @@ export interface CanonPort {
   exportLog(params: { subject?: string }): Promise<{ episodes: number; lines: AsyncIterable<string> }>;
   /** Imports export lines (owner); progress in episodes (in process) or bytes sent (to a server). */
   importLog(lines: AsyncIterable<string>, options?: PortImportOptions): Promise<ImportResult>;
+  /** A page of what compiles changed after a cursor (`next` resumes; `canon changes --follow` polls it). */
+  changes(params?: { after?: string; subject?: string; predicate?: string; limit?: number }): Promise<ChangesPage>;
+  /** Adds a webhook (owner, maintainer) bound to this key; its secret is in the answer only. */
+  createWebhook(input: WebhookInput): Promise<CreatedWebhook>;
+  webhooks(): Promise<WebhookView[]>;
+  removeWebhook(id: string): Promise<{ removed: string }>;
   close(): Promise<void>;
 }
 
@@ -140,6 +148,10 @@ export function localPort(runtime: Runtime, principal: Principal, close: () => P
     exportLog: (params) => runtime.exportLog(principal, params.subject !== undefined ? { subject: params.subject } : { all: true }),
     importLog: (lines, options = {}) =>
       runtime.importLog(principal, lines, { ...(options.keepPolicies ? { keepPolicies: true } : {}), onProgress: (p) => options.onProgress?.({ episodes: p.episodes }) }),
+    changes: (params = {}) => runtime.changes(principal, params),
+    createWebhook: (input) => runtime.createWebhook(principal, input),
+    webhooks: () => runtime.webhooks(principal),
+    removeWebhook: (id) => runtime.removeWebhook(principal, id),
     close,
   };
 }
