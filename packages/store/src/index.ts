@@ -95,6 +95,7 @@ export {
   advanceWebhook,
   recordDeliveryAttempt,
   webhookById,
+  noteWebhookError,
   type WebhookRow,
   type NewWebhook,
 } from './sql/webhooks.js';

@@ -9,6 +9,7 @@ import {
   findActiveApiKeyById,
   inTransaction,
   lockWebhook,
+  noteWebhookError,
   recordDeliveryAttempt,
   webhookById,
   type Pool,
@@ -41,6 +42,9 @@ export interface DeliveryJobData {
   webhook_id: string;
   cursor: string;
 }
+
+/** What `canon webhooks list` says of a webhook whose key was revoked: it delivers nothing more. */
+export const KEY_REVOKED = 'the key that created it is revoked: nothing more is delivered';
 
 /** Changes queued per webhook and transaction. */
 const DISPATCH_PAGE = 500;
@@ -85,7 +89,10 @@ export async function dispatchWebhook(pool: Pool, boss: PgBoss, workspaceId: str
     const w = await lockWebhook(tx, workspaceId, id, false);
     if (!w) return 0;
     const key = await findActiveApiKeyById(tx, workspaceId, w.key_id);
-    if (!key) return 0;
+    if (!key) {
+      await noteWebhookError(tx, workspaceId, id, KEY_REVOKED);
+      return 0;
+    }
     await enterScope(tx, { workspace_id: workspaceId, user: key.user_id, all_users: false });
     const page = await changesAfter(tx, workspaceId, { after: w.after, subject: w.subject ?? undefined, predicate: w.predicate ?? undefined, limit: DISPATCH_PAGE });
     if (!page.ok || page.changes.length === 0) return 0;

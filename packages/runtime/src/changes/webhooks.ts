@@ -38,7 +38,7 @@ export const WebhookInput = z.strictObject({
     .string()
     .max(2048)
     .url()
-    .refine((u) => ['http:', 'https:'].includes(new URL(u).protocol), 'an http or https URL'),
+    .refine((u) => URL.canParse(u) && ['http:', 'https:'].includes(new URL(u).protocol), 'an http or https URL'),
   subject: cleanString(z.string().min(1).max(512)).optional(),
   predicate: cleanString(z.string().min(1).max(512)).optional(),
 });
