@@ -65,7 +65,7 @@ export interface Config {
    */
   readonly resolverHosts: readonly string[];
   /**
-   * Webhooks (design §9): the hosts (`host` or `host:port`) a webhook may point at
+   * Webhooks (design §11): the hosts (`host` or `host:port`) a webhook may point at
    * (`CANON_WEBHOOK_HOSTS`, comma-separated; empty: none — the server never posts to an address a
    * workspace chose unless its operator allowed it), one request's bound, and the retries.
    */

@@ -64,7 +64,7 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     const erasureId = randomUUID();
     const deleted = await deleteEpisodes(tx, ws, episodes.map((e) => e.id));
     await insertErasedKeys(tx, ws, erasureId, episodes.map((e) => erasedKeyHash(ws, e.source, e.idempotency_key)));
-    // The change feed carries the values that were read before (design §9): every change of the
+    // The change feed carries the values that were read before (design §11): every change of the
     // subjects goes. A subject that stays records, in its rebuild, which memories the erasure
     // changed — without what they read before.
     await deleteChangesOfSubjects(tx, ws, subjects);

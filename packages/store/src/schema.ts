@@ -385,7 +385,7 @@ export const jobProgress = pgTable(
 );
 
 /**
- * What each compile changed (design §9, "follow it live"): one row per memory whose view changed,
+ * What each compile changed (design §11): one row per memory whose view changed,
  * written in the compile's own transaction. Derived like the memories — a rebuild that changes
  * nothing writes none, erasure deletes the rows of the subjects it touches — and read in commit
  * order by `(tx_id, position)`, gated like the log (`tx_id < pg_snapshot_xmin`), so a follower

@@ -13,7 +13,7 @@ interface PriorMemory {
 }
 
 /**
- * What one compile changed, gathered while it writes (design §9): one row per memory whose view
+ * What one compile changed, gathered while it writes (design §11): one row per memory whose view
  * at the compile's instant differs from before. A memory rewritten with the same view (a
  * restatement, one more piece of evidence) records nothing, and neither does a compile or a
  * rebuild that writes nothing new, so the feed follows the facts and recompiling adds no row.
