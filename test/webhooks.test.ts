@@ -1,9 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent, Principal, WebhookView } from '@canon/runtime';
-import { startTestCanon, type TestCanon } from '@canon/testing';
+import { runCanon, startTestCanon, type TestCanon } from '@canon/testing';
 
 // Webhooks (issue 17): the change feed POSTed to a receiver, signed with the webhook's secret,
 // only what the creating key may see; a receiver that fails or hangs is retried with backoff and
@@ -192,5 +195,35 @@ describe('webhooks', { timeout: 180_000 }, () => {
     expect(after.some((w) => w.id === removed.webhook.id)).toBe(false);
     expect(hits.get('/revoked')).toBeUndefined();
     expect(hits.get('/removed')).toBeUndefined();
+  });
+
+  it('is what `canon webhooks add|list|remove` and `canon changes` do', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-webhooks-'));
+    try {
+      const env = { ...process.env, DATABASE_URL: canon.db.url, CANON_HOME: home, CANON_API_KEY: owner.key, CANON_WEBHOOK_HOSTS: '127.0.0.1' };
+      const added = await runCanon(env, 'webhooks', 'add', `${base}/cli`, '--subject', 'service:cli', '--json');
+      expect(added.code, added.stderr).toBe(0);
+      const { webhook, secret } = JSON.parse(added.stdout) as { webhook: WebhookView; secret: string };
+      expect(secret).toMatch(/^whsec_/);
+      const listed = await runCanon(env, 'webhooks', 'list');
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain(webhook.id);
+      expect(listed.stdout).toContain('subject=service:cli');
+      expect(listed.stdout).not.toContain(secret);
+      expect((await runCanon(env, 'webhooks', 'remove', webhook.id)).code).toBe(0);
+      expect((await runCanon(env, 'webhooks', 'list')).stdout).not.toContain(webhook.id);
+      expect((await runCanon(env, 'webhooks', 'add', 'http://example.com/x')).code).toBe(2);
+
+      const feed = (await (await canon.request('/v1/changes?subject=service:hooked', { key: owner.key })).json()) as { changes: ChangeEvent[] };
+      const printed = await runCanon(env, 'changes', '--subject', 'service:hooked', '--json');
+      expect(printed.code, printed.stderr).toBe(0);
+      expect(printed.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(feed.changes);
+      const rest = await runCanon(env, 'changes', '--subject', 'service:hooked', '--after', feed.changes[0]!.cursor);
+      expect(rest.stdout).toContain('Thursday');
+      expect(rest.stdout).not.toContain(feed.changes[0]!.cursor);
+      expect((await runCanon(env, 'changes', '--after', 'nope')).code).toBe(2);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });
