@@ -127,7 +127,12 @@ export async function createWebhook(pool: Pool, principal: Principal, input: unk
 
 export async function listWorkspaceWebhooks(pool: Pool, principal: Principal): Promise<WebhookView[]> {
   requireMaintainer(principal, 'list webhooks');
-  return withWorkspace(pool, principal, async (tx) => Promise.all((await listWebhooks(tx, principal.workspace_id)).map((r) => view(tx, r))));
+  return withWorkspace(pool, principal, async (tx) => {
+    // One connection runs one query at a time: the views one after the other.
+    const out: WebhookView[] = [];
+    for (const r of await listWebhooks(tx, principal.workspace_id)) out.push(await view(tx, r));
+    return out;
+  });
 }
 
 /** Removes a webhook: deliveries already queued find it gone and are dropped. */
