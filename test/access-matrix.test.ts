@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
 import { createRuntime, loadConfig } from '@canon/runtime';
-import type { Role } from '@canon/core';
+import { atLeast, type Role } from '@canon/core';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 // Nothing leaks across users or workspaces (issue 14). Every route of the OpenAPI document — plus
@@ -139,6 +139,7 @@ function requestFor(route: { method: string; path: string; query: string[] }, t:
   const path = route.path
     .replace('{subject}', enc(t.subject))
     .replace('{job_id}', t.job)
+    .replace('{webhook_id}', t.job)
     .replace('{id}', route.path.endsWith('/resolution') ? enc(t.conflict) : enc(t.memory));
   const q = new URLSearchParams();
   for (const name of route.query) {
@@ -165,9 +166,37 @@ function requestFor(route: { method: string; path: string; query: string[] }, t:
     '/v1/memories/{id}': { idempotency_key: `probe-${probe}`, value: 'probe' },
     '/v1/memories/{id}/resolution': { value: 'probe', reason: 'probe' },
     '/v1/jobs/dead/redrive': {},
+    '/v1/webhooks': { url: 'http://127.0.0.1:9/hook', subject: t.subject },
   };
   return { path: url, body: bodies[route.path] ?? {}, headers };
 }
+
+describe('the change feed as a stream', () => {
+  it('streams each key only what it may see: the same changes as its JSON page', async () => {
+    // The feed shows a compile once every older transaction of the cluster has ended: wait until
+    // alice sees her own personal changes, so that others not seeing them means they may not.
+    const alice = callers.find((c) => c.user === 'alice')!;
+    for (let i = 0; i < 1500 && !(await (await canon.request('/v1/changes?limit=1000', { key: alice.key })).text()).includes(M.alice); i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(await (await canon.request('/v1/changes?limit=1000', { key: alice.key })).text()).toContain(M.alice);
+    for (const caller of callers) {
+      const page = (await json(await canon.request('/v1/changes?limit=1000', { key: caller.key }))) as { changes: Array<{ cursor: string }> };
+      const res = await canon.request('/v1/changes?limit=1000', { key: caller.key, headers: { accept: 'text/event-stream' } });
+      expect(res.status, caller.name).toBe(200);
+      // The backlog is what the page held (nothing compiles now): read that many events, then leave.
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      while ((text.match(/^event: change$/gm) ?? []).length < page.changes.length) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      void reader.cancel();
+      expect([...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1]), caller.name).toEqual(page.changes.map((c) => c.cursor));
+      for (const m of forbidden(caller)) expect(text, `${caller.name} streamed ${m}`).not.toContain(m);
+    }
+  }, 120_000);
+});
 
 describe('access matrix', () => {
   it('covers every route of the OpenAPI document', () => {
@@ -197,7 +226,8 @@ describe('access matrix', () => {
           }
           // The caller's own reads answer (their role permitting).
           const ownTarget = (t.name === 'own' && caller.workspace === 'default') || (t.name === 'other' && caller.workspace === 'other');
-          if (ownTarget && route.method === 'GET' && route.path.startsWith('/v1/') && !route.path.startsWith('/v1/secrets') && route.path !== '/v1/export' && res.status >= 400) leaks.push(`${where} (expected to answer)`);
+          const gated = route.path.startsWith('/v1/secrets') || route.path === '/v1/export' || (route.path.startsWith('/v1/webhooks') && !atLeast(caller.role, 'maintainer'));
+          if (ownTarget && route.method === 'GET' && route.path.startsWith('/v1/') && !gated && res.status >= 400) leaks.push(`${where} (expected to answer)`);
         }
       }
     }

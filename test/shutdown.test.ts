@@ -72,10 +72,19 @@ describe('canon start stops cleanly', () => {
         }),
       });
       expect(posted.status).toBe(200);
+      // A follower of the change feed: its stream must end cleanly, not hold the stop for the
+      // server's grace period and then be cut.
+      const stream = await fetch(`${canon.url}/v1/changes`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      const drained = (async () => {
+        for (;;) if ((await reader.read()).done) return 'ended';
+      })();
 
       process.kill(group ? -canon.child.pid! : canon.child.pid!, signal);
       const { code, signal: killedBy } = await canon.exited;
       expect({ code, killedBy, stderr: canon.stderr() }).toEqual({ code: 0, killedBy: null, stderr: '' });
+      expect(await drained).toBe('ended');
       expect(canon.stdout()).toContain(`${signal}: stopping`);
       expect(canon.stdout()).toContain('stopped');
       // PostgreSQL went down with it, and the record that tells the CLI a server runs is gone.

@@ -23,6 +23,8 @@ import { contextRoutes } from './routes/context.js';
 import { secretRoutes } from './routes/secrets.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { exportRoutes } from './routes/export.js';
+import { changeRoutes } from './routes/changes.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
   /** Called with unexpected errors (500s); the response never carries their details. */
@@ -84,6 +86,8 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   secretRoutes(app, runtime);
   connectorRoutes(app, runtime);
   exportRoutes(app, runtime);
+  changeRoutes(app, runtime);
+  webhookRoutes(app, runtime);
   // People's view (HTML): Bearer key or the login form's HttpOnly cookie; see inspector/auth.ts.
   app.route('/inspect', inspectorRoutes(runtime));
 

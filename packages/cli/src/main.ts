@@ -11,6 +11,7 @@ import { registerLinkCommand } from './commands/link.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerInspectCommand } from './commands/inspect.js';
 import { registerSecretsCommands } from './commands/secrets.js';
+import { registerChangeCommands } from './commands/changes.js';
 import type { ConnectorCommandOptions, ConnectorTarget } from './commands/sync.js';
 import type { AddOptions } from './commands/connectors.js';
 
@@ -211,5 +212,6 @@ registerContextCommand(program, run, config);
 registerMcpCommand(program, run, config);
 registerInspectCommand(program, run, config);
 registerSecretsCommands(program, run, config);
+registerChangeCommands(program, run, config);
 
 await program.parseAsync(process.argv);

@@ -142,6 +142,16 @@ export function httpPort(options: HttpPortOptions): HttpPort {
     redrive: async () => (await answer<{ redriven: number }>(api.POST('/v1/jobs/dead/redrive'))).redriven,
     connectorCursor: (instanceId) => answer(api.GET('/v1/connectors/{instance_id}/cursor', { params: { path: { instance_id: instanceId } } })),
     connectorBatch: (instanceId, batch) => answer(api.POST('/v1/connectors/{instance_id}/batches', { params: { path: { instance_id: instanceId } }, body: { ...batch, episodes: [...batch.episodes] } })),
+    changes: (params = {}) =>
+      answer(
+        api.GET('/v1/changes', {
+          params: { query: { ...(params.after !== undefined ? { after: params.after } : {}), ...(params.subject !== undefined ? { subject: params.subject } : {}), ...(params.predicate !== undefined ? { predicate: params.predicate } : {}), ...(params.limit !== undefined ? { limit: String(params.limit) } : {}) } },
+          headers: { accept: 'application/json' },
+        }),
+      ),
+    createWebhook: (input) => answer(api.POST('/v1/webhooks', { body: input })),
+    webhooks: async () => (await answer<{ webhooks: Awaited<ReturnType<CanonPort['webhooks']>> }>(api.GET('/v1/webhooks'))).webhooks,
+    removeWebhook: (id) => answer(api.DELETE('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: id } } })),
     async exportLog(params) {
       const res = await streamed(`/v1/export${params.subject !== undefined ? `?subject=${encodeURIComponent(params.subject)}` : ''}`);
       return { episodes: Number(res.headers.get('x-canon-episodes') ?? 0), lines: responseLines(res) };

@@ -1,4 +1,72 @@
 export interface paths {
+    "/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What compiles changed, after a cursor: a JSON page, or a live stream (server-sent events)
+         * @description One event per memory whose view a compile changed (added, removed, value, status, dispute opened or closed; `erased` when an erasure changed it, without what it read before), in commit order, only what the key may see. With `Accept: text/event-stream`: the backlog, then each new change as it settles, as SSE events `change` whose `id` is the cursor (a reconnecting client resumes from `Last-Event-ID`), a comment every 15 s while quiet; the stream ends when the client goes or the server stops. Otherwise a JSON page `{changes, next}`: ask again with `after=next`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description a cursor (`<tx>.<position>`) from `next` or an event id; absent: from the start */
+                    after?: string;
+                    /** @description changes per page (1–1000, default 100) */
+                    limit?: string;
+                    predicate?: string;
+                    subject?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page (JSON) or the stream (text/event-stream) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            changes: components["schemas"]["ChangeEvent"][];
+                            next: string;
+                        };
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description A malformed cursor, subject, predicate or limit */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/compile": {
         parameters: {
             query?: never;
@@ -2002,6 +2070,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's webhooks with their deliveries, failures and dead letters (owner, maintainer) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The webhooks (never their secrets) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhooks: components["schemas"]["Webhook"][];
+                        };
+                    };
+                };
+                /** @description Only an owner or a maintainer may list webhooks */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add a webhook: the change feed POSTed to a URL, signed (owner, maintainer)
+         * @description Delivers each change the creating key may see (from now on, optionally of one subject or predicate) as the JSON of a `ChangeEvent`, with headers `Canon-Webhook-Id`, `Canon-Delivery` (the cursor), `Canon-Timestamp` (Unix seconds) and `Canon-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>" under the secret>`. A delivery that fails (no 2xx within the timeout) is retried with exponential backoff, then dead-lettered. The secret is in this answer only.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookInput"];
+                };
+            };
+            responses: {
+                /** @description Added */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            secret: string;
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                    };
+                };
+                /** @description Not an http(s) URL, or a host this server does not allow */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Only an owner or a maintainer may add a webhook */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a webhook; deliveries already queued are dropped (owner, maintainer) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            removed: string;
+                        };
+                    };
+                };
+                /** @description Only an owner or a maintainer may remove a webhook */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such webhook in this workspace */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2025,6 +2246,31 @@ export interface components {
             reason: string;
             score: number;
             values: unknown[];
+        };
+        ChangeEvent: {
+            after: {
+                /** @enum {string} */
+                status: "current" | "conflicted" | "tombstoned" | "scheduled_only" | "empty";
+                values: unknown[];
+            } | null;
+            before: {
+                /** @enum {string} */
+                status: "current" | "conflicted" | "tombstoned" | "scheduled_only" | "empty";
+                values: unknown[];
+            } | null;
+            /** @enum {string} */
+            change: "added" | "removed" | "dispute_opened" | "dispute_closed" | "value" | "status" | "erased";
+            changed_at: string;
+            compile_run_id: string | null;
+            /** @description its place in commit order; `after` (or the SSE `Last-Event-ID`) resumes behind it */
+            cursor: string;
+            episode_id: string | null;
+            key: string;
+            memory_id: string;
+            predicate: string;
+            /** @enum {string} */
+            scope: "workspace" | "personal";
+            subject: string;
         };
         ClaimDecision: {
             /** @description The claim’s index in its episode (the claims of a text are numbered as the compiler read them) */
@@ -2672,6 +2918,32 @@ export interface components {
                 valid_to: string | null;
                 value?: unknown;
             }[];
+        };
+        Webhook: {
+            /** @description false once that key is revoked: nothing more is delivered */
+            active: boolean;
+            /** @description how far deliveries are queued (a cursor of the feed) */
+            after: string;
+            created_at: string;
+            /** @description deliveries that failed every retry (queue `webhook-dead`) */
+            dead_letters: number;
+            delivered: number;
+            failed_attempts: number;
+            id: string;
+            /** @description the key whose view of the feed it delivers */
+            key_id: string;
+            last_attempt_at: string | null;
+            last_delivered_at: string | null;
+            last_error: string | null;
+            predicate: string | null;
+            subject: string | null;
+            url: string;
+        };
+        WebhookInput: {
+            predicate?: string;
+            subject?: string;
+            /** @description http or https, on a host the operator allows (CANON_WEBHOOK_HOSTS) */
+            url: string;
         };
         WorkspacePolicies: {
             defaults?: components["schemas"]["Policy"];

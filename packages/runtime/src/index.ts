@@ -44,3 +44,7 @@ export { type RedactedEnvelope, type SecretScanFinding, type SecretScanResult } 
 export { isUnavailable } from '@canon/store';
 export { createLogger, log, useLogger, type Logger, type LogLevel } from './ops/log.js';
 export { superviseDatabase, type DatabaseSupervisor, type SupervisorOptions } from './ops/supervision.js';
+export { ChangesParams, Cursor, FEED_START, type ChangeEvent, type ChangesPage } from './changes/feed.js';
+export { type ChangeKind, type ChangeSide } from './changes/kinds.js';
+export { WebhookInput, WEBHOOK_HEADERS, signDelivery, type WebhookView, type CreatedWebhook } from './changes/webhooks.js';
+export { WEBHOOK_QUEUES, type DeliveryJobData } from './changes/dispatch.js';

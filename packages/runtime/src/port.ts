@@ -17,6 +17,8 @@ import type { ProposalInput, ProposalResult } from './writes/proposals.js';
 import type { MemoryDetail } from './recall/recall.js';
 import type { SearchParams, SearchResponse } from './recall/search.js';
 import type { SecretScanParams, SecretScanResult } from './ingest/secrets.js';
+import type { ChangesPage } from './changes/feed.js';
+import type { CreatedWebhook, WebhookInput, WebhookView } from './changes/webhooks.js';
 import type { CompileRequest, CompileResponse, Runtime, VerifyReport } from './surface.js';
 import type { RecallParams, SubjectRecall, SubjectRecallParams } from './recall/time-travel.js';
 
@@ -90,6 +92,12 @@ export interface CanonPort {
   exportLog(params: { subject?: string }): Promise<{ episodes: number; lines: AsyncIterable<string> }>;
   /** Imports export lines (owner); progress in episodes (in process) or bytes sent (to a server). */
   importLog(lines: AsyncIterable<string>, options?: PortImportOptions): Promise<ImportResult>;
+  /** A page of what compiles changed after a cursor (`next` resumes; `canon changes --follow` polls it). */
+  changes(params?: { after?: string; subject?: string; predicate?: string; limit?: number }): Promise<ChangesPage>;
+  /** Adds a webhook (owner, maintainer) bound to this key; its secret is in the answer only. */
+  createWebhook(input: WebhookInput): Promise<CreatedWebhook>;
+  webhooks(): Promise<WebhookView[]>;
+  removeWebhook(id: string): Promise<{ removed: string }>;
   close(): Promise<void>;
 }
 
@@ -140,6 +148,10 @@ export function localPort(runtime: Runtime, principal: Principal, close: () => P
     exportLog: (params) => runtime.exportLog(principal, params.subject !== undefined ? { subject: params.subject } : { all: true }),
     importLog: (lines, options = {}) =>
       runtime.importLog(principal, lines, { ...(options.keepPolicies ? { keepPolicies: true } : {}), onProgress: (p) => options.onProgress?.({ episodes: p.episodes }) }),
+    changes: (params = {}) => runtime.changes(principal, params),
+    createWebhook: (input) => runtime.createWebhook(principal, input),
+    webhooks: () => runtime.webhooks(principal),
+    removeWebhook: (id) => runtime.removeWebhook(principal, id),
     close,
   };
 }

@@ -38,6 +38,9 @@ import { recomputeAndCompare } from './compile/verify.js';
 import { createRecallWrites } from './writes/recall-writes.js';
 import { recallMemory, recallSubject } from './recall/time-travel.js';
 import { scanSecrets } from './ingest/secrets.js';
+import { followChanges, readChanges } from './changes/feed.js';
+import { createWebhook, listWorkspaceWebhooks, removeWebhook } from './changes/webhooks.js';
+import { setupWebhookQueues, startDeliveryWorker, startDispatcher } from './changes/dispatch.js';
 
 function requireWriter(principal: Principal, what: string): void {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot ${what}`);
@@ -52,6 +55,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // pg-boss's pollers fail twice a second each while the database is away: one line, then counts.
   const queueErrors = new RepeatedErrors(log);
   let boss: PgBoss | null = null;
+  let dispatcher: { stop(): Promise<void> } | null = null;
   try {
     if (options.migrate !== false) await migrateDatabase(pool);
     if (options.queue !== false) {
@@ -62,9 +66,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await boss.start();
       await grantQueueAccess(pool, 'pgboss');
       await setupQueues(boss, config.jobs);
-      if (options.workers !== false) await startWorkers(boss, pool, config.jobs, (workspaceId, subject) => askResolver(workspaceId, subject).then(() => undefined));
+      await setupWebhookQueues(boss, config.webhooks, config.jobs.retentionDays);
+      if (options.workers !== false) {
+        await startWorkers(boss, pool, config.jobs, (workspaceId, subject) => askResolver(workspaceId, subject).then(() => undefined));
+        await startDeliveryWorker(boss, pool, config.webhooks);
+        dispatcher = startDispatcher(pool, boss);
+      }
     }
   } catch (err) {
+    await dispatcher?.stop().catch(() => undefined);
     await boss?.stop({ graceful: false }).catch(() => undefined);
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
@@ -90,6 +100,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   };
 
   let closed = false;
+  // Followers of the change feed end with this, before the server waits for open requests.
+  const following = new AbortController();
   const runtime: Runtime = {
     config,
     pool,
@@ -218,6 +230,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     listKeys: (workspace) => listKeys(pool, workspace),
     revokeKey: (id) => revokeKey(pool, id),
     bootstrap: () => bootstrapOwnerKey(pool),
+    changes: (principal, params) => readChanges(pool, principal, params),
+    followChanges: (principal, params, follow) =>
+      followChanges(pool, principal, params, { ...follow, signal: AbortSignal.any([follow.signal, following.signal]) }),
+    stopFollowing: () => following.abort(),
+    createWebhook: (principal, input) => createWebhook(pool, principal, input, config.webhooks.hosts),
+    webhooks: (principal) => listWorkspaceWebhooks(pool, principal),
+    removeWebhook: (principal, id) => removeWebhook(pool, principal, id),
     async readiness() {
       const database = await databaseAnswers(pool);
       // The queue has connections of its own: ready when they answer too.
@@ -227,6 +246,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async close() {
       if (closed) return;
       closed = true;
+      following.abort();
+      await dispatcher?.stop().catch(() => undefined);
       await boss?.stop({ graceful: true, timeout: 5000 }).catch(() => undefined);
       await pool.end().catch(() => undefined);
       await embedded?.stop().catch(() => undefined);

@@ -21,6 +21,8 @@ import type { SearchParams, SearchResponse } from './recall/search.js';
 import type { SecretScanParams, SecretScanResult } from './ingest/secrets.js';
 import type { RecallParams, SubjectRecall, SubjectRecallParams } from './recall/time-travel.js';
 import type { RecomputeReport } from './compile/verify.js';
+import type { ChangeEvent, ChangesPage } from './changes/feed.js';
+import type { CreatedWebhook, WebhookView } from './changes/webhooks.js';
 
 /**
  * The runtime's surface: what every shell (HTTP, CLI, MCP, jobs, connector runs) calls. Apart
@@ -127,6 +129,18 @@ export interface Runtime extends RecallWrites {
   listKeys(workspace?: string): ReturnType<typeof listKeys>;
   revokeKey(id: string): ReturnType<typeof revokeKey>;
   bootstrap(): Promise<CreatedKey | null>;
+  /** A page of what compiles changed after a cursor, as the key may see it. */
+  changes(principal: Principal, params: unknown): Promise<ChangesPage>;
+  /**
+   * The change feed from a cursor on, until `signal` fires or the runtime stops following
+   * (`stopFollowing`, `close`): the backlog, then each change as it settles.
+   */
+  followChanges(principal: Principal, params: unknown, options: { signal: AbortSignal; onIdle?: () => Promise<void> }): AsyncGenerator<ChangeEvent>;
+  /** Ends every open follower (a server stopping ends its streams before it waits for requests). */
+  stopFollowing(): void;
+  createWebhook(principal: Principal, input: unknown): Promise<CreatedWebhook>;
+  webhooks(principal: Principal): Promise<WebhookView[]>;
+  removeWebhook(principal: Principal, id: string): Promise<{ removed: string }>;
   readiness(): Promise<{ database: boolean; queue: boolean }>;
   close(): Promise<void>;
 }

@@ -49,6 +49,8 @@ export {
   writeProjections,
   type ProjectionChange,
   deleteDerivedOfSubject,
+  memoryHeadsOfSubject,
+  type MemoryHeadRow,
   searchText,
   type MemoryRow,
   type MemoryWrite,
@@ -84,3 +86,18 @@ export { episodeSources } from './sql/episode-sources.js';
 export { projectionRowsOfSubject, type ProjectionRows } from './sql/projection-rows.js';
 export { saveJobProgress, getJobProgress } from './sql/job-progress.js';
 export { erasedKeysPage, insertTombstones, subjectLogStates, type SubjectLogState } from './sql/export.js';
+export { insertChanges, changesAfter, changeAt, changesHead, deleteChangesOfSubjects, type ChangeRow, type ChangeSide, type NewChange, type ChangesQuery, type ChangesPage } from './sql/changes.js';
+export {
+  insertWebhook,
+  listWebhooks,
+  deleteWebhook,
+  allWebhookIds,
+  lockWebhook,
+  advanceWebhook,
+  recordDeliveryAttempt,
+  webhookById,
+  noteWebhookError,
+  type WebhookRow,
+  type NewWebhook,
+} from './sql/webhooks.js';
+export { parseCursor } from './sql/list-episodes.js';

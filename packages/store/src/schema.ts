@@ -380,3 +380,69 @@ export const jobProgress = pgTable(
   },
   (t) => [primaryKey({ columns: [t.workspace_id, t.job_id] })],
 );
+
+/**
+ * What each compile changed (design §11): one row per memory whose view changed,
+ * written in the compile's own transaction. Derived like the memories — a rebuild that changes
+ * nothing writes none, erasure deletes the rows of the subjects it touches — and read in commit
+ * order by `(tx_id, position)`, gated like the log (`tx_id < pg_snapshot_xmin`), so a follower
+ * never skips a row of a compile still in flight.
+ */
+export const changes = pgTable(
+  'changes',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    tx_id: xid8('tx_id')
+      .notNull()
+      .default(sql`pg_current_xact_id()`),
+    position: bigint('position', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    memory_id: text('memory_id').notNull(),
+    subject: text('subject').notNull(),
+    key: text('key').notNull(),
+    predicate: text('predicate').notNull(),
+    /** Who may see the row, as for its memory (row-level security reads these two). */
+    scope: text('scope').notNull(),
+    owner: text('owner'),
+    change: text('change').notNull(),
+    /** `{status, values}` of the memory's view before and after; null when it did not exist (or, after an erasure, may not be told). */
+    before: jsonb('before'),
+    after: jsonb('after'),
+    /** The last episode of this compile with a claim on the memory; null when none did (a snapshot ended it, an erasure). */
+    episode_id: uuid('episode_id'),
+    /** The compile run that wrote it; null for a rebuild that found no episode left (an erasure's). */
+    compile_run_id: uuid('compile_run_id'),
+    changed_at: ms('changed_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.tx_id, t.position] }),
+    index('changes_subject_idx').on(t.workspace_id, t.subject, t.tx_id, t.position),
+  ],
+);
+
+/**
+ * A workspace's webhooks: the change feed POSTed to a URL, signed with the secret, as the key
+ * that created it may see it. `after_tx`/`after_position` is how far the dispatcher has queued
+ * deliveries; the counters are for people (`canon webhooks list`).
+ */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    id: uuid('id').notNull(),
+    url: text('url').notNull(),
+    subject: text('subject'),
+    predicate: text('predicate'),
+    key_id: uuid('key_id').notNull(),
+    secret: text('secret').notNull(),
+    after_tx: xid8('after_tx').notNull(),
+    after_position: bigint('after_position', { mode: 'number' }).notNull(),
+    delivered: integer('delivered').notNull().default(0),
+    failed_attempts: integer('failed_attempts').notNull().default(0),
+    dead_letters: integer('dead_letters').notNull().default(0),
+    last_error: text('last_error'),
+    last_attempt_at: ms('last_attempt_at'),
+    last_delivered_at: ms('last_delivered_at'),
+    created_at: ms('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.id] })],
+);

@@ -77,6 +77,9 @@ export async function start(config: Config): Promise<void> {
   supervisor.stop();
   if (typeof reason === 'string') log().info({ event: 'stopping', signal: reason }, `${reason}: stopping`);
   removeServerRecord(config);
+  // Open change streams would hold the server for its whole grace period: end them first, each
+  // with a clean end of stream, so followers reconnect (with Last-Event-ID) to another server.
+  runtime.stopFollowing();
   await closeServer(server);
   await runtime.close();
   if (typeof reason !== 'string') {

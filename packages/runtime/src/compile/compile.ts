@@ -24,6 +24,7 @@ import {
   getSubject,
   claimCountsOfMemories,
   insertClaims,
+  insertChanges,
   insertCompileRun,
   insertMarkers,
   insertMemories,
@@ -50,6 +51,7 @@ import { storedSummary } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
+import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
 
 export interface CompileResult {
   subject: string;
@@ -78,6 +80,11 @@ export interface CompileOptions {
   jobId?: string | null;
   /** Episodes per transaction: bounds memory and lock time on a large backlog. */
   chunkSize?: number;
+  /**
+   * The rebuild of an erasure (of a user's episodes, `user`): the changes it records say that the
+   * memory changed, never what it read before, and not at all for the erased user's own memories.
+   */
+  erasure?: { user: string | null };
 }
 
 
@@ -167,7 +174,7 @@ async function compileChunkInTransaction(
   }
   const ids = await takePending(tx, workspaceId, subject, options.chunkSize);
   if (ids.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
-  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options);
+  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()));
   return { result, more: ids.length === options.chunkSize };
 }
 
@@ -211,11 +218,18 @@ export async function rebuildInTransaction(
   policies: { set: PolicySet; fingerprint: string },
   options: CompileOptions,
 ): Promise<CompileResult> {
+  // What the subject reads now, so the rebuilt memories record a change only where they differ.
+  const at = new Date().toISOString();
+  const changes = newChangeLog(subject, at, await priorMemories(tx, workspaceId, subject, at), options.erasure ?? null);
   await deleteDerivedOfSubject(tx, workspaceId, subject);
   const all = await episodeIdsOfSubject(tx, workspaceId, subject);
   await insertPending(tx, workspaceId, all.map((episode_id) => ({ subject, episode_id })));
-  if (all.length === 0) return emptyResult(subject, EMPTY_STATE_HASH);
-  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options);
+  if (all.length === 0) {
+    noteRebuildRemovals(changes, new Set());
+    await insertChanges(tx, workspaceId, null, changes.rows);
+    return emptyResult(subject, EMPTY_STATE_HASH);
+  }
+  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options, changes);
 }
 
 /**
@@ -242,6 +256,7 @@ async function compileEpisodes(
   policies: { set: PolicySet; fingerprint: string },
   kind: 'compile' | 'rebuild',
   options: CompileOptions,
+  changes: ChangeLog,
 ): Promise<CompileResult> {
   const started = new Date();
   const t0 = performance.now();
@@ -283,6 +298,7 @@ async function compileEpisodes(
       }
     }
     if (writing) await writing;
+    noteClaims(changes, claims);
     // The slice's markers and its pending rows go with its claims, while the next slice extracts:
     // sent after the fold, their forty round trips were wall time with nothing else to do. Nothing
     // in this transaction reads either before the compile ends (a snapshot version of the running
@@ -384,6 +400,7 @@ async function compileEpisodes(
         // Linked into the group's canonical memory: its own row goes, its claims live on there.
         const gone = existing.get(id);
         if (gone) {
+          noteRemoved(changes, gone);
           merged.push(id);
           removedDigests.push(gone.digest);
           if (gone.status === 'conflicted') conflictDelta -= 1;
@@ -415,6 +432,7 @@ async function compileEpisodes(
         removedDigests.push(before.digest);
       }
       addedDigests.push(write.digest);
+      noteWritten(changes, before, timeline, write.digest);
       writes.push({ write, before: before?.timeline ?? null });
       countChanges(result, before, timeline);
       conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
@@ -441,6 +459,8 @@ async function compileEpisodes(
     memories: (previous?.memories ?? 0) + result.memories_created - merged.length,
     open_conflicts: (previous?.open_conflicts ?? 0) + conflictDelta,
   });
+  if (kind === 'rebuild') noteRebuildRemovals(changes, new Set(created));
+  await insertChanges(tx, workspaceId, runId, changes.rows);
   await insertCompileRun(tx, {
     id: runId,
     workspace_id: workspaceId,

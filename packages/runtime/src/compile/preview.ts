@@ -1,20 +1,17 @@
-import { atLeast, canonicalJson, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, ValidationError, view, type Timeline, type ViewStatus } from '@canon/core';
+import { atLeast, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, ValidationError, type Timeline } from '@canon/core';
 import { inSnapshot, memoriesOfSubject, subjectsOfWorkspace, type Pool } from '@canon/store';
 import { effectivePolicySet, loadPolicySet, WorkspacePolicies } from '../writes/policies.js';
 import { subjectsAffected } from '../writes/policy-change.js';
 import type { Principal } from '../auth/principal.js';
 import { visibleTo } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
+import { classifySides, sideAt as side, type ChangeKind, type ChangeSide } from '../changes/kinds.js';
 import { foldSubjectFromLog } from './verify.js';
 
 /** How one memory would read after the change, against how it reads now (at the same instant). */
-export type PreviewChangeKind = 'added' | 'removed' | 'dispute_opened' | 'dispute_closed' | 'value' | 'status' | 'history';
+export type PreviewChangeKind = Exclude<ChangeKind, 'erased'>;
 
-export interface PreviewSide {
-  status: ViewStatus;
-  /** The values holding at the instant (every side, when disputed). */
-  values: unknown[];
-}
+export type PreviewSide = ChangeSide;
 
 export interface PreviewChange {
   subject: string;
@@ -41,23 +38,9 @@ export interface PreviewResult {
 
 export const PREVIEW_LIST = 1000;
 
-function side(t: Timeline, at: string): PreviewSide {
-  const v = view(t, at);
-  return { status: v.status, values: (v.status === 'conflicted' ? v.conflict : v.current).map((x) => x.value) };
-}
-
 function classify(before: Timeline | undefined, after: Timeline | undefined, at: string): PreviewChangeKind | null {
-  if (!before) return 'added';
-  if (!after) return 'removed';
-  if (timelineDigest(before) === timelineDigest(after)) return null;
-  const b = side(before, at);
-  const a = side(after, at);
-  if (b.status !== 'conflicted' && a.status === 'conflicted') return 'dispute_opened';
-  if (b.status === 'conflicted' && a.status !== 'conflicted') return 'dispute_closed';
-  if (canonicalJson(b.values) !== canonicalJson(a.values)) return 'value';
-  if (b.status !== a.status) return 'status';
-  // The same view now, another history: an earlier value, interval or piece of evidence differs.
-  return 'history';
+  if (before && after && timelineDigest(before) === timelineDigest(after)) return null;
+  return classifySides(before ? side(before, at) : null, after ? side(after, at) : null);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { atLeast, ForbiddenError, NotFoundError, sha256, ValidationError } from '@canon/core';
 import {
+  deleteChangesOfSubjects,
   deleteCompileRunsOfSubject,
   deleteDerivedOfSubject,
   deleteEpisodes,
@@ -63,6 +64,10 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     const erasureId = randomUUID();
     const deleted = await deleteEpisodes(tx, ws, episodes.map((e) => e.id));
     await insertErasedKeys(tx, ws, erasureId, episodes.map((e) => erasedKeyHash(ws, e.source, e.idempotency_key)));
+    // The change feed carries the values that were read before (design §11): every change of the
+    // subjects goes. A subject that stays records, in its rebuild, which memories the erasure
+    // changed — without what they read before.
+    await deleteChangesOfSubjects(tx, ws, subjects);
     const rebuilt: CompileResult[] = [];
     // Subjects gone with the erasure: nothing may name them afterwards — not their compile
     // audit, not a job's data or result in the queue (design §8).
@@ -74,11 +79,12 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       const policies = await loadPolicySet(tx, ws);
       gone = [];
       for (const subject of subjects) {
-        rebuilt.push(await rebuildInTransaction(tx, ws, subject, policies, {}));
+        rebuilt.push(await rebuildInTransaction(tx, ws, subject, policies, { erasure: { user: target.user } }));
         if ((await erasableEpisodes(tx, ws, { subject })).length === 0) gone.push(subject);
       }
     }
     for (const subject of gone) await deleteCompileRunsOfSubject(tx, ws, subject);
+    await deleteChangesOfSubjects(tx, ws, gone);
     await deleteJobsNaming(tx, ws, gone);
     const audit = await insertErasure(tx, {
       workspace_id: ws,

@@ -28,7 +28,19 @@ export const ConfigSchema = z.object({
   CANON_RESOLVER_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   CANON_RESOLVER_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(DEFAULT_RESOLVER_TIMEOUT_MS)),
   CANON_RESOLVER_HOSTS: z.preprocess(emptyAsUndefined, z.string().max(4096).optional()),
+  CANON_WEBHOOK_HOSTS: z.preprocess(emptyAsUndefined, z.string().max(4096).optional()),
+  CANON_WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
+  CANON_WEBHOOK_RETRY_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(50).default(8)),
+  CANON_WEBHOOK_RETRY_DELAY_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(10)),
 });
+
+const hostList = (v: string | undefined) =>
+  Object.freeze(
+    (v ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== ''),
+  );
 
 export interface Config {
   readonly databaseUrl: string | undefined;
@@ -52,6 +64,17 @@ export interface Config {
    * to an address a workspace owner chose unless its operator allowed that address.
    */
   readonly resolverHosts: readonly string[];
+  /**
+   * Webhooks (design §11): the hosts (`host` or `host:port`) a webhook may point at
+   * (`CANON_WEBHOOK_HOSTS`, comma-separated; empty: none — the server never posts to an address a
+   * workspace chose unless its operator allowed it), one request's bound, and the retries.
+   */
+  readonly webhooks: {
+    readonly hosts: readonly string[];
+    readonly timeoutMs: number;
+    readonly retryLimit: number;
+    readonly retryDelaySeconds: number;
+  };
   readonly jobs: {
     readonly debounceSeconds: number;
     readonly compileAfter: number;
@@ -81,12 +104,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     poolSize: e.CANON_POOL_SIZE,
     logLevel: e.CANON_LOG_LEVEL,
     metricsPublic: e.CANON_METRICS_PUBLIC === '1',
-    resolverHosts: Object.freeze(
-      (e.CANON_RESOLVER_HOSTS ?? '')
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter((h) => h !== ''),
-    ),
+    resolverHosts: hostList(e.CANON_RESOLVER_HOSTS),
+    webhooks: Object.freeze({
+      hosts: hostList(e.CANON_WEBHOOK_HOSTS),
+      timeoutMs: e.CANON_WEBHOOK_TIMEOUT_MS,
+      retryLimit: e.CANON_WEBHOOK_RETRY_LIMIT,
+      retryDelaySeconds: e.CANON_WEBHOOK_RETRY_DELAY_SECONDS,
+    }),
     resolver: e.CANON_RESOLVER_URL && e.CANON_RESOLVER_KEY ? Object.freeze({ url: e.CANON_RESOLVER_URL, key: e.CANON_RESOLVER_KEY, timeoutMs: e.CANON_RESOLVER_TIMEOUT_MS }) : null,
     jobs: Object.freeze({
       debounceSeconds: e.CANON_COMPILE_DEBOUNCE_SECONDS,
