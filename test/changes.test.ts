@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent, Principal } from '@canon/runtime';
+import { pruneChangeFeed } from '@canon/runtime/internals';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 // Follow it live (issue 17): what each compile changed, as a feed a key follows from a cursor —
@@ -200,6 +201,17 @@ describe('the change feed', { timeout: 180_000 }, () => {
     // memory is gone. Carol's memory there did not change, so it is not in the feed again.
     const erased = await until(() => all(owner.key, '0.0', '&subject=service:kept'), (c) => c.some((x) => x.change === 'erased'), 'the erased change');
     expect(erased.map((c) => [c.predicate, c.change, c.before, c.after])).toEqual([['codename', 'erased', null, null]]);
+  });
+
+  it('ages out changes older than the retention, in every workspace, and keeps the rest', async () => {
+    await say(owner, 'aged-1', 'service:aged', 'owner team', 'core');
+    await say(owner, 'aged-2', 'service:aged', 'owner team', 'platform');
+    const feed = await until(() => all(owner.key, '0.0', '&subject=service%3Aaged'), (c) => c.length === 2, 'the two changes of service:aged');
+    // One of them as if written 31 days ago: the database owner ages it, as time would.
+    await canon.runtime.pool.query(`UPDATE changes SET changed_at = now() - interval '31 days' WHERE subject = 'service:aged' AND tx_id || '.' || position = $1`, [feed[0]!.cursor]);
+    expect(await pruneChangeFeed(canon.runtime.pool, 30)).toBe(1);
+    expect((await all(owner.key, '0.0', '&subject=service%3Aaged')).map((c) => c.cursor)).toEqual([feed[1]!.cursor]);
+    expect(await pruneChangeFeed(canon.runtime.pool, 30)).toBe(0);
   });
 
   it('refuses a malformed cursor with a 400 problem', async () => {

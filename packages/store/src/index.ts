@@ -86,7 +86,7 @@ export { episodeSources } from './sql/episode-sources.js';
 export { projectionRowsOfSubject, type ProjectionRows } from './sql/projection-rows.js';
 export { saveJobProgress, getJobProgress } from './sql/job-progress.js';
 export { erasedKeysPage, insertTombstones, subjectLogStates, type SubjectLogState } from './sql/export.js';
-export { insertChanges, changesAfter, changeAt, changesHead, deleteChangesOfSubjects, type ChangeRow, type ChangeSide, type NewChange, type ChangesQuery, type ChangesPage } from './sql/changes.js';
+export { insertChanges, changesAfter, changeAt, changesHead, deleteChangesOfSubjects, deleteChangesBefore, type ChangeRow, type ChangeSide, type NewChange, type ChangesQuery, type ChangesPage } from './sql/changes.js';
 export {
   insertWebhook,
   listWebhooks,

@@ -1,7 +1,7 @@
 import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
-import { saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
+import { deleteChangesBefore, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { allUsersOf, withSystem, withWorkspace } from '../auth/scope.js';
@@ -32,6 +32,7 @@ export interface JobSettings {
   compileAfter: number;
   compileChunk: number;
   retentionDays: number;
+  changesRetentionDays: number;
   scheduleCron: string | undefined;
   scheduleTimeZone: string | undefined;
 }
@@ -109,6 +110,12 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
   }
 }
 
+/** Deletes the change feed's rows older than the retention, in every workspace. Returns how many went. */
+export async function pruneChangeFeed(pool: Pool, retentionDays: number, now: Date = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - retentionDays * 86_400_000).toISOString();
+  return withSystem(pool, (tx) => deleteChangesBefore(tx, before));
+}
+
 /** The queue the scheduled compile had before it was named for what it is. */
 const LEGACY_SCHEDULE_QUEUE = 'nightly';
 
@@ -173,7 +180,7 @@ export const POLLING = Object.freeze({ pollingIntervalSeconds: 0.5, notifyPollin
 export async function startWorkers(
   boss: PgBoss,
   pool: Pool,
-  settings: Pick<JobSettings, 'compileChunk'>,
+  settings: Pick<JobSettings, 'compileChunk' | 'changesRetentionDays'>,
   /** Runs after a compile job (never a rebuild): the resolver asks about new candidates here. */
   afterCompile?: (workspaceId: string, subject: string) => Promise<void>,
 ): Promise<void> {
@@ -204,7 +211,10 @@ export async function startWorkers(
       const own = job!.data?.workspace_id;
       const keyed = new Set((await boss.getSchedules(QUEUES.scheduledCompile)).map((s) => s.key).filter((k) => k !== DEFAULT_SCHEDULE_KEY));
       const covers = own ? (ws: string) => ws === own : (ws: string) => !keyed.has(ws);
-      return scheduledCompile(pool, job!.id, deadLetter(boss), covers);
+      const compiled = await scheduledCompile(pool, job!.id, deadLetter(boss), covers);
+      // The default schedule also ages out the change feed, once a night for every workspace.
+      if (own) return compiled;
+      return { ...compiled, changes_pruned: await pruneChangeFeed(pool, settings.changesRetentionDays) };
     }),
   );
 }

@@ -20,6 +20,7 @@ export const ConfigSchema = z.object({
   CANON_COMPILE_AFTER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(500)),
   CANON_COMPILE_CHUNK: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(1_000_000).default(100_000)),
   CANON_JOB_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(3650).default(7)),
+  CANON_CHANGES_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(36500).default(30)),
   CANON_SCHEDULE_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
   CANON_SCHEDULE_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   CANON_LOG_LEVEL: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(LOG_LEVELS).default('info')),
@@ -81,6 +82,8 @@ export interface Config {
     /** Episodes per compile transaction. */
     readonly compileChunk: number;
     readonly retentionDays: number;
+    /** How long the change feed keeps a change (GET /v1/changes, webhooks); the scheduled compile prunes older ones. */
+    readonly changesRetentionDays: number;
     /** Set: applied at every start. Unset: an existing schedule (`canon schedule set`) is kept, else 03:00 UTC. */
     readonly scheduleCron: string | undefined;
     readonly scheduleTimeZone: string | undefined;
@@ -117,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       compileAfter: e.CANON_COMPILE_AFTER,
       compileChunk: e.CANON_COMPILE_CHUNK,
       retentionDays: e.CANON_JOB_RETENTION_DAYS,
+      changesRetentionDays: e.CANON_CHANGES_RETENTION_DAYS,
       scheduleCron: e.CANON_SCHEDULE_CRON,
       scheduleTimeZone: e.CANON_SCHEDULE_TZ,
     }),

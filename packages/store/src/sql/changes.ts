@@ -117,3 +117,9 @@ export async function deleteChangesOfSubjects(sql: Sql, workspaceId: string, sub
   const { rowCount } = await sql.query('DELETE FROM changes WHERE workspace_id = $1 AND subject = ANY($2::text[])', [workspaceId, subjects]);
   return rowCount ?? 0;
 }
+
+/** Retention: the rows of every workspace changed before this instant. */
+export async function deleteChangesBefore(sql: Sql, before: string): Promise<number> {
+  const { rowCount } = await sql.query('DELETE FROM changes WHERE changed_at < $1', [before]);
+  return rowCount ?? 0;
+}
