@@ -116,10 +116,12 @@ AS $fn$
 DECLARE
   ranked constant integer := 100;
   tsq tsquery := websearch_to_tsquery('simple', $2);
-  shape text := querytree(websearch_to_tsquery('simple', $2));
+  -- The query as text (not querytree(), which drops the negated words it cannot index).
+  shape text := websearch_to_tsquery('simple', $2)::text;
   words text[];
   driver text;
   others text[];
+  phrase boolean;
   found integer := 0;
   -- The walk: where it is in the driving word's values, how far the last chunk went, what matched.
   last_id text := '';
@@ -128,10 +130,13 @@ DECLARE
   walked integer;
   driver_rows integer;
   -- Counting a word's values stops here: enough to tell a rare word from a common one.
-  common constant integer := 2000;
+  common constant integer := 1000;
   chunk_ids text[];
   chunk_ords integer[];
   cand_ids text[];
+  seen integer;
+  near_ids text[];
+  near_ords integer[];
   cand_ords integer[];
   win memory_values[];
 BEGIN
@@ -139,7 +144,7 @@ BEGIN
     RETURN;
   END IF;
   -- The lexemes, when every one is required: only `&` and phrase operators, no escapes to undo.
-  IF $3 IS NULL AND shape <> '' AND shape <> 'T' AND shape !~ '[|!\\]' AND shape !~ '''''' THEN
+  IF $3 IS NULL AND shape <> '' AND shape !~ '[|!\\]' AND shape !~ '''''' THEN
     SELECT array_agg(DISTINCT m[1]) INTO words FROM regexp_matches(shape, '''([^'']*)''', 'g') AS m;
     -- The rarest word drives; counts are capped, they only need to tell short lists from long.
     SELECT w, n INTO driver, driver_rows FROM unnest(words) AS w,
@@ -147,6 +152,7 @@ BEGIN
     ORDER BY n, w
     LIMIT 1;
     others := array_remove(words, driver);
+    phrase := shape ~ '<';
   END IF;
 
   IF driver IS NOT NULL THEN
@@ -161,16 +167,34 @@ BEGIN
             ORDER BY t.memory_id, t.ord
             LIMIT step) c;
       EXIT WHEN walked = 0;
-      -- The other words, from the same btree, before any value is read: one index probe per row.
+      -- The other words, from the same btree, before any value is read: their rows in the chunk's
+      -- range of memory ids, read in order, when there are not many more of them than the chunk
+      -- has (words about as common as the driving one); else one index probe per row of the chunk.
       IF cardinality(others) = 0 THEN
         cand_ids := chunk_ids;
         cand_ords := chunk_ords;
       ELSE
-        SELECT array_agg(c.memory_id ORDER BY c.memory_id, c.ord), array_agg(c.ord ORDER BY c.memory_id, c.ord)
-        INTO cand_ids, cand_ords
-        FROM unnest(chunk_ids, chunk_ords) AS c(memory_id, ord)
-        WHERE (SELECT count(*) FROM memory_value_terms x
-               WHERE x.workspace_id = $1 AND x.term = ANY (others) AND x.memory_id = c.memory_id AND x.ord = c.ord) = cardinality(others);
+        SELECT count(*)::integer, array_agg(x.memory_id), array_agg(x.ord)
+        INTO seen, near_ids, near_ords
+        FROM (SELECT x.memory_id, x.ord FROM memory_value_terms x
+              WHERE x.workspace_id = $1 AND x.term = ANY (others)
+                AND (x.memory_id, x.ord) > (last_id, last_ord)
+                AND (x.memory_id, x.ord) <= (chunk_ids[walked], chunk_ords[walked])
+              LIMIT 4 * walked * cardinality(others)) x;
+        IF seen < 4 * walked * cardinality(others) THEN
+          SELECT array_agg(c.memory_id ORDER BY c.memory_id, c.ord), array_agg(c.ord ORDER BY c.memory_id, c.ord)
+          INTO cand_ids, cand_ords
+          FROM unnest(chunk_ids, chunk_ords) AS c(memory_id, ord)
+          WHERE (c.memory_id, c.ord) IN (
+            SELECT o.memory_id, o.ord FROM unnest(near_ids, near_ords) AS o(memory_id, ord)
+            GROUP BY o.memory_id, o.ord HAVING count(*) = cardinality(others));
+        ELSE
+          SELECT array_agg(c.memory_id ORDER BY c.memory_id, c.ord), array_agg(c.ord ORDER BY c.memory_id, c.ord)
+          INTO cand_ids, cand_ords
+          FROM unnest(chunk_ids, chunk_ords) AS c(memory_id, ord)
+          WHERE (SELECT count(*) FROM memory_value_terms x
+                 WHERE x.workspace_id = $1 AND x.term = ANY (others) AND x.memory_id = c.memory_id AND x.ord = c.ord) = cardinality(others);
+        END IF;
       END IF;
       -- The values themselves: visible to the caller, matching the whole query, current.
       SELECT coalesce(win, '{}') || coalesce(array_agg(h.v ORDER BY (h.v).memory_id, (h.v).ord), '{}')
@@ -179,7 +203,9 @@ BEGIN
         SELECT v FROM unnest(cand_ids, cand_ords) AS c(memory_id, ord)
         JOIN memory_values v ON v.workspace_id = $1 AND v.memory_id = c.memory_id AND v.ord = c.ord
         WHERE (v.scope = 'workspace' OR ($6 IS NOT NULL AND v.owner = $6))
-          AND to_tsvector('simple', v.search_text || '') @@ tsq
+          -- Every word is in the value: the match is certain unless the query has a phrase, whose
+          -- word order only the value's text can tell.
+          AND (NOT phrase OR to_tsvector('simple', v.search_text || '') @@ tsq)
           AND ($5 OR (
                 v.status <> 'overruled'
             AND v.superseded_by IS DISTINCT FROM 'correction'

@@ -225,6 +225,16 @@ describe('search across a large workspace', () => {
     expect(near.map((r) => [r.memory_id, r.text_match])).toEqual([['m4001', false]]);
   });
 
+  it('keeps the query’s meaning on the terms path: a phrase in order, every word required', async () => {
+    const textMatches = async (q: string) => (await searchW1(q, 100)).filter((r) => r.text_match).map((r) => r.memory_id);
+    expect(await textMatches('day deploy')).toHaveLength(100);
+    // Out of order, the phrase is no full-text match (a near match at most).
+    expect(await textMatches('"day deploy"')).toEqual([]);
+    expect(await textMatches('"deploy day"')).toEqual((await expected('"deploy day"', 100)).map((r) => r.memory_id));
+    expect(await textMatches('deploy runbook')).toEqual([]);
+    expect(await textMatches('deploy -prod')).toEqual([]);
+  });
+
   it('keeps memory_value_terms equal to the words of the values, through updates and deletes', async () => {
     await canon.runtime.pool.query(`UPDATE memory_values SET search_text = 'renamed words here' WHERE workspace_id = 'w1' AND memory_id IN ('m1', 'm2')`);
     await canon.runtime.pool.query(`UPDATE memory_values SET status = status WHERE workspace_id = 'w1' AND memory_id = 'm3'`);
