@@ -95,8 +95,9 @@ CREATE TRIGGER memory_value_terms_changed AFTER UPDATE ON memory_values
 -- Memory ids are hashes: the first 100 in their order are an even, reproducible sample of a common
 -- word's matches, and the same rows whatever `lim`, so a smaller limit gives a prefix of a larger.
 -- Across the workspace, a query whose words are all required (no `or`, no `-word`) walks the
--- memory_value_terms rows of its rarest word in memory-id order, checks the other words there and
--- the full query on the value itself, and stops at 100: cost follows the window, not the matches.
+-- memory_value_terms rows of its rarest word in memory-id order, checks the other words there (and
+-- a phrase's word order on the value's text), reads the values for scope and currency, and stops
+-- at 100: the cost follows the window, not the number of matches.
 -- Other queries (with `or` or `-word`) and near matches read the GIN indexes as before, and rank
 -- only the window. Within one subject: that subject's values from its btree, as in 0008.
 -- PL/pgSQL allows no input named as an output column (`subject`): dropped and created again, its
