@@ -17,8 +17,9 @@ const TEMPLATE = SMALL ? 'canon_bench_recall_small_v1' : 'canon_bench_recall_v1'
 const RUN_DB = 'canon_bench_recall_run';
 const WORKSPACE = 'bench-recall';
 const RUNS = 200;
-// Search scans far more rows than a subject read: fewer runs keep `npm run bench` near 10 minutes.
-const SEARCH_RUNS = 100;
+// Search across the workspace ranks a window of 100 matches (migration 0015), no longer every
+// match: it runs as many times as the other measures.
+const SEARCH_RUNS = RUNS;
 
 const COMPONENTS = ['api', 'database', 'cache', 'queue', 'scheduler', 'gateway', 'storage', 'search', 'billing', 'auth'];
 const ATTRIBUTES = ['owner team', 'deploy day', 'timeout', 'region', 'version', 'runbook', 'alert channel', 'budget', 'retention', 'replicas'];
@@ -81,6 +82,10 @@ async function ensureTemplate(cluster: BenchCluster, log: (msg: string) => void)
     const runtime = await benchRuntime(cluster.urlOf(TEMPLATE), {}, { queue: false });
     try {
       const { rows } = await runtime.pool.query<{ info: SeedInfo }>('SELECT info FROM bench_seed_info');
+      // A migration may have written rows (0015 fills memory_value_terms): what autovacuum would
+      // do before long, done now, so index-only scans are measured as they run in service.
+      // Quick when nothing changed.
+      await runtime.pool.query('VACUUM ANALYZE');
       if (rows[0]) return { ...rows[0].info, reused: true };
     } finally {
       await runtime.close();
@@ -208,6 +213,7 @@ export async function benchRecall(log: (msg: string) => void = console.error, cl
       const targets = [
         target('memories p95 (HTTP)', p95('memories_http'), 10, 'max', 'ms'),
         target('context p95 (HTTP)', p95('context_http'), 50, 'max', 'ms'),
+        target('search across the workspace p95 (HTTP)', p95('search_workspace_http'), 50, 'max', 'ms'),
       ];
       t0 = performance.now();
       return {

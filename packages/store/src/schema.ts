@@ -219,6 +219,26 @@ export const memoryValues = pgTable(
   ],
 );
 
+/**
+ * The words of each memory value (the lexemes of `to_tsvector('simple', search_text)`), one row a
+ * word, ordered by memory id within a word: search across a workspace reads a common word's
+ * matches in memory-id order and stops after the few it ranks, where the GIN posting list of
+ * that word would be read whole. Kept by a trigger on memory_values (migration 0016), never
+ * written by hand; `owner` as on the value, for the same personal-scope policy.
+ */
+export const memoryValueTerms = pgTable(
+  'memory_value_terms',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    term: text('term').notNull(),
+    memory_id: text('memory_id').notNull(),
+    ord: integer('ord').notNull(),
+    scope: text('scope').notNull(),
+    owner: text('owner'),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.term, t.memory_id, t.ord] })],
+);
+
 export const evidence = pgTable(
   'evidence',
   {

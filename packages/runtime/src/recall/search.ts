@@ -51,7 +51,9 @@ export interface SearchResponse {
 
 /**
  * Lexical search over current memory values (design §7): full-text ranked by ts_rank, then near
- * matches by trigram similarity, ties by memory id and value order. The database proposes
+ * matches by trigram similarity, ties by memory id and value order — ranking the first 100 matches
+ * in memory-id order when more match, so the cost follows the window, not the number of matches
+ * (migration 0016). The database proposes
  * candidates; each is re-checked here against its memory's timeline with core's `view`, so a
  * value superseded or overruled since the rows were written never comes back as current.
  */

@@ -31,11 +31,14 @@ export async function deletePending(sql: Sql, workspaceId: string, subject: stri
 
 /** Of these subjects, those with at least `n` episodes waiting (one query for a whole batch). */
 export async function subjectsWithPendingAtLeast(sql: Sql, workspaceId: string, subjects: readonly string[], n: number): Promise<string[]> {
-  const { rows } = await sql.query<{ subject: string }>(
-    `SELECT subject FROM pending WHERE workspace_id = $1 AND subject = ANY($2::text[])
-     GROUP BY subject HAVING count(*) >= $3 ORDER BY subject`,
-    [workspaceId, subjects, n],
-  );
+  // Through canon_pending_at_least (migration 0017): the backlog is every user's, counted from the
+  // index without the per-row personal-scope check, and at most `n` rows a subject. Inside the
+  // workspace's transaction only (`withWorkspace`).
+  const { rows } = await sql.query<{ subject: string }>(`SELECT s AS subject FROM canon_pending_at_least($1, $2::text[], $3) AS s`, [
+    workspaceId,
+    [...new Set(subjects)],
+    n,
+  ]);
   return rows.map((r) => r.subject);
 }
 

@@ -31,8 +31,10 @@ export interface SearchHit {
 }
 
 /**
- * The search itself lives in the SECURITY DEFINER function `canon_search` (migration 0004):
- * under row-level security the GIN indexes could not be used by a plain query. The function
+ * The search itself lives in the SECURITY DEFINER function `canon_search` (migrations 0004, 0008,
+ * 0016): under row-level security its indexes could not be used by a plain query. It ranks the
+ * first 100 matches in memory-id order, read from `memory_value_terms` when every word of the
+ * query is required. The function
  * answers only for the workspace the transaction is confined to (`canon.workspace_id`), so
  * call it inside `withWorkspace`.
  */

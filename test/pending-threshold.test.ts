@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { createRuntime, loadConfig } from '@canon/runtime';
+import { createTestDatabase } from '@canon/testing';
+
+const ep = (key: string, subject: string, scope: 'workspace' | 'personal' = 'workspace') => ({
+  idempotency_key: key,
+  subject,
+  scope,
+  body: { claims: [{ predicate: `fact ${key}`, value: 'v' }] },
+});
+
+describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
+  it('has its compile job moved to now, counting every user’s waiting episodes; a smaller backlog stays debounced', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '3' }, { databaseUrl: db.url }), {
+      migrate: false,
+      workers: false,
+    });
+    try {
+      const alice = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'member', user: 'alice' })).key);
+      const bob = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'member', user: 'bob' })).key);
+      // Two personal episodes of alice's, that bob cannot see, then bob's third: the backlog is three.
+      await runtime.ingest(alice, [ep('a1', 'service:busy', 'personal'), ep('a2', 'service:busy', 'personal')]);
+      await runtime.ingest(bob, [ep('b1', 'service:busy'), ep('b2', 'service:quiet')]);
+      const { rows } = await runtime.pool.query<{ subject: string; soon: boolean }>(
+        `SELECT data->>'subject' AS subject, start_after < now() + interval '10 minutes' AS soon
+         FROM pgboss.job WHERE name = 'compile' AND state = 'created' ORDER BY 1`,
+      );
+      expect(rows).toEqual([
+        { subject: 'service:busy', soon: true },
+        { subject: 'service:quiet', soon: false },
+      ]);
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
+  it('answers nothing for a workspace the transaction is not confined to', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { migrate: false, workers: false });
+    try {
+      const who = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner' })).key);
+      await runtime.ingest(who, [ep('x1', 'service:x'), ep('x2', 'service:x')]);
+      const client = await runtime.pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(`SELECT set_config('canon.workspace_id', 'elsewhere', true)`);
+        const other = await client.query(`SELECT * FROM canon_pending_at_least('default', ARRAY['service:x'], 1)`);
+        await client.query(`SELECT set_config('canon.workspace_id', 'default', true)`);
+        const own = await client.query(`SELECT s FROM canon_pending_at_least('default', ARRAY['service:x', 'service:y'], 2) AS s`);
+        await client.query('ROLLBACK');
+        expect(other.rows).toEqual([]);
+        expect(own.rows).toEqual([{ s: 'service:x' }]);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+});
