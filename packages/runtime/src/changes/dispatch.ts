@@ -14,7 +14,7 @@ import {
   webhookById,
   type Pool,
 } from '@canon/store';
-import { bossDb, POLLING } from '../compile/jobs.js';
+import { bossDb, ensureQueue, POLLING } from '../compile/jobs.js';
 import { log } from '../ops/log.js';
 import { withSystem, withWorkspace } from '../auth/scope.js';
 import { toEvent } from './feed.js';
@@ -51,20 +51,8 @@ const DISPATCH_PAGE = 500;
 
 export async function setupWebhookQueues(boss: PgBoss, settings: WebhookSettings, retentionDays: number): Promise<void> {
   const deleteAfterSeconds = Math.round(retentionDays * 86_400);
-  const ensure = async (name: string, options: Parameters<PgBoss['createQueue']>[1]) => {
-    if (await boss.getQueue(name)) {
-      const { policy: _policy, ...rest } = options ?? {};
-      await boss.updateQueue(name, rest as Parameters<PgBoss['updateQueue']>[1]);
-      return;
-    }
-    try {
-      await boss.createQueue(name, options);
-    } catch (err) {
-      if (!(await boss.getQueue(name))) throw err;
-    }
-  };
-  await ensure(WEBHOOK_QUEUES.dead, { policy: 'standard', deleteAfterSeconds });
-  await ensure(WEBHOOK_QUEUES.delivery, {
+  await ensureQueue(boss, WEBHOOK_QUEUES.dead, { policy: 'standard', deleteAfterSeconds });
+  await ensureQueue(boss, WEBHOOK_QUEUES.delivery, {
     policy: 'standard',
     retryLimit: settings.retryLimit,
     retryDelay: settings.retryDelaySeconds,

@@ -7,25 +7,13 @@ import type { Principal } from '../auth/principal.js';
 import { allUsersOf, withWorkspace } from '../auth/scope.js';
 
 /** A webhook as `canon webhooks list` and GET /v1/webhooks show it: never its secret. */
-export interface WebhookView {
-  id: string;
-  url: string;
-  subject: string | null;
-  predicate: string | null;
-  /** The key whose view of the feed it delivers; revoked, it delivers nothing more. */
-  key_id: string;
-  active: boolean;
-  /** How far deliveries are queued (a cursor of the feed). */
-  after: string;
-  delivered: number;
-  failed_attempts: number;
-  /** Deliveries that failed every retry and went to the dead-letter queue `webhook-dead`. */
-  dead_letters: number;
-  last_error: string | null;
-  last_attempt_at: string | null;
-  last_delivered_at: string | null;
-  created_at: string;
-}
+/**
+ * A webhook as its owners see it: its row but the workspace, and whether its key still stands
+ * (`key_id`: the key whose view of the feed it delivers; revoked, it delivers nothing more).
+ * `after` is how far deliveries are queued; `dead_letters` counts deliveries that failed every
+ * retry and went to the dead-letter queue `webhook-dead`.
+ */
+export type WebhookView = Omit<WebhookRow, 'workspace_id'> & { active: boolean };
 
 export interface CreatedWebhook {
   webhook: WebhookView;

@@ -59,7 +59,8 @@ export function bossDb(tx: PoolClient): { executeSql(text: string, values?: unkn
 
 const singletonKey = (workspaceId: string, subject: string) => JSON.stringify([workspaceId, subject]);
 
-async function ensureQueue(boss: PgBoss, name: string, options: Parameters<PgBoss['createQueue']>[1]): Promise<void> {
+/** Creates a queue, or brings an existing one's options in line with the configuration. */
+export async function ensureQueue(boss: PgBoss, name: string, options: Parameters<PgBoss['createQueue']>[1]): Promise<void> {
   if (await boss.getQueue(name)) {
     // A queue's policy is fixed at creation; everything else follows the configuration.
     const { policy: _policy, ...rest } = options ?? {};
