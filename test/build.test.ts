@@ -42,6 +42,11 @@ describe('the build', () => {
     expect([...imported].filter((p) => !referenced.has(p)).sort()).toEqual([]);
   });
 
+  it.each(PACKAGES.filter((p) => p !== 'packages/runtime' && p !== 'packages/testing'))('%s builds on the runtime\'s face, never on its internals', (pkg) => {
+    const reaching = sources(path.join(ROOT, pkg, 'src')).filter((file) => fs.readFileSync(file, 'utf8').includes("'@canon/runtime/internals'"));
+    expect(reaching.map((f) => path.relative(ROOT, f))).toEqual([]);
+  });
+
   it('exports the source to TypeScript tools and the build to Node', () => {
     for (const pkg of PACKAGES) {
       const exports = json(`${pkg}/package.json`)['exports'] as Record<string, Record<string, string>>;

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
-import { createRuntime, loadConfig, scheduledCompile } from '@canon/runtime';
-import { QUEUES } from '@canon/runtime/internals';
+import { createRuntime, loadConfig } from '@canon/runtime';
+import { QUEUES, scheduledCompile } from '@canon/runtime/internals';
 import { getJobProgress, saveJobProgress } from '@canon/store';
 import { createTestDatabase, isAlive, killChild, startTestCanon } from '@canon/testing';
 

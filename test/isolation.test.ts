@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRuntime, loadConfig, scheduledCompile } from '@canon/runtime';
+import { createRuntime, loadConfig } from '@canon/runtime';
+import { scheduledCompile } from '@canon/runtime/internals';
 import { createTestDatabase, runCanon, startTestCanon, type TestCanon, type TestDatabase } from '@canon/testing';
 
 // One subject that cannot compile must not stop the others: `{all}`, the nightly job and
