@@ -41,7 +41,7 @@ export {
   memoriesByIds,
   memoriesOfSubject,
   recallRowsOfSubject,
-  recallRowsByIds,
+  candidateRowsByIds,
   summariesOfSubject,
   type MemoryRecallRow,
   insertMemories,

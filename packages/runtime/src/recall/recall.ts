@@ -1,5 +1,5 @@
 import { compareInstants, Instant, NotFoundError, ValidationError, view, viewSettlesAt, type MemoryView, type Timeline } from '@canon/core';
-import { memoriesByIds, memoryIdLinkingKey, recallRowsByIds, recallRowsOfSubject, type MemoryRecallRow, type MemoryRow, type Sql } from '@canon/store';
+import { memoriesByIds, memoryIdLinkingKey, candidateRowsByIds, recallRowsOfSubject, type MemoryRecallRow, type MemoryRow, type Sql } from '@canon/store';
 import { candidateViews, sideOf, type CandidateSide, type CandidateView } from '../links/candidate-view.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -124,7 +124,7 @@ export async function subjectMemories(sql: Sql, principal: Principal, subject: s
   const visible = rows.filter((r) => rowVisible(principal, r));
   const onPage = new Set(visible.map((r) => r.id));
   const offPage = [...new Set(visible.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))].filter((id) => !onPage.has(id));
-  const others = (await recallRowsByIds(sql, principal.workspace_id, offPage)).filter((r) => rowVisible(principal, r));
+  const others = (await candidateRowsByIds(sql, principal.workspace_id, offPage)).filter((r) => rowVisible(principal, r));
   const summaries = new Map<string, StoredSummary['memory']>();
   for (const r of [...visible, ...others]) {
     const s = summaryAt(r, at);
