@@ -89,9 +89,11 @@ describe('the canon command line', () => {
     expect(bad.stdout).toMatch(/actual .*"value":42/);
   });
 
-  it('shows and sets the nightly schedule', async () => {
+  it('shows and sets the compile schedule', async () => {
     expect((await canon('schedule', 'show')).stdout.trim()).toBe('0 3 * * * (UTC)');
-    expect((await canon('schedule', 'set', '--cron', '30 2 * * *', '--tz', 'Europe/Paris')).code).toBe(0);
+    const set = await canon('schedule', 'set', '--cron', '30 2 * * *', '--tz', 'Europe/Paris');
+    expect(set.code).toBe(0);
+    expect(set.stdout.trim()).toBe('compile schedule: 30 2 * * * (Europe/Paris)');
     expect((await canon('schedule', 'show')).stdout.trim()).toBe('30 2 * * * (Europe/Paris)');
     const bad = await canon('schedule', 'set', '--cron', 'every day please');
     expect(bad.code).toBe(2);
