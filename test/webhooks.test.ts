@@ -106,6 +106,15 @@ describe('webhooks', { timeout: 180_000 }, () => {
     expect((await canon.request('/v1/webhooks/00000000-0000-0000-0000-000000000000', { key: owner.key, method: 'DELETE' })).status).toBe(404);
   });
 
+  it('keeps a workspace to 50 webhooks', async () => {
+    const many = (await canon.key('maintainer', { workspace: 'many-hooks' })).key;
+    for (let i = 0; i < 50; i += 1) expect((await add(many, { url: `${base}/hook-${i}` })).status).toBe(201);
+    const refused = await add(many, { url: `${base}/hook-50` });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/50 webhooks, the most it may have/);
+    expect(((await (await canon.request('/v1/webhooks', { key: many })).json()) as { webhooks: unknown[] }).webhooks).toHaveLength(50);
+  });
+
   it('delivers each change the creating key may see, signed, as the feed carries it', async () => {
     const res = await add(owner.key, { url: `${base}/ok`, subject: 'service:hooked' });
     expect(res.status).toBe(201);

@@ -89,6 +89,7 @@ export { erasedKeysPage, insertTombstones, subjectLogStates, type SubjectLogStat
 export { insertChanges, changesAfter, changeAt, changesHead, deleteChangesOfSubjects, deleteChangesBefore, type ChangeRow, type ChangeSide, type NewChange, type ChangesQuery, type ChangesPage } from './sql/changes.js';
 export {
   insertWebhook,
+  countWebhooks,
   listWebhooks,
   deleteWebhook,
   allWebhookIds,

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { atLeast, cleanString, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
-import { changesHead, deleteWebhook, findActiveApiKeyById, insertWebhook, listWebhooks, type Pool, type WebhookRow } from '@canon/store';
+import { changesHead, countWebhooks, deleteWebhook, findActiveApiKeyById, insertWebhook, listWebhooks, type Pool, type WebhookRow } from '@canon/store';
 import { z } from 'zod';
 import { resolverHostAllowed } from '../links/workspace-resolver.js';
 import type { Principal } from '../auth/principal.js';
@@ -80,6 +80,9 @@ async function view(tx: Parameters<typeof findActiveApiKeyById>[0], r: WebhookRo
  * A webhook bound to the creating key: it delivers what that key may see of the feed, from now
  * on (the changes settled before it are not sent). Its URL's host must be one the operator allows.
  */
+/** Webhooks per workspace: each is read every second by the dispatcher, so their number is bounded. */
+export const MAX_WEBHOOKS = 50;
+
 export async function createWebhook(pool: Pool, principal: Principal, input: unknown, hosts: readonly string[]): Promise<CreatedWebhook> {
   requireMaintainer(principal, 'add a webhook');
   const parsed = WebhookInput.safeParse(input);
@@ -100,6 +103,9 @@ export async function createWebhook(pool: Pool, principal: Principal, input: unk
   const ws = principal.workspace_id;
   // The head over every user's rows: a personal change settled before now is not owed either.
   return withWorkspace(pool, allUsersOf(ws), async (tx) => {
+    if ((await countWebhooks(tx, ws)) >= MAX_WEBHOOKS) {
+      throw new ValidationError(`this workspace has ${MAX_WEBHOOKS} webhooks, the most it may have: remove one first`, [{ index: 0, path: 'url', message: 'too many webhooks' }]);
+    }
     const row = await insertWebhook(tx, ws, {
       id: randomUUID(),
       url: w.url,

@@ -41,6 +41,12 @@ export async function insertWebhook(sql: Sql, workspaceId: string, w: NewWebhook
   return rows[0]!;
 }
 
+/** How many webhooks a workspace has. */
+export async function countWebhooks(sql: Sql, workspaceId: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks WHERE workspace_id = $1', [workspaceId]);
+  return rows[0]!.n;
+}
+
 export async function listWebhooks(sql: Sql, workspaceId: string): Promise<WebhookRow[]> {
   const { rows } = await sql.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE workspace_id = $1 ORDER BY created_at, id`, [workspaceId]);
   return rows;
