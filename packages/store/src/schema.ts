@@ -223,7 +223,7 @@ export const memoryValues = pgTable(
  * The words of each memory value (the lexemes of `to_tsvector('simple', search_text)`), one row a
  * word, ordered by memory id within a word: search across a workspace reads a common word's
  * matches in memory-id order and stops after the few it ranks, where the GIN posting list of
- * that word would be read whole. Kept by a trigger on memory_values (migration 0016), never
+ * that word would be read whole. Kept by triggers on memory_values (migrations 0016, 0018), never
  * written by hand; `owner` as on the value, for the same personal-scope policy.
  */
 export const memoryValueTerms = pgTable(
