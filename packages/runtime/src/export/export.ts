@@ -1,4 +1,4 @@
-import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, ForbiddenError, NotFoundError, ValidationError, EXPORT_FORMAT, EXPORT_VERSION, type ExportSelection } from '@canon/core';
+import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, LoggedEpisode as LoggedEpisodeSchema, ForbiddenError, NotFoundError, ValidationError, EXPORT_FORMAT, EXPORT_VERSION, type ExportSelection } from '@canon/core';
 import { erasedKeysPage, listEpisodes, openReadSnapshot, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool } from '@canon/store';
 import { z } from 'zod';
 import { compileSubject } from '../compile/compile.js';
@@ -114,27 +114,13 @@ async function* exportLines(pool: Pool, principal: Principal, selection: ExportS
   }
 }
 
+/** The fields of the logged episode an export line carries: the schema's, so the two cannot drift apart. */
+const LOGGED_FIELDS = Object.keys(LoggedEpisodeSchema.shape) as Array<keyof typeof LoggedEpisodeSchema.shape>;
+
 /** An episode as an export line: what its source posted and what the log recorded beside it. */
-function episodeRecord(e: LoggedEpisode) {
-  return {
-    type: 'episode' as const,
-    log_position: e.log_position,
-    source: e.source,
-    idempotency_key: e.idempotency_key,
-    subject: e.subject,
-    scope: e.scope,
-    owner: e.owner,
-    kind: e.kind,
-    body: e.body,
-    occurred_at: e.occurred_at,
-    occurred_at_defaulted: e.occurred_at_defaulted,
-    observed_at: e.observed_at,
-    ingested_at: e.ingested_at,
-    sequence: e.sequence,
-    lineage: e.lineage,
-    snapshot: e.snapshot,
-    source_ref: e.source_ref,
-    actor: e.actor,
-    actor_key: e.actor_key ?? null,
-  };
+function episodeRecord(e: LoggedEpisode): Record<string, unknown> & { type: 'episode' } {
+  const record: Record<string, unknown> & { type: 'episode' } = { type: 'episode', log_position: e.log_position };
+  for (const field of LOGGED_FIELDS) record[field] = e[field];
+  record['actor_key'] = e.actor_key ?? null;
+  return record;
 }
