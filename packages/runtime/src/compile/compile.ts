@@ -351,15 +351,15 @@ async function compileEpisodes(
   const claimsOf = async (memoryIds: string[]): Promise<Map<string, Claim[]>> => {
     const kept = fresh;
     if (!kept) return claimsOfMemories(tx, workspaceId, memoryIds);
-    const counts = await claimCountsOfMemories(tx, workspaceId, memoryIds);
+    // Only a key this compile extracted claims for can be answered from memory: count just those.
+    const extracted = memoryIds.filter((id) => kept.has(id));
+    const counts = extracted.length > 0 ? await claimCountsOfMemories(tx, workspaceId, extracted) : new Map<string, number>();
     const out = new Map<string, Claim[]>();
     const fromTable: string[] = [];
     for (const id of memoryIds) {
       const own = kept.get(id);
-      const n = counts.get(id) ?? 0;
-      if (n === (own?.length ?? 0)) {
-        if (own) out.set(id, own.map((c) => storedForm(c)));
-      } else fromTable.push(id);
+      if (own && counts.get(id) === own.length) out.set(id, own.map((c) => storedForm(c)));
+      else fromTable.push(id);
     }
     for (const [id, cs] of await claimsOfMemories(tx, workspaceId, fromTable)) out.set(id, cs);
     return out;
