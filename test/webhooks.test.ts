@@ -156,7 +156,9 @@ describe('webhooks', { timeout: 180_000 }, () => {
     // The same objects the feed shows.
     const feed = (await (await canon.request('/v1/changes?subject=service:hooked', { key: owner.key })).json()) as { changes: ChangeEvent[] };
     expect(events).toEqual(feed.changes);
-    const shown = (await list()).find((w) => w.id === webhook.id)!;
+    // The receiver answers before the dispatcher counts the delivery: wait for the count.
+    const counted = await until(() => list(), (ws) => ws.find((w) => w.id === webhook.id)?.delivered === 3, 'three deliveries counted');
+    const shown = counted.find((w) => w.id === webhook.id)!;
     expect(shown).toMatchObject({ active: true, delivered: 3, failed_attempts: 0, dead_letters: 0, subject: 'service:hooked' });
   });
 
@@ -198,7 +200,11 @@ describe('webhooks', { timeout: 180_000 }, () => {
     await say(carol, 'r-1', 'service:late', 'region', 'eu-north-1');
     await until(() => received.filter((r) => r.path === '/witness'), (r) => r.length === 1, 'the witness delivery');
     // The dispatcher has been round to the revoked key's webhook once it says why it sends nothing.
-    const after = await until(() => list(), (ws) => ws.find((w) => w.id === revoked.webhook.id)?.last_error?.includes('revoked') === true, 'the revoked webhook seen');
+    const after = await until(
+      () => list(),
+      (ws) => ws.find((w) => w.id === revoked.webhook.id)?.last_error?.includes('revoked') === true && ws.find((w) => w.id === witness.webhook.id)?.delivered === 1,
+      'the revoked webhook seen and the witness delivery counted',
+    );
     expect(after.find((w) => w.id === revoked.webhook.id)).toMatchObject({ active: false, delivered: 0, failed_attempts: 0, after: revoked.webhook.after });
     expect(after.find((w) => w.id === witness.webhook.id)).toMatchObject({ active: true, delivered: 1 });
     expect(after.some((w) => w.id === removed.webhook.id)).toBe(false);
