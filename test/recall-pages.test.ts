@@ -174,4 +174,28 @@ describe('recall of a subject, page by page', () => {
     expect((await canon.runtime.verify(ownerPrincipal, SUBJECT)).ok).toBe(true);
     expect(JSON.stringify((await page(owner, { limit: '1' })).memories[0])).not.toContain('Sunday');
   });
+
+  it('reads a candidate off the page from its side, which verify holds to the summary; a row without one reads the same', async () => {
+    const ownerPrincipal = (await canon.key('owner')).principal;
+    const at = new Date().toISOString();
+    const first = await page(owner, { limit: '1', as_of: at });
+    const candidate = first.memories[0]!.candidates[0]!;
+    expect(candidate).toBeDefined();
+    const sides = await canon.runtime.pool.query(`SELECT count(*)::int AS n FROM memories WHERE subject = $1 AND side IS NULL`, [SUBJECT]);
+    expect(sides.rows[0].n).toBe(0);
+    // Rows written before the column existed: the page takes the side out of the summary instead.
+    await canon.runtime.pool.query(`UPDATE memories SET side = NULL WHERE subject = $1`, [SUBJECT]);
+    expect(await page(owner, { limit: '1', as_of: at })).toEqual(first);
+    expect((await canon.runtime.verify(ownerPrincipal, SUBJECT)).ok).toBe(true);
+    await canon.runtime.rebuild(ownerPrincipal, SUBJECT);
+    expect(await page(owner, { limit: '1', as_of: at })).toEqual(first);
+    // The side is what the page reads of a candidate off it, and verify holds it to the summary.
+    const { rowCount } = await canon.runtime.pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,current,0,value}', '"Sunday"') WHERE id = $1`, [candidate.memory_id]);
+    expect(rowCount).toBe(1);
+    expect(JSON.stringify(await page(owner, { limit: '1', as_of: at }))).toContain('Sunday');
+    const report = await canon.runtime.verify(ownerPrincipal, SUBJECT);
+    expect(report.differences.map((d) => [d.what, d.memory_id])).toEqual([['side', candidate.memory_id]]);
+    await canon.runtime.rebuild(ownerPrincipal, SUBJECT);
+    expect(await page(owner, { limit: '1', as_of: at })).toEqual(first);
+  });
 });

@@ -179,6 +179,13 @@ export const memories = pgTable(
      * on rows written before it existed: recall then reads the timeline.
      */
     summary: jsonb('summary'),
+    /**
+     * What a page of another memory needs of this one when it is a candidate there: the summary's
+     * time bounds, status, predicate, qualifiers and values, without evidence or sources. Written
+     * with the summary, so a page of 100 memories with 400 candidates off the page reads 400
+     * small values instead of taking 400 summaries apart. Null on older rows: read from `summary`.
+     */
+    side: jsonb('side'),
   },
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.id] }),

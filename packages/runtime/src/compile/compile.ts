@@ -47,7 +47,7 @@ import {
   type PoolClient,
 } from '@canon/store';
 import { loadPolicySet } from '../writes/policies.js';
-import { storedSummary } from '../recall/recall.js';
+import { storedSide, storedSummary } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
@@ -421,7 +421,8 @@ async function compileEpisodes(
       const { etag, json } = timelineEtagAndJson(timeline);
       const before = existing.get(id);
       if (before?.etag === etag) continue;
-      const write: MemoryWrite = { timeline, json, subject, etag, digest: timelineDigest(timeline), summary: storedSummary({ id: timeline.memory_id, subject, etag }, timeline) };
+      const summary = storedSummary({ id: timeline.memory_id, subject, etag }, timeline);
+      const write: MemoryWrite = { timeline, json, subject, etag, digest: timelineDigest(timeline), summary, side: storedSide(summary) };
       if (!before) {
         inserts.push(write);
         result.memories_created += 1;

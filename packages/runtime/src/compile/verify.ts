@@ -3,7 +3,7 @@ import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectio
 import { foldMemory } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { foldGroup, linksOfEpisodes } from '../links/linked-fold.js';
-import { storedSummary } from '../recall/recall.js';
+import { storedSide, storedSummary } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
 
 export interface VerifyDifference {
@@ -118,10 +118,12 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     if (timelineEtag(actual) !== row.etag) diff('etag', timelineEtag(actual), row.etag);
     // Recall reads the summary, not the timeline: it must say what the timeline says (a row from
     // before summaries existed has none, and recall reads its timeline).
-    const summary = summaries.get(row.id) ?? null;
+    const { summary, side } = summaries.get(row.id) ?? { summary: null, side: null };
     if (summary !== null) {
       const wanted = storedSummary(row, actual);
       if (canonicalJson(wanted) !== canonicalJson(summary)) diff('summary', wanted.memory, (summary as { memory?: unknown }).memory ?? summary);
+      // A candidate's side on other memories' pages is read from here: it must say what the summary does.
+      if (side !== null && canonicalJson(storedSide(wanted)) !== canonicalJson(side)) diff('side', storedSide(wanted).memory, (side as { memory?: unknown }).memory ?? side);
     }
     if (timelineDigest(want) !== timelineDigest(actual)) {
       diff('timeline', want.values.map(brief), actual.values.map(brief));

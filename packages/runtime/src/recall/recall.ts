@@ -95,6 +95,17 @@ export function storedSummary(row: Pick<MemoryRow, 'id' | 'subject' | 'etag'>, t
   return { v: 1, from, memory };
 }
 
+/**
+ * What a page shows of a memory as another's candidate (`memories.side`): the summary's time
+ * bounds and what names its side, its values without evidence. The same object recall otherwise
+ * takes out of the summary, so a page reads the same whichever a row holds.
+ */
+export function storedSide(summary: StoredSummary): StoredSummary {
+  const { status, predicate, qualifiers, current, conflict } = summary.memory;
+  const values = (list: ReadonlyArray<{ value: unknown }>) => list.map((c) => ({ value: c.value }));
+  return { v: summary.v, from: summary.from, memory: { status, predicate, qualifiers, current: values(current), conflict: values(conflict) } as unknown as StoredSummary['memory'] };
+}
+
 function summaryAt(row: MemoryRecallRow, at: string): StoredSummary['memory'] | null {
   const s = row.summary as StoredSummary | null;
   if (s === null || s.v !== 1) return null;

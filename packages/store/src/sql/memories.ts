@@ -63,27 +63,30 @@ export async function recallRowsOfSubject(sql: Sql, workspaceId: string, subject
   return rows;
 }
 
-/** Each memory's stored summary, for verify to hold against its timeline. */
-export async function summariesOfSubject(sql: Sql, workspaceId: string, subject: string): Promise<Map<string, unknown>> {
-  const { rows } = await sql.query<{ id: string; summary: unknown }>('SELECT id, summary FROM memories WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);
-  return new Map(rows.map((r) => [r.id, r.summary]));
+/** Each memory's stored summary and side, for verify to hold against its timeline. */
+export async function summariesOfSubject(sql: Sql, workspaceId: string, subject: string): Promise<Map<string, { summary: unknown; side: unknown }>> {
+  const { rows } = await sql.query<{ id: string; summary: unknown; side: unknown }>('SELECT id, summary, side FROM memories WHERE workspace_id = $1 AND subject = $2', [
+    workspaceId,
+    subject,
+  ]);
+  return new Map(rows.map((r) => [r.id, { summary: r.summary, side: r.side }]));
 }
 
 /**
- * What a page needs of a candidate off the page: its key, scope and owner, and of its summary only
- * what names its side (status, predicate, qualifiers and the values it holds) — not the evidence
- * and source texts, which a page of many candidates would otherwise read and parse for each.
+ * What a page needs of a candidate off the page: its key, scope and owner, and its side (status,
+ * predicate, qualifiers and the values it holds) — not the evidence and source texts of its
+ * summary. A row written before `side` existed has its side taken from its summary here.
  */
 export async function candidateRowsByIds(sql: Sql, workspaceId: string, ids: readonly string[]): Promise<MemoryRecallRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql.query<MemoryRecallRow>(
     `SELECT id, subject, key, scope, owner, etag,
-       CASE WHEN summary IS NULL THEN NULL ELSE jsonb_build_object(
+       coalesce(side, CASE WHEN summary IS NULL THEN NULL ELSE jsonb_build_object(
          'v', summary->'v', 'from', summary->'from',
          'memory', jsonb_build_object(
            'status', summary#>'{memory,status}', 'predicate', summary#>'{memory,predicate}', 'qualifiers', summary#>'{memory,qualifiers}',
            'current', (SELECT coalesce(jsonb_agg(jsonb_build_object('value', c.e->'value') ORDER BY c.i), '[]'::jsonb) FROM jsonb_array_elements(summary#>'{memory,current}') WITH ORDINALITY AS c(e, i)),
-           'conflict', (SELECT coalesce(jsonb_agg(jsonb_build_object('value', c.e->'value') ORDER BY c.i), '[]'::jsonb) FROM jsonb_array_elements(summary#>'{memory,conflict}') WITH ORDINALITY AS c(e, i)))) END AS summary
+           'conflict', (SELECT coalesce(jsonb_agg(jsonb_build_object('value', c.e->'value') ORDER BY c.i), '[]'::jsonb) FROM jsonb_array_elements(summary#>'{memory,conflict}') WITH ORDINALITY AS c(e, i)))) END) AS summary
      FROM memories WHERE workspace_id = $1 AND id = ANY($2::text[])`,
     [workspaceId, ids],
   );
@@ -107,6 +110,8 @@ export interface MemoryWrite {
   digest: string;
   /** What recall reads instead of the timeline (see `memories.summary`). */
   summary: unknown;
+  /** What a page shows of this memory as another's candidate (see `memories.side`). */
+  side: unknown;
 }
 
 /**
@@ -116,9 +121,9 @@ export interface MemoryWrite {
 export async function insertMemories(sql: Sql, workspaceId: string, writes: readonly MemoryWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await sql.query(
-    `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, summary)
+    `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, summary, side)
      SELECT $1, m->>'id', m->>'subject', m->>'key', m->>'scope', m->>'owner', m->>'predicate', m->'qualifiers', (m->>'revision')::int,
-       m->>'etag', m->>'digest', m->>'status', m->'timeline', m->'summary'
+       m->>'etag', m->>'digest', m->>'status', m->'timeline', m->'summary', m->'side'
      FROM jsonb_array_elements($2::jsonb) AS m`,
     [workspaceId, jsonRows(writes.map((w) => ({ w })))],
   );
@@ -138,7 +143,7 @@ export async function updateMemoriesIfRevision(
   if (updates.length === 0) return { ok: true };
   const { rows } = await sql.query<{ id: string }>(
     `UPDATE memories SET revision = (m->>'revision')::int, etag = m->>'etag', digest = m->>'digest', status = m->>'status',
-       timeline = m->'timeline', summary = m->'summary'
+       timeline = m->'timeline', summary = m->'summary', side = m->'side'
      FROM jsonb_array_elements($2::jsonb) AS m
      WHERE memories.workspace_id = $1 AND memories.id = m->>'id'
        AND memories.revision = (m->>'expected_revision')::int AND memories.etag = m->>'expected_etag'
@@ -168,6 +173,7 @@ function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revision: n
         digest: w.digest,
         status: t.status_hint,
         summary: w.summary,
+        side: w.side,
         ...(expected ? { expected_revision: expected.revision, expected_etag: expected.etag } : {}),
       });
       return `${head.slice(0, -1)},"timeline":${w.json ?? JSON.stringify(t)}}`;
