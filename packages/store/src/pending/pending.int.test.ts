@@ -34,6 +34,8 @@ describe('insertPending', () => {
 describe('takePending', () => {
   it('takes the oldest first, up to the limit, of one subject only', async () => {
     await insertPending(pool, 'w-take', [{ subject: 's', episode_id: id(9) }]);
+    // created_at is kept to the millisecond: the second insert must come a whole one later.
+    await new Promise((r) => setTimeout(r, 5));
     await insertPending(pool, 'w-take', [
       { subject: 's', episode_id: id(3) },
       { subject: 't', episode_id: id(1) },

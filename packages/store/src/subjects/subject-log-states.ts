@@ -11,7 +11,8 @@ export interface SubjectLogState {
 
 /**
  * Per subject holding episodes (all, one, or those named): how many, and the state its last
- * compile left — with the episodes still waiting for a compile.
+ * compile left — with the episodes still waiting for a compile. An export writes it per subject;
+ * an import reads the same of its target to say why a subject's state differs.
  */
 export async function subjectLogStates(sql: Sql, workspaceId: string, subjects: { only?: readonly string[] } = {}): Promise<SubjectLogState[]> {
   const { rows } = await sql.query<SubjectLogState>(
