@@ -58,3 +58,46 @@ describe('the build', () => {
     }
   });
 });
+
+// The store owns all SQL, one operation per file: `<concept>/<operation>.ts` exports one
+// operation (an async function, or one answering a Promise) named as the file, and
+// `<concept>/<concept>.int.test.ts` beside it has a `describe('<operation>'` for each. Row types
+// and pure helpers live in the folder's other files, which run no SQL.
+const STORE = path.join(ROOT, 'packages/store/src');
+const CONCEPTS = fs
+  .readdirSync(STORE, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name);
+const OPERATION = /^export (?:async function (\w+)|function (\w+)\b[^{]*\bPromise<|const (\w+)\s*=\s*async\b)/gm;
+const operationsIn = (text: string) => [...text.matchAll(OPERATION)].map((m) => (m[1] ?? m[2] ?? m[3])!);
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const operationsOf = (concept: string) =>
+  sources(path.join(STORE, concept)).map((file) => ({ file: path.relative(STORE, file), text: fs.readFileSync(file, 'utf8') })).map((f) => ({ ...f, operations: operationsIn(f.text) }));
+
+describe('the store', () => {
+  it('keeps its SQL in concept folders', () => {
+    expect(CONCEPTS.length).toBeGreaterThan(0);
+    expect(fs.existsSync(path.join(STORE, 'sql'))).toBe(false);
+  });
+
+  it.each(CONCEPTS)('%s/ has one operation per file, named after it, and no SQL elsewhere', (concept) => {
+    const files = operationsOf(concept);
+    const wrong = files.flatMap(({ file, text, operations }) => {
+      if (operations.length > 1) return [`${file} exports ${operations.length} operations: ${operations.join(', ')}`];
+      if (operations.length === 1 && `${kebab(operations[0]!)}.ts` !== path.basename(file)) return [`${file} exports ${operations[0]}`];
+      if (operations.length === 0 && /\.query\(/.test(text)) return [`${file} runs SQL outside an operation`];
+      return [];
+    });
+    expect(wrong).toEqual([]);
+    expect(files.some((f) => f.operations.length === 1)).toBe(true);
+  });
+
+  it.each(CONCEPTS)('%s/ tests each of its operations in its own integration test', (concept) => {
+    const spec = path.join(STORE, concept, `${concept}.int.test.ts`);
+    const text = fs.existsSync(spec) ? fs.readFileSync(spec, 'utf8') : '';
+    const untested = operationsOf(concept)
+      .flatMap((f) => f.operations)
+      .filter((name) => !text.includes(`describe('${name}'`));
+    expect(untested).toEqual([]);
+  });
+});

@@ -1,104 +1,123 @@
 export { createPool, inTransaction, openReadSnapshot, databaseAnswers, ensureDatabase, StaleWriteError, type Sql, type Pool, type PoolClient } from './db.js';
 export { migrateDatabase, grantQueueAccess, MIGRATIONS_FOLDER } from './migrate.js';
 export { SQLSTATE, sqlState, isRetryable, isUnavailable } from './errors.js';
-export {
-  enterScope,
-  allUsersVisible,
-  setAllUsersVisible,
-  enterSystemRole,
-  lockSubject,
-  lockKeyBootstrap,
-  withLockTimeout,
-  LockTimeoutError,
-  inSnapshot,
-  workspaceIds,
-  type SessionScope,
-} from './sql/session.js';
 export * as schema from './schema.js';
-export { type LoggedEpisode } from './sql/episode-row.js';
-export { appendEpisodes, findEpisodesByKeys, keyOf, type NewEpisode, type AppendResult } from './sql/append-episodes.js';
-export { listEpisodes, type ListEpisodesQuery, type ListEpisodesResult } from './sql/list-episodes.js';
-export {
-  ensureWorkspace,
-  insertApiKey,
-  findActiveApiKey,
-  findActiveApiKeyById,
-  listApiKeys,
-  revokeApiKey,
-  countApiKeys,
-  type ApiKeyRecord,
-  type RevokeResult,
-} from './sql/api-keys.js';
-export { episodesByIds, episodesOfSubject, episodeIdsOfSubject, linkEpisodesOfSubject } from './sql/episode-row.js';
-export { dispositionsOfEpisodes, type EpisodeDisposition } from './sql/claim-dispositions.js';
-export { memoryShapesOfSubject, setCandidates, deleteMemories, memoryIdLinkingKey, factKeyOfMemoryId, type MemoryShapeRow, type CandidateRefRow } from './sql/candidates.js';
-export { insertPending, takePending, deletePending, subjectsWithPendingAtLeast, subjectsWithPending, totalPending } from './sql/pending.js';
-export { insertClaims, memoryIdsOfLineages, claimsOfMemories, claimCountsOfMemories, snapshotVersions } from './sql/claims.js';
 export { storedForm } from './stored-form.js';
-export { insertMarkers } from './sql/markers.js';
-export { insertCompileRun, compileDurationStats, type CompileRunRow } from './sql/compile-runs.js';
-export {
-  memoriesByIds,
-  memoriesOfSubject,
-  recallRowsOfSubject,
-  candidateRowsByIds,
-  summariesOfSubject,
-  type MemoryRecallRow,
-  insertMemories,
-  updateMemoriesIfRevision,
-  writeProjections,
-  type ProjectionChange,
-  deleteDerivedOfSubject,
-  memoryHeadsOfSubject,
-  type MemoryHeadRow,
-  searchText,
-  type MemoryRow,
-  type MemoryWrite,
-  type ConditionalUpdate,
-} from './sql/memories.js';
-export { getSubject, upsertSubject, staleSubjects, subjectsOfWorkspace, subjectsAmong, listSubjects, type SubjectRow } from './sql/subjects.js';
-export { getPolicySetRow, putPolicySetRow } from './sql/policies.js';
-export {
-  loadConnectorCursor,
-  saveConnectorCursor,
-  deleteConnectorCursor,
-  type ConnectorCursorRef,
-  type SaveConnectorCursorResult,
-} from './sql/connector-cursors.js';
-export {
-  insertConnectorInstance,
-  findConnectorInstance,
-  listConnectorInstances,
-  deleteConnectorInstance,
-  type ConnectorInstanceRow,
-  type InsertConnectorInstanceResult,
-  type DeleteConnectorInstanceResult,
-} from './sql/connector-instances.js';
-export { erasedKeysAmong, insertErasedKeys } from './sql/erased-keys.js';
-export { erasableEpisodes, deleteEpisodes, deleteCompileRunsOfSubject, deleteJobsNaming, type ErasableEpisode } from './sql/erase-episodes.js';
-export { insertErasure, type ErasureRow } from './sql/erasures.js';
-export { claimsOfSubject, compiledSnapshotVersions } from './sql/known-at-inputs.js';
-export { conflictedMemories } from './sql/conflicted-memories.js';
-export { subjectsOfPredicates } from './sql/subjects-of-predicates.js';
-export { searchMemoryValues, searchDocumentTexts, type SearchQuery, type SearchHit, type DocumentHit } from './sql/search.js';
-export { memoriesPage, type MemoriesPageQuery } from './sql/memories-page.js';
-export { episodeSources } from './sql/episode-sources.js';
-export { projectionRowsOfSubject, type ProjectionRows } from './sql/projection-rows.js';
-export { saveJobProgress, getJobProgress } from './sql/job-progress.js';
-export { erasedKeysPage, insertTombstones, subjectLogStates, type SubjectLogState } from './sql/export.js';
-export { insertChanges, changesAfter, changeAt, changesHead, deleteChangesOfSubjects, deleteChangesBefore, type ChangeRow, type ChangeSide, type NewChange, type ChangesQuery, type ChangesPage } from './sql/changes.js';
-export {
-  insertWebhook,
-  countWebhooks,
-  listWebhooks,
-  deleteWebhook,
-  allWebhookIds,
-  lockWebhook,
-  advanceWebhook,
-  recordDeliveryAttempt,
-  webhookById,
-  noteWebhookError,
-  type WebhookRow,
-  type NewWebhook,
-} from './sql/webhooks.js';
-export { parseCursor } from './sql/list-episodes.js';
+
+// One SQL operation per file, grouped by what it is about.
+export { allUsersVisible } from './session/all-users-visible.js';
+export { enterScope, type SessionScope } from './session/enter-scope.js';
+export { enterSystemRole } from './session/enter-system-role.js';
+export { inSnapshot } from './session/in-snapshot.js';
+export { lockKeyBootstrap } from './session/lock-key-bootstrap.js';
+export { lockSubject } from './session/lock-subject.js';
+export { setAllUsersVisible } from './session/set-all-users-visible.js';
+export { withLockTimeout, LockTimeoutError } from './session/with-lock-timeout.js';
+export { ensureWorkspace } from './workspaces/ensure-workspace.js';
+export { workspaceIds } from './workspaces/workspace-ids.js';
+export { countApiKeys } from './keys/count-api-keys.js';
+export { findActiveApiKeyById } from './keys/find-active-api-key-by-id.js';
+export { findActiveApiKey } from './keys/find-active-api-key.js';
+export { insertApiKey } from './keys/insert-api-key.js';
+export { listApiKeys } from './keys/list-api-keys.js';
+export { revokeApiKey, type RevokeResult } from './keys/revoke-api-key.js';
+export { type ApiKeyRecord } from './keys/rows.js';
+export { appendEpisodes, type NewEpisode, type AppendResult } from './episodes/append-episodes.js';
+export { episodeIdsOfSubject } from './episodes/episode-ids-of-subject.js';
+export { episodeSources } from './episodes/episode-sources.js';
+export { episodesByIds } from './episodes/episodes-by-ids.js';
+export { episodesOfSubject } from './episodes/episodes-of-subject.js';
+export { findEpisodesByKeys } from './episodes/find-episodes-by-keys.js';
+export { linkEpisodesOfSubject } from './episodes/link-episodes-of-subject.js';
+export { listEpisodes, type ListEpisodesQuery, type ListEpisodesResult } from './episodes/list-episodes.js';
+export { parseCursor } from './episodes/cursor.js';
+export { keyOf, type LoggedEpisode } from './episodes/rows.js';
+export { deletePending } from './pending/delete-pending.js';
+export { insertPending } from './pending/insert-pending.js';
+export { subjectsWithPendingAtLeast } from './pending/subjects-with-pending-at-least.js';
+export { subjectsWithPending } from './pending/subjects-with-pending.js';
+export { takePending } from './pending/take-pending.js';
+export { totalPending } from './pending/total-pending.js';
+export { claimCountsOfMemories } from './claims/claim-counts-of-memories.js';
+export { claimsOfMemories } from './claims/claims-of-memories.js';
+export { claimsOfSubject } from './claims/claims-of-subject.js';
+export { compiledSnapshotVersions } from './claims/compiled-snapshot-versions.js';
+export { factKeyOfMemoryId } from './claims/fact-key-of-memory-id.js';
+export { insertClaims } from './claims/insert-claims.js';
+export { memoryIdsOfLineages } from './claims/memory-ids-of-lineages.js';
+export { snapshotVersions } from './claims/snapshot-versions.js';
+export { candidateRowsByIds } from './memories/candidate-rows-by-ids.js';
+export { conflictedMemories } from './memories/conflicted-memories.js';
+export { deleteDerivedOfSubject } from './memories/delete-derived-of-subject.js';
+export { deleteMemories } from './memories/delete-memories.js';
+export { insertMemories } from './memories/insert-memories.js';
+export { memoriesByIds } from './memories/memories-by-ids.js';
+export { memoriesOfSubject } from './memories/memories-of-subject.js';
+export { memoriesPage, type MemoriesPageQuery } from './memories/memories-page.js';
+export { memoryHeadsOfSubject, type MemoryHeadRow } from './memories/memory-heads-of-subject.js';
+export { recallRowsOfSubject } from './memories/recall-rows-of-subject.js';
+export { summariesOfSubject } from './memories/summaries-of-subject.js';
+export { updateMemoriesIfRevision, type ConditionalUpdate } from './memories/update-memories-if-revision.js';
+export { type MemoryRecallRow, type MemoryRow, type MemoryWrite } from './memories/rows.js';
+export { dispositionsOfEpisodes, type EpisodeDisposition } from './projections/dispositions-of-episodes.js';
+export { projectionRowsOfSubject, type ProjectionRows } from './projections/projection-rows-of-subject.js';
+export { searchText } from './projections/search-text.js';
+export { writeProjections, type ProjectionChange } from './projections/write-projections.js';
+export { memoryIdLinkingKey } from './candidates/memory-id-linking-key.js';
+export { memoryShapesOfSubject } from './candidates/memory-shapes-of-subject.js';
+export { setCandidates } from './candidates/set-candidates.js';
+export { type MemoryShapeRow, type CandidateRefRow } from './candidates/rows.js';
+export { getSubject } from './subjects/get-subject.js';
+export { listSubjects } from './subjects/list-subjects.js';
+export { staleSubjects } from './subjects/stale-subjects.js';
+export { subjectLogStates, type SubjectLogState } from './subjects/subject-log-states.js';
+export { subjectsAmong } from './subjects/subjects-among.js';
+export { subjectsOfPredicates } from './subjects/subjects-of-predicates.js';
+export { subjectsOfWorkspace } from './subjects/subjects-of-workspace.js';
+export { upsertSubject } from './subjects/upsert-subject.js';
+export { type SubjectRow } from './subjects/rows.js';
+export { compileDurationStats } from './compile-runs/compile-duration-stats.js';
+export { insertCompileRun, type CompileRunRow } from './compile-runs/insert-compile-run.js';
+export { insertMarkers } from './compile-runs/insert-markers.js';
+export { getPolicySetRow } from './policies/get-policy-set-row.js';
+export { putPolicySetRow } from './policies/put-policy-set-row.js';
+export { deleteConnectorCursor } from './connectors/delete-connector-cursor.js';
+export { deleteConnectorInstance, type DeleteConnectorInstanceResult } from './connectors/delete-connector-instance.js';
+export { findConnectorInstance } from './connectors/find-connector-instance.js';
+export { insertConnectorInstance, type InsertConnectorInstanceResult } from './connectors/insert-connector-instance.js';
+export { listConnectorInstances } from './connectors/list-connector-instances.js';
+export { loadConnectorCursor } from './connectors/load-connector-cursor.js';
+export { saveConnectorCursor, type SaveConnectorCursorResult } from './connectors/save-connector-cursor.js';
+export { type ConnectorCursorRef, type ConnectorInstanceRow } from './connectors/rows.js';
+export { searchDocumentTexts, type DocumentHit } from './search/search-document-texts.js';
+export { searchMemoryValues, type SearchHit } from './search/search-memory-values.js';
+export { type SearchQuery } from './search/rows.js';
+export { changeAt } from './changes/change-at.js';
+export { changesAfter, type ChangesQuery, type ChangesPage } from './changes/changes-after.js';
+export { changesHead } from './changes/changes-head.js';
+export { deleteChangesBefore } from './changes/delete-changes-before.js';
+export { deleteChangesOfSubjects } from './changes/delete-changes-of-subjects.js';
+export { insertChanges } from './changes/insert-changes.js';
+export { type ChangeRow, type ChangeSide, type NewChange } from './changes/rows.js';
+export { advanceWebhook } from './webhooks/advance-webhook.js';
+export { allWebhookIds } from './webhooks/all-webhook-ids.js';
+export { countWebhooks } from './webhooks/count-webhooks.js';
+export { deleteWebhook } from './webhooks/delete-webhook.js';
+export { insertWebhook, type NewWebhook } from './webhooks/insert-webhook.js';
+export { listWebhooks } from './webhooks/list-webhooks.js';
+export { lockWebhook } from './webhooks/lock-webhook.js';
+export { noteWebhookError } from './webhooks/note-webhook-error.js';
+export { recordDeliveryAttempt } from './webhooks/record-delivery-attempt.js';
+export { webhookById } from './webhooks/webhook-by-id.js';
+export { type WebhookRow } from './webhooks/rows.js';
+export { getJobProgress } from './jobs/get-job-progress.js';
+export { saveJobProgress } from './jobs/save-job-progress.js';
+export { deleteCompileRunsOfSubject } from './erasure/delete-compile-runs-of-subject.js';
+export { deleteEpisodes } from './erasure/delete-episodes.js';
+export { deleteJobsNaming } from './erasure/delete-jobs-naming.js';
+export { erasableEpisodes, type ErasableEpisode } from './erasure/erasable-episodes.js';
+export { erasedKeysAmong } from './erasure/erased-keys-among.js';
+export { erasedKeysPage } from './erasure/erased-keys-page.js';
+export { insertErasedKeys } from './erasure/insert-erased-keys.js';
+export { insertErasure, type ErasureRow } from './erasure/insert-erasure.js';
+export { insertTombstones } from './erasure/insert-tombstones.js';

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimBody, compiledFrom, logEpisodes, memoryWrite, storeDatabase } from '@canon/testing';
+import type { Pool } from '../db.js';
+import { insertClaims } from '../claims/insert-claims.js';
+import { insertMemories } from '../memories/insert-memories.js';
+import { memoryIdLinkingKey } from './memory-id-linking-key.js';
+import { memoryShapesOfSubject } from './memory-shapes-of-subject.js';
+import type { CandidateRefRow } from './rows.js';
+import { setCandidates } from './set-candidates.js';
+
+// Near memories of a subject (shown, never applied) and the keys links joined.
+
+let db: Awaited<ReturnType<typeof storeDatabase>>;
+let pool: Pool;
+beforeAll(async () => {
+  db = await storeDatabase();
+  pool = db.pool;
+});
+afterAll(() => db?.close());
+
+async function seeded(workspaceId: string) {
+  const episodes = await logEpisodes(pool, workspaceId, [
+    { idempotency_key: 'note', subject: 's', body: { text: 'The team likes green tea.' } },
+    { idempotency_key: 'day', subject: 's', body: claimBody('release_day', 'Friday') },
+  ]);
+  const { claims, memories } = compiledFrom(episodes);
+  await insertClaims(pool, claims);
+  await insertMemories(pool, workspaceId, memories);
+  return { claims, memories, note: memories.find((m) => m.timeline.fact_key.predicate === 'note')!, day: memories.find((m) => m.timeline.fact_key.predicate === 'release_day')! };
+}
+
+describe('memoryShapesOfSubject', () => {
+  it('reads each memory\'s key, a note\'s words, and its candidates', async () => {
+    const { note, day } = await seeded('w-shapes');
+    const shapes = await memoryShapesOfSubject(pool, 'w-shapes', 's');
+    expect(shapes).toHaveLength(2);
+    expect(shapes.find((s) => s.id === note.timeline.memory_id)).toEqual({ id: note.timeline.memory_id, key: note.timeline.key, note_text: note.timeline.values[0]!.value, candidates: [] });
+    expect(shapes.find((s) => s.id === day.timeline.memory_id)!.note_text).toBeNull();
+    expect(await memoryShapesOfSubject(pool, 'w-shapes', 'none')).toEqual([]);
+  });
+});
+
+describe('setCandidates', () => {
+  it('replaces the candidates of the named memories only', async () => {
+    const { note, day } = await seeded('w-set');
+    const ref: CandidateRefRow = { memory_id: day.timeline.memory_id, score: 0.8, reason: 'same words' };
+    await setCandidates(pool, 'w-set', [{ id: note.timeline.memory_id, candidates: [ref] }]);
+    const shapes = await memoryShapesOfSubject(pool, 'w-set', 's');
+    expect(shapes.find((s) => s.id === note.timeline.memory_id)!.candidates).toEqual([ref]);
+    expect(shapes.find((s) => s.id === day.timeline.memory_id)!.candidates).toEqual([]);
+    await setCandidates(pool, 'w-set', [{ id: note.timeline.memory_id, candidates: [] }]);
+    expect((await memoryShapesOfSubject(pool, 'w-set', 's')).every((s) => s.candidates.length === 0)).toBe(true);
+  });
+});
+
+describe('memoryIdLinkingKey', () => {
+  it('finds the memory a linked-away key now lives in, and null for a key no memory links', async () => {
+    const [a, b] = await logEpisodes(pool, 'w-linking', [
+      { idempotency_key: 'a', subject: 's', body: claimBody('release_day', 'Friday') },
+      { idempotency_key: 'b', subject: 's', body: claimBody('ship_day', 'Friday') },
+    ]);
+    const { claims, memories } = compiledFrom([a!, b!]);
+    await insertClaims(pool, claims);
+    const [keep, alias] = memories;
+    // The alias keeps no row of its own: the kept memory's timeline names its key.
+    await insertMemories(pool, 'w-linking', [memoryWrite({ ...keep!.timeline, linked: [alias!.timeline.key] }, 's')]);
+    expect(await memoryIdLinkingKey(pool, 'w-linking', alias!.timeline.memory_id)).toBe(keep!.timeline.memory_id);
+    expect(await memoryIdLinkingKey(pool, 'w-linking', keep!.timeline.memory_id)).toBeNull();
+    expect(await memoryIdLinkingKey(pool, 'w-linking', 'no-such-memory')).toBeNull();
+  });
+});

@@ -1,0 +1,14 @@
+import type { Sql } from '../db.js';
+import type { MemoryShapeRow } from './rows.js';
+
+/** Every memory of a subject, light: no timeline, only what candidates are computed from. */
+export async function memoryShapesOfSubject(sql: Sql, workspaceId: string, subject: string): Promise<MemoryShapeRow[]> {
+  const { rows } = await sql.query<MemoryShapeRow>(
+    `SELECT id, key,
+            CASE WHEN predicate = 'note' THEN timeline->'values'->0->>'value' END AS note_text,
+            candidates
+       FROM memories WHERE workspace_id = $1 AND subject = $2 ORDER BY id`,
+    [workspaceId, subject],
+  );
+  return rows;
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimBody, compiledFrom, logEpisodes, storeDatabase } from '@canon/testing';
+import type { Pool } from '../db.js';
+import { insertMarkers } from '../compile-runs/insert-markers.js';
+import { claimCountsOfMemories } from './claim-counts-of-memories.js';
+import { claimsOfMemories } from './claims-of-memories.js';
+import { claimsOfSubject } from './claims-of-subject.js';
+import { compiledSnapshotVersions } from './compiled-snapshot-versions.js';
+import { factKeyOfMemoryId } from './fact-key-of-memory-id.js';
+import { insertClaims } from './insert-claims.js';
+import { memoryIdsOfLineages } from './memory-ids-of-lineages.js';
+import { snapshotVersions } from './snapshot-versions.js';
+
+// Claims as extraction made them from the log, read back by memory, subject and lineage.
+
+let db: Awaited<ReturnType<typeof storeDatabase>>;
+let pool: Pool;
+beforeAll(async () => {
+  db = await storeDatabase();
+  pool = db.pool;
+});
+afterAll(() => db?.close());
+
+const run = { id: '00000000-0000-4000-8000-000000000001', compiler_version: 'test', policy_fingerprint: 'fp' };
+
+/** Episodes of one subject with their claims stored: two keys, one stated twice. */
+async function seeded(workspaceId: string) {
+  const episodes = await logEpisodes(pool, workspaceId, [
+    { idempotency_key: 'e1', subject: 's', lineage: 'doc:a', body: claimBody('deploy_day', 'Tuesday') },
+    { idempotency_key: 'e2', subject: 's', lineage: 'doc:b', body: claimBody('deploy_day', 'Thursday') },
+    { idempotency_key: 'e3', subject: 's', lineage: 'doc:b', body: claimBody('owner', 'ann') },
+    { idempotency_key: 'e4', subject: 't', lineage: 'doc:a', body: claimBody('owner', 'bob') },
+  ]);
+  const { claims } = compiledFrom(episodes);
+  await insertClaims(pool, claims);
+  const day = claims.find((c) => c.predicate === 'deploy_day')!.memory_id;
+  const owner = claims.find((c) => c.predicate === 'owner' && c.subject === 's')!.memory_id;
+  return { episodes, claims, day, owner };
+}
+
+describe('insertClaims', () => {
+  it('stores claims once: a repeat of the same (episode, index) is skipped', async () => {
+    const { claims, day } = await seeded('w-insert');
+    await insertClaims(pool, claims);
+    const stored = await claimsOfMemories(pool, 'w-insert', [day]);
+    expect(stored.get(day)!.map((c) => c.idempotency_key).sort()).toEqual(['e1', 'e2']);
+    expect(stored.get(day)![0]).toEqual(claims.find((c) => c.idempotency_key === stored.get(day)![0]!.idempotency_key));
+  });
+});
+
+describe('memoryIdsOfLineages', () => {
+  it('lists the memories a lineage stated in one subject', async () => {
+    const { day, owner } = await seeded('w-lineages');
+    expect(await memoryIdsOfLineages(pool, 'w-lineages', 's', ['doc:a'])).toEqual([day]);
+    expect((await memoryIdsOfLineages(pool, 'w-lineages', 's', ['doc:b'])).sort()).toEqual([day, owner].sort());
+    expect(await memoryIdsOfLineages(pool, 'w-lineages', 's', [])).toEqual([]);
+  });
+});
+
+describe('claimsOfMemories', () => {
+  it('groups the claims of these memories by memory, leaving out memories with none', async () => {
+    const { day, owner } = await seeded('w-of-memories');
+    const out = await claimsOfMemories(pool, 'w-of-memories', [day, owner, 'no-such-memory']);
+    expect([...out.keys()].sort()).toEqual([day, owner].sort());
+    expect(out.get(owner)!.map((c) => c.value)).toEqual(['ann']);
+  });
+});
+
+describe('claimCountsOfMemories', () => {
+  it('counts the claims of each memory', async () => {
+    const { day, owner } = await seeded('w-counts');
+    expect(await claimCountsOfMemories(pool, 'w-counts', [day, owner, 'no-such-memory'])).toEqual(new Map([[day, 2], [owner, 1]]));
+    expect(await claimCountsOfMemories(pool, 'w-counts', [])).toEqual(new Map());
+  });
+});
+
+describe('snapshotVersions', () => {
+  it('gives the compiled and compiling snapshot versions of lineages, with the keys each stated', async () => {
+    const [v1, v2] = await logEpisodes(pool, 'w-snapshots', [
+      { idempotency_key: 'v1', subject: 's', lineage: 'file:a', snapshot: true, body: claimBody('port', 80) },
+      { idempotency_key: 'v2', subject: 's', lineage: 'file:a', snapshot: true, body: {} },
+    ]);
+    const { claims } = compiledFrom([v1!]);
+    await insertClaims(pool, claims);
+    await insertMarkers(pool, 'w-snapshots', 's', [v1!.id], run);
+    // v2 is still pending: not a version yet, unless it is the one being compiled.
+    const compiled = await snapshotVersions(pool, 'w-snapshots', 's', ['file:a'], []);
+    expect(compiled.map((v) => [v.idempotency_key, v.keys])).toEqual([['v1', [claims[0]!.key]]]);
+    const compiling = await snapshotVersions(pool, 'w-snapshots', 's', ['file:a'], [v2!.id]);
+    expect(compiling.map((v) => [v.idempotency_key, v.keys]).sort()).toEqual([['v1', [claims[0]!.key]], ['v2', []]]);
+    expect(await snapshotVersions(pool, 'w-snapshots', 's', ['file:b'], [v2!.id])).toEqual([]);
+  });
+});
+
+describe('claimsOfSubject', () => {
+  it('groups every claim of a subject by memory', async () => {
+    const { day, owner } = await seeded('w-of-subject');
+    const out = await claimsOfSubject(pool, 'w-of-subject', 's');
+    expect(new Map([...out].map(([k, v]) => [k, v.length]))).toEqual(new Map([[day, 2], [owner, 1]]));
+  });
+});
+
+describe('compiledSnapshotVersions', () => {
+  it('gives only the snapshot versions a compile consumed', async () => {
+    const [v1] = await logEpisodes(pool, 'w-compiled', [
+      { idempotency_key: 'v1', subject: 's', lineage: 'file:a', snapshot: true, body: claimBody('port', 80) },
+      { idempotency_key: 'v2', subject: 's', lineage: 'file:a', snapshot: true, body: claimBody('port', 81) },
+      { idempotency_key: 'plain', subject: 's', body: claimBody('port', 82) },
+    ]);
+    await insertMarkers(pool, 'w-compiled', 's', [v1!.id], run);
+    const out = await compiledSnapshotVersions(pool, 'w-compiled', 's');
+    expect(out.map((v) => [v.idempotency_key, v.snapshot, v.keys])).toEqual([['v1', true, []]]);
+  });
+});
+
+describe('factKeyOfMemoryId', () => {
+  it('gives the fact key of a memory id from its claims, and null for an id with none', async () => {
+    const { claims, owner } = await seeded('w-fact-key');
+    expect(await factKeyOfMemoryId(pool, 'w-fact-key', owner)).toEqual(claims.find((c) => c.memory_id === owner)!.fact_key);
+    expect(await factKeyOfMemoryId(pool, 'w-fact-key', 'no-such-memory')).toBeNull();
+  });
+});

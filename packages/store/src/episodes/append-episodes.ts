@@ -1,0 +1,89 @@
+import type { Envelope } from '@canon/core';
+import type { Sql } from '../db.js';
+import { findEpisodesByKeys } from './find-episodes-by-keys.js';
+import { type LoggedEpisode, keyOf } from './rows.js';
+
+export interface NewEpisode {
+  id: string;
+  envelope: Envelope;
+  content_hash: string;
+  /** The API key that appends it; kept beside the envelope, not in it. */
+  actor_key: string | null;
+  /**
+   * The effective time to store when the envelope gives none (an import keeps the one its log
+   * defaulted to); absent: the ingest instant.
+   */
+  occurred_at_default?: string | null;
+}
+
+export interface AppendResult {
+  /** Ids of rows this statement inserted, by `source \u0000 key`. */
+  inserted: Set<string>;
+  /** Rows that already existed for keys of the batch (another transaction, or earlier). */
+  existing: LoggedEpisode[];
+}
+
+/**
+ * One set-based statement per batch: arrays through unnest rather than thousands of bind
+ * parameters. Rows are inserted in (source, key) order so two concurrent batches over the same
+ * keys take their unique-index locks in the same order and cannot deadlock. ON CONFLICT DO
+ * NOTHING waits for a concurrent inserter of the same key and then skips; the follow-up read
+ * (a fresh READ COMMITTED snapshot) sees that committed row for the comparison.
+ */
+export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEpisode[]): Promise<AppendResult> {
+  const rows = [...batch].sort((a, b) =>
+    a.envelope.source === b.envelope.source
+      ? cmp(a.envelope.idempotency_key, b.envelope.idempotency_key)
+      : cmp(a.envelope.source, b.envelope.source),
+  );
+  const col = <T>(f: (e: NewEpisode) => T) => rows.map(f);
+  const { rows: insertedRows } = await sql.query<{ source: string; idempotency_key: string }>(
+    `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body,
+        occurred_at, occurred_at_defaulted, observed_at, sequence, lineage, snapshot,
+        actor_role, actor_user, actor_key, source_ref, content_hash)
+     SELECT $1, u.id, u.source, u.idempotency_key, u.subject, u.scope, u.owner, u.kind, u.body,
+        coalesce(u.occurred_at, u.occurred_default, now()), u.occurred_at IS NULL, u.observed_at, u.sequence, u.lineage, u.snapshot,
+        u.actor_role, u.actor_user, u.actor_key, u.source_ref, u.content_hash
+     FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                 $9::jsonb[], $10::timestamptz[], $11::timestamptz[], $12::bigint[],
+                 $13::text[], $14::boolean[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[],
+                 $20::timestamptz[])
+       WITH ORDINALITY AS u(id, source, idempotency_key, subject, scope, owner, kind, body,
+                 occurred_at, observed_at, sequence, lineage, snapshot,
+                 actor_role, actor_user, actor_key, source_ref, content_hash, occurred_default, ord)
+     ORDER BY u.ord
+     ON CONFLICT (workspace_id, source, idempotency_key) DO NOTHING
+     RETURNING source, idempotency_key`,
+    [
+      workspaceId,
+      col((e) => e.id),
+      col((e) => e.envelope.source),
+      col((e) => e.envelope.idempotency_key),
+      col((e) => e.envelope.subject),
+      col((e) => e.envelope.scope),
+      col((e) => e.envelope.owner),
+      col((e) => e.envelope.kind),
+      col((e) => JSON.stringify(e.envelope.body)),
+      // A source that gave no time gets the ingest instant (now(), the transaction's time).
+      col((e) => e.envelope.occurred_at),
+      col((e) => e.envelope.observed_at),
+      col((e) => e.envelope.sequence),
+      col((e) => e.envelope.lineage),
+      col((e) => e.envelope.snapshot),
+      col((e) => e.envelope.actor.role),
+      col((e) => e.envelope.actor.user),
+      col((e) => e.actor_key),
+      col((e) => e.envelope.source_ref),
+      col((e) => e.content_hash),
+      col((e) => e.occurred_at_default ?? null),
+    ],
+  );
+  const inserted = new Set(insertedRows.map((r) => keyOf(r.source, r.idempotency_key)));
+  const missing = rows.filter((e) => !inserted.has(keyOf(e.envelope.source, e.envelope.idempotency_key)));
+  const existing = missing.length === 0 ? [] : await findEpisodesByKeys(sql, workspaceId, missing.map((e) => e.envelope));
+  return { inserted, existing };
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

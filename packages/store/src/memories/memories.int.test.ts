@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY_SET, extract, fold, policyFor } from '@canon/core';
+import { claimBody, compiledFrom, logEpisodes, memoryWrite, storeDatabase } from '@canon/testing';
+import type { Pool } from '../db.js';
+import { insertClaims } from '../claims/insert-claims.js';
+import { claimCountsOfMemories } from '../claims/claim-counts-of-memories.js';
+import { insertMarkers } from '../compile-runs/insert-markers.js';
+import { writeProjections } from '../projections/write-projections.js';
+import { projectionRowsOfSubject } from '../projections/projection-rows-of-subject.js';
+import { getSubject } from '../subjects/get-subject.js';
+import { upsertSubject } from '../subjects/upsert-subject.js';
+import { candidateRowsByIds } from './candidate-rows-by-ids.js';
+import { conflictedMemories } from './conflicted-memories.js';
+import { deleteDerivedOfSubject } from './delete-derived-of-subject.js';
+import { deleteMemories } from './delete-memories.js';
+import { insertMemories } from './insert-memories.js';
+import { memoriesByIds } from './memories-by-ids.js';
+import { memoriesOfSubject } from './memories-of-subject.js';
+import { memoriesPage } from './memories-page.js';
+import { memoryHeadsOfSubject } from './memory-heads-of-subject.js';
+import { recallRowsOfSubject } from './recall-rows-of-subject.js';
+import { summariesOfSubject } from './summaries-of-subject.js';
+import { updateMemoriesIfRevision } from './update-memories-if-revision.js';
+
+// The memories table: one row per fact key, its timeline, and what recall reads instead of it.
+
+let db: Awaited<ReturnType<typeof storeDatabase>>;
+let pool: Pool;
+beforeAll(async () => {
+  db = await storeDatabase();
+  pool = db.pool;
+});
+afterAll(() => db?.close());
+
+/**
+ * A subject's memories as a compile writes them: two plain keys, a key two members dispute, and
+ * ann's personal key; and one memory of another subject.
+ */
+async function seeded(workspaceId: string) {
+  const episodes = [
+    ...(await logEpisodes(pool, workspaceId, [
+      { idempotency_key: 'day', subject: 's', body: claimBody('deploy_day', 'Tuesday') },
+      { idempotency_key: 'owner', subject: 's', body: claimBody('owner', 'ann') },
+      { idempotency_key: 'other', subject: 't', body: claimBody('owner', 'bob') },
+    ])),
+    ...(await logEpisodes(pool, workspaceId, [
+      { idempotency_key: 'eu', subject: 's', body: claimBody('region', 'eu') },
+      { idempotency_key: 'mine', subject: 's', scope: 'personal', body: claimBody('editor', 'vim') },
+    ], { role: 'member', user: 'ann' })),
+    ...(await logEpisodes(pool, workspaceId, [{ idempotency_key: 'us', subject: 's', body: claimBody('region', 'us') }], { role: 'member', user: 'bob' })),
+  ];
+  const { claims, memories } = compiledFrom(episodes);
+  await insertClaims(pool, claims);
+  await insertMemories(pool, workspaceId, memories);
+  const by = (predicate: string) => memories.find((m) => m.timeline.fact_key.predicate === predicate && m.subject === 's')!;
+  return { episodes, claims, memories, day: by('deploy_day'), owner: by('owner'), region: by('region'), editor: by('editor') };
+}
+
+describe('insertMemories', () => {
+  it('inserts a compile\'s new memories in one statement, as a read gives them back', async () => {
+    const { memories, day } = await seeded('w-insert');
+    const read = await memoriesByIds(pool, 'w-insert', memories.map((m) => m.timeline.memory_id));
+    expect(read.size).toBe(memories.length);
+    expect(read.get(day.timeline.memory_id)).toEqual({
+      id: day.timeline.memory_id,
+      subject: 's',
+      key: day.timeline.key,
+      revision: day.timeline.revision,
+      etag: day.etag,
+      digest: day.digest,
+      status: 'in_force',
+      timeline: JSON.parse(JSON.stringify(day.timeline)),
+      candidates: [],
+    });
+  });
+});
+
+describe('memoriesByIds', () => {
+  it('maps the ids it finds to their rows, in this workspace only', async () => {
+    const { day, owner } = await seeded('w-by-ids');
+    const out = await memoriesByIds(pool, 'w-by-ids', [day.timeline.memory_id, 'no-such-memory']);
+    expect([...out.keys()]).toEqual([day.timeline.memory_id]);
+    expect((await memoriesByIds(pool, 'w-nowhere', [owner.timeline.memory_id])).size).toBe(0);
+    expect((await memoriesByIds(pool, 'w-by-ids', [])).size).toBe(0);
+  });
+});
+
+describe('recallRowsOfSubject', () => {
+  it('pages a subject\'s memories in bytewise key order, after a key', async () => {
+    const { memories } = await seeded('w-recall');
+    const keys = memories.filter((m) => m.subject === 's').map((m) => m.timeline.key).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const first = await recallRowsOfSubject(pool, 'w-recall', 's', { after: null, limit: 2 });
+    expect(first.map((r) => r.key)).toEqual(keys.slice(0, 2));
+    expect(first[0]).toEqual(expect.objectContaining({ subject: 's', scope: expect.any(String), summary: expect.objectContaining({ v: 1 }) }));
+    const rest = await recallRowsOfSubject(pool, 'w-recall', 's', { after: first[1]!.key, limit: 10 });
+    expect(rest.map((r) => r.key)).toEqual(keys.slice(2));
+    expect(await recallRowsOfSubject(pool, 'w-recall', 's', { after: keys.at(-1)!, limit: 10 })).toEqual([]);
+  });
+});
+
+describe('summariesOfSubject', () => {
+  it('maps each memory of a subject to its stored summary and side', async () => {
+    const { memories } = await seeded('w-summaries');
+    const ofS = memories.filter((m) => m.subject === 's');
+    expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side }])));
+  });
+});
+
+describe('candidateRowsByIds', () => {
+  it('reads a candidate\'s side, or of its summary only what names its side when the row has none', async () => {
+    const { day } = await seeded('w-candidate-rows');
+    const expected = {
+      id: day.timeline.memory_id,
+      subject: 's',
+      key: day.timeline.key,
+      scope: 'workspace',
+      owner: null,
+      etag: day.etag,
+      summary: { v: 1, from: null, memory: { status: 'in_force', predicate: 'deploy_day', qualifiers: {}, current: [{ value: 'Tuesday' }], conflict: [] } },
+    };
+    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id])).toEqual([expected]);
+    // The stored side is what is read: a marker in it comes back as it is.
+    await pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,predicate}', '"marked"') WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [day.timeline.memory_id]);
+    expect((await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id]))[0]!.summary).toMatchObject({ memory: { predicate: 'marked' } });
+    // A row from before the column: the same side, taken from the summary.
+    await pool.query(`UPDATE memories SET side = NULL WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [day.timeline.memory_id]);
+    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id])).toEqual([expected]);
+    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [])).toEqual([]);
+  });
+});
+
+describe('memoriesOfSubject', () => {
+  it('reads every memory of a subject whole, in key order', async () => {
+    const { memories } = await seeded('w-of-subject');
+    const rows = await memoriesOfSubject(pool, 'w-of-subject', 's');
+    expect(rows.map((r) => r.id).sort()).toEqual(memories.filter((m) => m.subject === 's').map((m) => m.timeline.memory_id).sort());
+    expect(rows.map((r) => r.key)).toEqual([...rows.map((r) => r.key)].sort());
+    expect(rows.every((r) => r.timeline.memory_id === r.id)).toBe(true);
+  });
+});
+
+describe('updateMemoriesIfRevision', () => {
+  it('writes a timeline only over the revision it read, and names the memory that went stale', async () => {
+    const { day, claims } = await seeded('w-update');
+    const [later] = await logEpisodes(pool, 'w-update', [{ idempotency_key: 'day-2', subject: 's', body: claimBody('deploy_day', 'Thursday') }]);
+    const dayClaims = [...claims.filter((c) => c.memory_id === day.timeline.memory_id), ...extract(later!, DEFAULT_POLICY_SET)];
+    const next = memoryWrite(fold(dayClaims, policyFor(DEFAULT_POLICY_SET, 'deploy_day'), []), 's');
+    const expected = { revision: day.timeline.revision, etag: day.etag };
+    expect(await updateMemoriesIfRevision(pool, 'w-update', [{ write: next, expected }])).toEqual({ ok: true });
+    const stored = (await memoriesByIds(pool, 'w-update', [day.timeline.memory_id])).get(day.timeline.memory_id)!;
+    expect([stored.revision, stored.etag]).toEqual([next.timeline.revision, next.etag]);
+    // The same update again read the old revision: stale, and nothing written.
+    expect(await updateMemoriesIfRevision(pool, 'w-update', [{ write: day, expected }])).toEqual({ ok: false, reason: 'stale', id: day.timeline.memory_id });
+    expect((await memoriesByIds(pool, 'w-update', [day.timeline.memory_id])).get(day.timeline.memory_id)!.etag).toBe(next.etag);
+    expect(await updateMemoriesIfRevision(pool, 'w-update', [])).toEqual({ ok: true });
+  });
+});
+
+describe('deleteDerivedOfSubject', () => {
+  it('removes every derived row of one subject and leaves the log and other subjects alone', async () => {
+    const { memories, episodes } = await seeded('w-derived');
+    await writeProjections(pool, 'w-derived', memories.map((write) => ({ write, before: null })));
+    await insertMarkers(pool, 'w-derived', 's', episodes.filter((e) => e.subject === 's').map((e) => e.id), { id: '00000000-0000-4000-8000-000000000001', compiler_version: 'v', policy_fingerprint: 'f' });
+    const state = { workspace_id: 'w-derived', state_hash: 'h', compiler_version: 'v', policy_fingerprint: 'f', memories: 1, open_conflicts: 0 };
+    await upsertSubject(pool, { ...state, subject: 's' });
+    await upsertSubject(pool, { ...state, subject: 't' });
+    await deleteDerivedOfSubject(pool, 'w-derived', 's');
+    expect(await memoriesOfSubject(pool, 'w-derived', 's')).toEqual([]);
+    expect(await projectionRowsOfSubject(pool, 'w-derived', 's')).toEqual({ values: [], evidence: new Map(), dispositions: new Map() });
+    expect(await getSubject(pool, 'w-derived', 's')).toBeNull();
+    const ids = memories.filter((m) => m.subject === 's').map((m) => m.timeline.memory_id);
+    expect((await claimCountsOfMemories(pool, 'w-derived', ids)).size).toBe(0);
+    const { rows } = await pool.query('SELECT 1 FROM episode_markers WHERE workspace_id = $1', ['w-derived']);
+    expect(rows).toEqual([]);
+    expect(await memoriesOfSubject(pool, 'w-derived', 't')).toHaveLength(1);
+    expect(await getSubject(pool, 'w-derived', 't')).not.toBeNull();
+  });
+});
+
+describe('memoryHeadsOfSubject', () => {
+  it('reads what a rebuild compares of each memory', async () => {
+    const { day, editor } = await seeded('w-heads');
+    const heads = await memoryHeadsOfSubject(pool, 'w-heads', 's');
+    expect(heads.find((h) => h.id === day.timeline.memory_id)).toEqual({
+      id: day.timeline.memory_id,
+      key: day.timeline.key,
+      predicate: 'deploy_day',
+      scope: 'workspace',
+      owner: null,
+      digest: day.digest,
+      summary: day.summary,
+    });
+    expect(heads.find((h) => h.id === editor.timeline.memory_id)).toEqual(expect.objectContaining({ scope: 'personal', owner: 'ann' }));
+  });
+});
+
+describe('conflictedMemories', () => {
+  it('lists memories whose timeline ends conflicted, of a subject or the workspace, up to a limit', async () => {
+    const { region } = await seeded('w-conflicts');
+    expect(region.timeline.status_hint).toBe('conflicted');
+    expect((await conflictedMemories(pool, 'w-conflicts', 's', 10)).map((m) => m.id)).toEqual([region.timeline.memory_id]);
+    expect((await conflictedMemories(pool, 'w-conflicts', null, 10)).map((m) => m.id)).toEqual([region.timeline.memory_id]);
+    expect(await conflictedMemories(pool, 'w-conflicts', 't', 10)).toEqual([]);
+    expect(await conflictedMemories(pool, 'w-conflicts', null, 0)).toEqual([]);
+  });
+});
+
+describe('memoriesPage', () => {
+  it('pages what the viewer may see, with the total and the count per status', async () => {
+    await seeded('w-page');
+    const bob = await memoriesPage(pool, { workspaceId: 'w-page', subject: 's', user: 'bob', offset: 0, limit: 2 });
+    expect(bob.rows).toHaveLength(2);
+    expect([bob.total, bob.by_status]).toEqual([3, { in_force: 2, conflicted: 1 }]);
+    const ann = await memoriesPage(pool, { workspaceId: 'w-page', subject: 's', user: 'ann', offset: 2, limit: 2 });
+    expect([ann.rows.length, ann.total, ann.by_status]).toEqual([2, 4, { in_force: 3, conflicted: 1 }]);
+    const past = await memoriesPage(pool, { workspaceId: 'w-page', subject: 's', user: 'ann', offset: 10, limit: 2 });
+    expect([past.rows, past.total]).toEqual([[], 4]);
+  });
+});
+
+describe('deleteMemories', () => {
+  it('removes memories with their projections, and only those', async () => {
+    const { memories, day, owner } = await seeded('w-delete');
+    await writeProjections(pool, 'w-delete', memories.map((write) => ({ write, before: null })));
+    await deleteMemories(pool, 'w-delete', [day.timeline.memory_id]);
+    const left = await memoriesByIds(pool, 'w-delete', [day.timeline.memory_id, owner.timeline.memory_id]);
+    expect([...left.keys()]).toEqual([owner.timeline.memory_id]);
+    const projections = await projectionRowsOfSubject(pool, 'w-delete', 's');
+    expect(projections.values.some((v) => v.memory_id === day.timeline.memory_id)).toBe(false);
+    expect(projections.values.some((v) => v.memory_id === owner.timeline.memory_id)).toBe(true);
+  });
+});

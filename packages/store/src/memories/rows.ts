@@ -1,0 +1,71 @@
+import type { Timeline } from '@canon/core';
+import type { CandidateRefRow } from '../candidates/rows.js';
+
+export interface MemoryRow {
+  id: string;
+  subject: string;
+  key: string;
+  revision: number;
+  etag: string;
+  digest: string;
+  status: string;
+  timeline: Timeline;
+  /** Near memories of the same subject and scope (design §1): shown, never applied. */
+  candidates?: CandidateRefRow[];
+}
+
+export const COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline, candidates';
+
+/** A memory as recall of a subject reads it: its stored summary, not its timeline. */
+export interface MemoryRecallRow {
+  id: string;
+  subject: string;
+  key: string;
+  scope: 'workspace' | 'personal';
+  owner: string | null;
+  etag: string;
+  /** The view from the timeline's last change on (see `memories.summary`); null on older rows. */
+  summary: unknown;
+  candidates?: CandidateRefRow[];
+}
+
+export const RECALL_COLUMNS = 'id, subject, key, scope, owner, etag, summary, candidates';
+
+export interface MemoryWrite {
+  timeline: Timeline;
+  /** The timeline as JSON, when the caller has it already (any spelling: jsonb keeps the value). */
+  json?: string;
+  subject: string;
+  etag: string;
+  digest: string;
+  /** What recall reads instead of the timeline (see `memories.summary`). */
+  summary: unknown;
+  /** What a page shows of this memory as another's candidate (see `memories.side`). */
+  side: unknown;
+}
+
+/** Memory rows as one JSON array (the timeline serialized once, as the bytes of the array). */
+export function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revision: number; etag: string } }>): string {
+  return `[${rows
+    .map(({ w, expected }) => {
+      const t = w.timeline;
+      const head = JSON.stringify({
+        id: t.memory_id,
+        subject: w.subject,
+        key: t.key,
+        scope: t.fact_key.scope,
+        owner: t.fact_key.owner,
+        predicate: t.fact_key.predicate,
+        qualifiers: t.fact_key.qualifiers,
+        revision: t.revision,
+        etag: w.etag,
+        digest: w.digest,
+        status: t.status_hint,
+        summary: w.summary,
+        side: w.side,
+        ...(expected ? { expected_revision: expected.revision, expected_etag: expected.etag } : {}),
+      });
+      return `${head.slice(0, -1)},"timeline":${w.json ?? JSON.stringify(t)}}`;
+    })
+    .join(',')}]`;
+}

@@ -1,0 +1,28 @@
+import type { Sql } from '../db.js';
+import { type MemoryWrite, jsonRows } from './rows.js';
+
+export type ConditionalUpdate = { ok: true } | { ok: false; reason: 'stale'; id: string };
+
+/**
+ * Writes recomputed timelines, each only if its row is still the revision that was read: one
+ * statement for the lot. Stale when any row was not written (the caller's transaction fails).
+ */
+export async function updateMemoriesIfRevision(
+  sql: Sql,
+  workspaceId: string,
+  updates: ReadonlyArray<{ write: MemoryWrite; expected: { revision: number; etag: string } }>,
+): Promise<ConditionalUpdate> {
+  if (updates.length === 0) return { ok: true };
+  const { rows } = await sql.query<{ id: string }>(
+    `UPDATE memories SET revision = (m->>'revision')::int, etag = m->>'etag', digest = m->>'digest', status = m->>'status',
+       timeline = m->'timeline', summary = m->'summary', side = m->'side'
+     FROM jsonb_array_elements($2::jsonb) AS m
+     WHERE memories.workspace_id = $1 AND memories.id = m->>'id'
+       AND memories.revision = (m->>'expected_revision')::int AND memories.etag = m->>'expected_etag'
+     RETURNING memories.id`,
+    [workspaceId, jsonRows(updates.map((u) => ({ w: u.write, expected: u.expected })))],
+  );
+  if (rows.length === updates.length) return { ok: true };
+  const written = new Set(rows.map((r) => r.id));
+  return { ok: false, reason: 'stale', id: updates.find((u) => !written.has(u.write.timeline.memory_id))!.write.timeline.memory_id };
+}

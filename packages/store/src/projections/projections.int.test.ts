@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimBody, compiledFrom, logEpisodes, storeDatabase } from '@canon/testing';
+import type { Pool } from '../db.js';
+import { insertMemories } from '../memories/insert-memories.js';
+import { dispositionsOfEpisodes } from './dispositions-of-episodes.js';
+import { projectionRowsOfSubject } from './projection-rows-of-subject.js';
+import { searchText } from './search-text.js';
+import { writeProjections } from './write-projections.js';
+
+// The rows projected from each timeline (values, evidence, dispositions), written as a diff.
+
+let db: Awaited<ReturnType<typeof storeDatabase>>;
+let pool: Pool;
+beforeAll(async () => {
+  db = await storeDatabase();
+  pool = db.pool;
+});
+afterAll(() => db?.close());
+
+/** One key stated, then restated by its author with another value: the first timeline and the second. */
+async function twoVersions(workspaceId: string) {
+  const [first, second] = await logEpisodes(pool, workspaceId, [
+    { idempotency_key: 'e1', subject: 's', occurred_at: '2026-01-01T00:00:00.000Z', body: claimBody('deploy_day', 'Tuesday', { qualifiers: { env: 'prod' } }) },
+    { idempotency_key: 'e2', subject: 's', occurred_at: '2026-02-01T00:00:00.000Z', body: claimBody('deploy_day', 'Thursday', { qualifiers: { env: 'prod' } }) },
+  ], { role: 'owner', user: 'ann' });
+  const before = compiledFrom([first!]).memories[0]!;
+  const after = compiledFrom([first!, second!]).memories[0]!;
+  return { first: first!, second: second!, before, after };
+}
+
+const valuesOf = (t: { memory_id: string; values: ReadonlyArray<{ value: unknown; valid_from: string; valid_to: string | null; status: string }> }) =>
+  t.values.map((v, ord) => ({ memory_id: t.memory_id, ord, value: v.value, valid_from: v.valid_from, valid_to: v.valid_to, status: v.status }));
+
+describe('writeProjections', () => {
+  it('projects a new memory whole, then writes only what a new timeline changed', async () => {
+    const { before, after } = await twoVersions('w-write');
+    await insertMemories(pool, 'w-write', [before]);
+    await writeProjections(pool, 'w-write', [{ write: before, before: null }]);
+    expect((await projectionRowsOfSubject(pool, 'w-write', 's')).values).toEqual(valuesOf(before.timeline));
+
+    await writeProjections(pool, 'w-write', [{ write: after, before: before.timeline }]);
+    const rows = await projectionRowsOfSubject(pool, 'w-write', 's');
+    expect(after.timeline.values.map((v) => v.status)).toEqual(['superseded', 'in_force']);
+    expect(rows.values).toEqual(valuesOf(after.timeline));
+    expect(rows.evidence.get(after.timeline.memory_id)).toHaveLength(2);
+    expect(rows.dispositions.get(after.timeline.memory_id)).toHaveLength(after.timeline.dispositions.length);
+
+    // Back to the first timeline: the second value's rows go.
+    await writeProjections(pool, 'w-write', [{ write: before, before: after.timeline }]);
+    const back = await projectionRowsOfSubject(pool, 'w-write', 's');
+    expect(back.values).toEqual(valuesOf(before.timeline));
+    expect(back.evidence.get(before.timeline.memory_id)).toHaveLength(1);
+    expect(back.dispositions.get(before.timeline.memory_id)).toHaveLength(before.timeline.dispositions.length);
+    const { rows: text } = await pool.query<{ search_text: string }>('SELECT search_text FROM memory_values WHERE workspace_id = $1', ['w-write']);
+    expect(text.map((r) => r.search_text)).toEqual([searchText(before.timeline, 'Tuesday')]);
+    expect(text[0]!.search_text).toBe('deploy day env prod Tuesday');
+  });
+});
+
+describe('projectionRowsOfSubject', () => {
+  it('reads a subject\'s projections, keyed by memory, and nothing of another subject', async () => {
+    const { after } = await twoVersions('w-rows');
+    await insertMemories(pool, 'w-rows', [after]);
+    await writeProjections(pool, 'w-rows', [{ write: after, before: null }]);
+    const rows = await projectionRowsOfSubject(pool, 'w-rows', 's');
+    const evidence = after.timeline.values.flatMap((v, ord) => v.evidence.map((e) => `${ord}|${e.source}|${e.idempotency_key}|${e.index}`));
+    expect(rows.evidence).toEqual(new Map([[after.timeline.memory_id, expect.arrayContaining(evidence)]]));
+    const dispositions = after.timeline.dispositions.map((d) => `${d.claim.source}|${d.claim.idempotency_key}|${d.claim.index}|${d.kind}`);
+    expect(rows.dispositions).toEqual(new Map([[after.timeline.memory_id, expect.arrayContaining(dispositions)]]));
+    expect(await projectionRowsOfSubject(pool, 'w-rows', 'other')).toEqual({ values: [], evidence: new Map(), dispositions: new Map() });
+  });
+});
+
+describe('dispositionsOfEpisodes', () => {
+  it('answers what the compile decided about each claim of these episodes', async () => {
+    const { first, second, after } = await twoVersions('w-dispositions');
+    await insertMemories(pool, 'w-dispositions', [after]);
+    await writeProjections(pool, 'w-dispositions', [{ write: after, before: null }]);
+    const out = await dispositionsOfEpisodes(pool, 'w-dispositions', [second.id, first.id, second.id]);
+    const expected = after.timeline.dispositions.map((d) => ({
+      episode_id: d.claim.idempotency_key === 'e1' ? first.id : second.id,
+      memory_id: after.timeline.memory_id,
+      index: d.claim.index,
+      kind: d.kind,
+      target: d.target,
+      reason: d.reason,
+    }));
+    expect(out).toEqual(expected.sort((a, b) => (a.episode_id < b.episode_id ? -1 : 1)));
+    expect(out.length).toBeGreaterThan(0);
+    expect(await dispositionsOfEpisodes(pool, 'w-dispositions', [])).toEqual([]);
+  });
+});

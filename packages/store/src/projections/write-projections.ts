@@ -1,0 +1,199 @@
+import type { Timeline } from '@canon/core';
+import type { Sql } from '../db.js';
+import type { MemoryWrite } from '../memories/rows.js';
+import { searchText } from './search-text.js';
+
+export interface ProjectionChange {
+  write: MemoryWrite;
+  /** The timeline the rows were projected from so far; null for a new memory. */
+  before: Timeline | null;
+}
+
+type ValueRow = { w: MemoryWrite; v: Timeline['values'][number]; ord: number };
+
+type EvidenceRow = { x: ValueRow; e: Timeline['values'][number]['evidence'][number] };
+
+type DispositionRow = { w: MemoryWrite; d: Timeline['dispositions'][number] };
+
+const valueId = (memoryId: string, ord: number) => `${memoryId}\u0000${ord}`;
+
+const evidenceId = (memoryId: string, ord: number, e: { source: string; idempotency_key: string; index: number }) =>
+  JSON.stringify([memoryId, ord, e.source, e.idempotency_key, e.index]);
+
+const dispositionId = (memoryId: string, d: Timeline['dispositions'][number]) =>
+  JSON.stringify([memoryId, d.claim.source, d.claim.idempotency_key, d.claim.index]);
+
+/**
+ * What a disposition row holds, field by field: a timeline read back from jsonb has its members
+ * in jsonb's order, so comparing JSON.stringify of the two objects found every row changed and
+ * rewrote all of a hot key's dispositions at each compile.
+ */
+const projectedDisposition = (d: Timeline['dispositions'][number]) =>
+  JSON.stringify([d.kind, d.target ? [d.target.source, d.target.idempotency_key, d.target.index] : null, d.reason]);
+
+const projectedValue = (v: Timeline['values'][number]) =>
+  JSON.stringify([v.value, v.valid_from, v.valid_to, v.status, v.superseded_by, v.conditions, v.standing, v.support]);
+
+/**
+ * Brings the row projections of these memories (values, evidence, dispositions) in line with
+ * their new timelines, writing only the rows that differ from what `before` projected: a key
+ * restated ten thousand times gets a few rows written per change, not its whole history.
+ */
+export async function writeProjections(sql: Sql, workspaceId: string, changes: readonly ProjectionChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const valuesToWrite: ValueRow[] = [];
+  const valuesToDelete: Array<{ memory_id: string; ord: number }> = [];
+  const evidenceToWrite: EvidenceRow[] = [];
+  const evidenceToDelete: Array<{ memory_id: string; ord: number; source: string; idempotency_key: string; index: number }> = [];
+  const dispositionsToWrite: DispositionRow[] = [];
+  const dispositionsToDelete: Array<{ memory_id: string; source: string; idempotency_key: string; index: number }> = [];
+
+  for (const { write: w, before } of changes) {
+    const id = w.timeline.memory_id;
+    if (!before) {
+      // A new memory: every row is written, with no projection to compare against.
+      w.timeline.values.forEach((v, ord) => {
+        valuesToWrite.push({ w, v, ord });
+        for (const e of v.evidence) evidenceToWrite.push({ x: { w, v, ord }, e });
+      });
+      for (const d of w.timeline.dispositions) dispositionsToWrite.push({ w, d });
+      continue;
+    }
+    const old = before.values;
+    w.timeline.values.forEach((v, ord) => {
+      const prior = old[ord];
+      if (!prior || projectedValue(prior) !== projectedValue(v) || searchText(before, prior.value) !== searchText(w.timeline, v.value)) {
+        valuesToWrite.push({ w, v, ord });
+      }
+      const had = new Set((prior?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
+      for (const e of v.evidence) if (!had.has(evidenceId(id, ord, e))) evidenceToWrite.push({ x: { w, v, ord }, e });
+    });
+    old.forEach((prior, ord) => {
+      const now = w.timeline.values[ord];
+      if (!now) valuesToDelete.push({ memory_id: id, ord });
+      const keep = new Set((now?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
+      for (const e of prior.evidence) if (!keep.has(evidenceId(id, ord, e))) evidenceToDelete.push({ memory_id: id, ord, source: e.source, idempotency_key: e.idempotency_key, index: e.index });
+    });
+    const priorDispositions = new Map(before.dispositions.map((d) => [dispositionId(id, d), projectedDisposition(d)]));
+    const nowIds = new Set<string>();
+    for (const d of w.timeline.dispositions) {
+      const did = dispositionId(id, d);
+      nowIds.add(did);
+      if (priorDispositions.get(did) !== projectedDisposition(d)) dispositionsToWrite.push({ w, d });
+    }
+    for (const d of before.dispositions) {
+      if (!nowIds.has(dispositionId(id, d))) dispositionsToDelete.push({ memory_id: id, source: d.claim.source, idempotency_key: d.claim.idempotency_key, index: d.claim.index });
+    }
+  }
+
+  if (valuesToDelete.length > 0) {
+    await sql.query(
+      `DELETE FROM memory_values v USING unnest($2::text[], $3::int[]) AS d(memory_id, ord)
+       WHERE v.workspace_id = $1 AND v.memory_id = d.memory_id AND v.ord = d.ord`,
+      [workspaceId, valuesToDelete.map((d) => d.memory_id), valuesToDelete.map((d) => d.ord)],
+    );
+  }
+  if (evidenceToDelete.length > 0) {
+    await sql.query(
+      `DELETE FROM evidence e USING unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[]) AS d(memory_id, ord, source, idempotency_key, idx)
+       WHERE e.workspace_id = $1 AND e.memory_id = d.memory_id AND e.value_ord = d.ord AND e.source = d.source
+         AND e.idempotency_key = d.idempotency_key AND e.claim_index = d.idx`,
+      [
+        workspaceId,
+        evidenceToDelete.map((d) => d.memory_id),
+        evidenceToDelete.map((d) => d.ord),
+        evidenceToDelete.map((d) => d.source),
+        evidenceToDelete.map((d) => d.idempotency_key),
+        evidenceToDelete.map((d) => d.index),
+      ],
+    );
+  }
+  if (dispositionsToDelete.length > 0) {
+    await sql.query(
+      `DELETE FROM dispositions x USING unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS d(memory_id, source, idempotency_key, idx)
+       WHERE x.workspace_id = $1 AND x.memory_id = d.memory_id AND x.source = d.source
+         AND x.idempotency_key = d.idempotency_key AND x.claim_index = d.idx`,
+      [
+        workspaceId,
+        dispositionsToDelete.map((d) => d.memory_id),
+        dispositionsToDelete.map((d) => d.source),
+        dispositionsToDelete.map((d) => d.idempotency_key),
+        dispositionsToDelete.map((d) => d.index),
+      ],
+    );
+  }
+
+  if (valuesToWrite.length > 0) {
+    await sql.query(
+      `INSERT INTO memory_values (workspace_id, memory_id, ord, subject, scope, owner, value, search_text, valid_from, valid_to,
+         status, superseded_by, conditions, standing, support)
+       SELECT $1, u.memory_id, u.ord, u.subject, u.scope, u.owner, u.value, u.search_text, u.valid_from, u.valid_to,
+         u.status, u.superseded_by, u.conditions, u.standing, u.support
+       FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::timestamptz[],
+                   $10::timestamptz[], $11::text[], $12::text[], $13::jsonb[], $14::int[], $15::int[])
+         AS u(memory_id, ord, subject, scope, owner, value, search_text, valid_from, valid_to, status, superseded_by, conditions, standing, support)
+       ON CONFLICT (workspace_id, memory_id, ord) DO UPDATE SET value = EXCLUDED.value, search_text = EXCLUDED.search_text,
+         valid_from = EXCLUDED.valid_from, valid_to = EXCLUDED.valid_to, status = EXCLUDED.status,
+         superseded_by = EXCLUDED.superseded_by, conditions = EXCLUDED.conditions, standing = EXCLUDED.standing,
+         support = EXCLUDED.support`,
+      [
+        workspaceId,
+        valuesToWrite.map((x) => x.w.timeline.memory_id),
+        valuesToWrite.map((x) => x.ord),
+        valuesToWrite.map((x) => x.w.subject),
+        valuesToWrite.map((x) => x.w.timeline.fact_key.scope),
+        valuesToWrite.map((x) => x.w.timeline.fact_key.owner),
+        valuesToWrite.map((x) => JSON.stringify(x.v.value)),
+        valuesToWrite.map((x) => searchText(x.w.timeline, x.v.value)),
+        valuesToWrite.map((x) => x.v.valid_from),
+        valuesToWrite.map((x) => x.v.valid_to),
+        valuesToWrite.map((x) => x.v.status),
+        valuesToWrite.map((x) => x.v.superseded_by),
+        valuesToWrite.map((x) => JSON.stringify(x.v.conditions)),
+        valuesToWrite.map((x) => x.v.standing),
+        valuesToWrite.map((x) => x.v.support),
+      ],
+    );
+  }
+
+  if (evidenceToWrite.length > 0) {
+    await sql.query(
+      `INSERT INTO evidence (workspace_id, memory_id, value_ord, source, idempotency_key, claim_index, lineage, source_ref)
+       SELECT $1, u.memory_id, u.value_ord, u.source, u.idempotency_key, u.claim_index, u.lineage, u.source_ref
+       FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[])
+         AS u(memory_id, value_ord, source, idempotency_key, claim_index, lineage, source_ref)
+       ON CONFLICT DO NOTHING`,
+      [
+        workspaceId,
+        evidenceToWrite.map((r) => r.x.w.timeline.memory_id),
+        evidenceToWrite.map((r) => r.x.ord),
+        evidenceToWrite.map((r) => r.e.source),
+        evidenceToWrite.map((r) => r.e.idempotency_key),
+        evidenceToWrite.map((r) => r.e.index),
+        evidenceToWrite.map((r) => r.e.lineage),
+        evidenceToWrite.map((r) => r.e.source_ref),
+      ],
+    );
+  }
+
+  if (dispositionsToWrite.length > 0) {
+    await sql.query(
+      `INSERT INTO dispositions (workspace_id, memory_id, source, idempotency_key, claim_index, kind, target, reason)
+       SELECT $1, u.memory_id, u.source, u.idempotency_key, u.claim_index, u.kind, u.target, u.reason
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::jsonb[], $8::text[])
+         AS u(memory_id, source, idempotency_key, claim_index, kind, target, reason)
+       ON CONFLICT (workspace_id, memory_id, source, idempotency_key, claim_index) DO UPDATE SET kind = EXCLUDED.kind,
+         target = EXCLUDED.target, reason = EXCLUDED.reason`,
+      [
+        workspaceId,
+        dispositionsToWrite.map((r) => r.w.timeline.memory_id),
+        dispositionsToWrite.map((r) => r.d.claim.source),
+        dispositionsToWrite.map((r) => r.d.claim.idempotency_key),
+        dispositionsToWrite.map((r) => r.d.claim.index),
+        dispositionsToWrite.map((r) => r.d.kind),
+        dispositionsToWrite.map((r) => (r.d.target ? JSON.stringify(r.d.target) : null)),
+        dispositionsToWrite.map((r) => r.d.reason),
+      ],
+    );
+  }
+}

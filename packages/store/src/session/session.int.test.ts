@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logEpisodes, storeDatabase } from '@canon/testing';
+import { inTransaction, type Pool, type PoolClient, type Sql } from '../db.js';
+import { allUsersVisible } from './all-users-visible.js';
+import { enterScope } from './enter-scope.js';
+import { enterSystemRole } from './enter-system-role.js';
+import { inSnapshot } from './in-snapshot.js';
+import { lockKeyBootstrap } from './lock-key-bootstrap.js';
+import { lockSubject } from './lock-subject.js';
+import { setAllUsersVisible } from './set-all-users-visible.js';
+import { LockTimeoutError, withLockTimeout } from './with-lock-timeout.js';
+
+// What a transaction may see (row-level security's settings), which role it runs as, and the
+// advisory locks transactions take turns on.
+
+let db: Awaited<ReturnType<typeof storeDatabase>>;
+let pool: Pool;
+beforeAll(async () => {
+  db = await storeDatabase();
+  pool = db.pool;
+  await logEpisodes(pool, 'w-a', [{ idempotency_key: 'shared', subject: 's' }]);
+  await logEpisodes(pool, 'w-a', [{ idempotency_key: 'ann', subject: 's', scope: 'personal' }], { role: 'member', user: 'ann' });
+  await logEpisodes(pool, 'w-b', [{ idempotency_key: 'other', subject: 's' }]);
+});
+afterAll(() => db?.close());
+
+const visibleKeys = async (tx: Sql) => (await tx.query<{ k: string }>('SELECT idempotency_key AS k FROM episodes ORDER BY 1')).rows.map((r) => r.k);
+const role = async (tx: Sql) => (await tx.query<{ r: string }>('SELECT current_user AS r')).rows[0]!.r;
+
+/** Holds fn's lock in a transaction of its own until the returned release is called. */
+async function holding(fn: (tx: PoolClient) => Promise<void>): Promise<() => Promise<void>> {
+  const tx = await pool.connect();
+  await tx.query('BEGIN');
+  await fn(tx);
+  return async () => {
+    await tx.query('COMMIT');
+    tx.release();
+  };
+}
+
+describe('enterScope', () => {
+  it('confines the transaction to its workspace and user, as canon_app', async () => {
+    const seen = await inTransaction(pool, async (tx) => {
+      await enterScope(tx, { workspace_id: 'w-a', user: 'bob', all_users: false });
+      return { keys: await visibleKeys(tx), role: await role(tx) };
+    });
+    expect(seen).toEqual({ keys: ['shared'], role: 'canon_app' });
+    const ann = await inTransaction(pool, async (tx) => {
+      await enterScope(tx, { workspace_id: 'w-a', user: 'ann', all_users: false });
+      return visibleKeys(tx);
+    });
+    expect(ann).toEqual(['ann', 'shared']);
+    // All of it ends with the transaction: the pool's connections are back to their own role.
+    expect(await Promise.all([role(pool), role(pool)])).not.toContain('canon_app');
+  });
+});
+
+describe('allUsersVisible', () => {
+  it('is true only inside a transaction that sees every user\'s rows', async () => {
+    expect(await allUsersVisible(pool)).toBe(false);
+    const seen = await inTransaction(pool, async (tx) => {
+      await enterScope(tx, { workspace_id: 'w-a', user: null, all_users: true });
+      return allUsersVisible(tx);
+    });
+    expect(seen).toBe(true);
+  });
+});
+
+describe('setAllUsersVisible', () => {
+  it('opens and closes every user\'s personal rows for the rest of the transaction', async () => {
+    const seen = await inTransaction(pool, async (tx) => {
+      await enterScope(tx, { workspace_id: 'w-a', user: 'bob', all_users: false });
+      const before = await visibleKeys(tx);
+      await setAllUsersVisible(tx, true);
+      const open = { keys: await visibleKeys(tx), flag: await allUsersVisible(tx) };
+      await setAllUsersVisible(tx, false);
+      return { before, open, after: await visibleKeys(tx) };
+    });
+    expect(seen).toEqual({ before: ['shared'], open: { keys: ['ann', 'shared'], flag: true }, after: ['shared'] });
+  });
+});
+
+describe('enterSystemRole', () => {
+  it('runs the rest of the transaction as canon_system, across workspaces', async () => {
+    const seen = await inTransaction(pool, async (tx) => {
+      await enterSystemRole(tx);
+      return { role: await role(tx), keys: await visibleKeys(tx) };
+    });
+    expect(seen).toEqual({ role: 'canon_system', keys: ['ann', 'other', 'shared'] });
+  });
+});
+
+describe('lockSubject', () => {
+  it('makes transactions on one subject take turns, and leaves other subjects free', async () => {
+    const release = await holding((tx) => lockSubject(tx, 'w-a', 's'));
+    try {
+      await expect(inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'w-a', 's')))).rejects.toBeInstanceOf(LockTimeoutError);
+      await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'w-b', 's')));
+      await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'w-a', 't')));
+    } finally {
+      await release();
+    }
+    await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'w-a', 's')));
+  });
+});
+
+describe('lockKeyBootstrap', () => {
+  it('lets one transaction at a time mint the first key', async () => {
+    const release = await holding(lockKeyBootstrap);
+    try {
+      await expect(inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockKeyBootstrap(tx)))).rejects.toBeInstanceOf(LockTimeoutError);
+    } finally {
+      await release();
+    }
+    await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockKeyBootstrap(tx)));
+  });
+});
+
+describe('withLockTimeout', () => {
+  it('gives fn\'s answer, turns a lock wait past the timeout into LockTimeoutError, and lets other errors through', async () => {
+    expect(await inTransaction(pool, (tx) => withLockTimeout(tx, 100, async () => 42))).toBe(42);
+    const release = await holding((tx) => tx.query('LOCK TABLE policies IN ACCESS EXCLUSIVE MODE').then(() => undefined));
+    try {
+      const err = await inTransaction(pool, (tx) => withLockTimeout(tx, 50, () => tx.query('SELECT 1 FROM policies'))).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LockTimeoutError);
+      expect((err as LockTimeoutError).cause).toMatchObject({ code: '55P03' });
+    } finally {
+      await release();
+    }
+    await expect(inTransaction(pool, (tx) => withLockTimeout(tx, 50, () => tx.query('SELECT 1 FROM no_such_table')))).rejects.toMatchObject({ code: '42P01' });
+  });
+});
+
+describe('inSnapshot', () => {
+  it('sees the database as at its first read, and cannot write', async () => {
+    const count = async (tx: Sql) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM episodes WHERE workspace_id = 'w-a'`)).rows[0]!.n;
+    const seen = await inSnapshot(pool, async (tx) => {
+      const first = await count(tx);
+      await logEpisodes(pool, 'w-a', [{ idempotency_key: 'later', subject: 's' }]);
+      return [first, await count(tx)];
+    });
+    expect(seen[0]).toBe(seen[1]);
+    expect(await count(pool)).toBe(seen[0]! + 1);
+    await expect(inSnapshot(pool, (tx) => tx.query(`INSERT INTO workspaces (id) VALUES ('w-snapshot')`))).rejects.toThrow(/read-only/);
+  });
+});

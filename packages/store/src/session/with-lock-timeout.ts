@@ -1,0 +1,23 @@
+import type { Sql } from '../db.js';
+import { SQLSTATE, sqlState } from '../errors.js';
+
+/** Thrown when a lock was not granted within the transaction's lock timeout (SQLSTATE 55P03). */
+export class LockTimeoutError extends Error {
+  constructor(cause: unknown) {
+    super('a lock was not granted within the lock timeout', { cause });
+  }
+}
+
+/**
+ * Runs fn with a lock timeout for the rest of the transaction: a statement waiting longer for a
+ * lock fails, the transaction is aborted, and the caller gets a LockTimeoutError to answer "busy,
+ * retry" with — instead of holding a connection behind a long compile.
+ */
+export async function withLockTimeout<T>(tx: Sql, milliseconds: number, fn: () => Promise<T>): Promise<T> {
+  await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${Math.max(1, Math.round(milliseconds))}ms`]);
+  try {
+    return await fn();
+  } catch (err) {
+    throw sqlState(err) === SQLSTATE.lockNotAvailable ? new LockTimeoutError(err) : err;
+  }
+}
