@@ -181,8 +181,12 @@ describe('webhooks', { timeout: 180_000 }, () => {
     expect(h.last_error).toContain('timed out');
     expect(hits.get('/fail')).toBe(RETRY_LIMIT + 1);
     // The job is in the dead-letter queue, naming the change by its cursor, never its content.
-    const jobs = await canon.runtime.boss!.findJobs<{ webhook_id: string; cursor: string }>('webhook-dead');
-    const mine = jobs.filter((j) => [failing.webhook.id, hanging.webhook.id].includes(j.data.webhook_id));
+    // The count is written before the last attempt fails; pg-boss queues the dead letter after.
+    const mine = await until(
+      async () => (await canon.runtime.boss!.findJobs<{ webhook_id: string; cursor: string }>('webhook-dead')).filter((j) => [failing.webhook.id, hanging.webhook.id].includes(j.data.webhook_id)),
+      (jobs) => jobs.length >= 2,
+      'both jobs in the dead-letter queue',
+    );
     expect(mine).toHaveLength(2);
     expect(JSON.stringify(mine.map((j) => j.data))).not.toContain('payments');
     // Meanwhile a compile answers as ever.
