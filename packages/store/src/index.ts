@@ -30,7 +30,7 @@ export {
   type RevokeResult,
 } from './sql/api-keys.js';
 export { episodesByIds, episodesOfSubject, episodeIdsOfSubject, linkEpisodesOfSubject } from './sql/episode-row.js';
-export { dispositionsOfEpisodes, type EpisodeDisposition } from './sql/claim-dispositions.js';
+export { decisionsOfEpisodes, type EpisodeDecision } from './sql/claim-dispositions.js';
 export { memoryShapesOfSubject, setCandidates, deleteMemories, memoryIdLinkingKey, factKeyOfMemoryId, type MemoryShapeRow, type CandidateRefRow } from './sql/candidates.js';
 export { insertPending, takePending, deletePending, subjectsWithPendingAtLeast, subjectsWithPending, totalPending } from './sql/pending.js';
 export { insertClaims, memoryIdsOfLineages, claimsOfMemories, claimCountsOfMemories, snapshotVersions } from './sql/claims.js';

@@ -1,4 +1,4 @@
-import type { ClaimRef, Disposition, EvidenceRef, Timeline, TimelineValue } from '@canon/core';
+import type { ClaimRef, Decision, EvidenceRef, Timeline, TimelineValue } from '@canon/core';
 import { episodeSources, memoriesByIds, memoriesPage } from '@canon/store';
 import { candidateViews, sideOf, type CandidateView } from '../links/candidate-view.js';
 import type { Principal } from '../auth/principal.js';
@@ -36,7 +36,7 @@ export interface MemorySections {
   conflicts: Array<ReturnType<typeof labelOf> & { sides: MemorySummary['conflict'] }>;
   /** Memories that may be one fact worded twice (design §1): shown for someone to link or part. */
   candidates: Array<ReturnType<typeof labelOf> & { values: unknown[]; candidates: CandidateView[] }>;
-  decisions: Array<ReturnType<typeof labelOf> & Disposition & { text: string | null; source_ref: string | null }>;
+  decisions: Array<ReturnType<typeof labelOf> & Decision & { text: string | null; source_ref: string | null }>;
 }
 
 const sameRef = (e: EvidenceRef, r: Ref) => e.source === r.source && e.idempotency_key === r.idempotency_key && e.index === r.index;
@@ -80,7 +80,7 @@ export function inspectMemories(memories: readonly InspectedMemory[]): MemorySec
         });
       }
     }
-    for (const d of t.dispositions) {
+    for (const d of t.decisions) {
       const e = evidenceOf(t, d.claim);
       if (d.kind === 'overruled') {
         out.overruled.push({ ...label, value: valueHolding(t, d.claim)?.value ?? null, claim: d.claim, role: e?.role ?? null, text: e?.text ?? null, reason: d.reason });
