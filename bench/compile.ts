@@ -165,7 +165,7 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       notes: [
         `Histories ingested with the runtime's ingest in ${BATCH}-episode batches, CANON_COMPILE_DEBOUNCE_SECONDS=3600 and CANON_COMPILE_AFTER=1e9, so no background compile ran during the measurements.`,
         `${CLAIMS_PER_KEY} claims per key in every sized subject (keys = episodes / ${CLAIMS_PER_KEY}); each key's value changes at every fifth restatement with an explicit effective time, the others are duplicates.`,
-        'Physical limit: right after the first compile of the largest subject, the same work as bare SQL in one transaction: its episodes read into this process (id and body), its claims read back, and every row the compile wrote for it (claims, memories, memory_values, evidence, dispositions, episode_markers) copied by INSERT … SELECT into empty tables of the same shape, indexes included. The copy runs inside PostgreSQL, so it is a floor the compile cannot reach; the ratio is that floor over the compile\'s wall time.',
+        'Physical limit: right after the first compile of the largest subject, the same work as bare SQL in one transaction: its episodes read into this process (id and body), its claims read back, and every row the compile wrote for it (claims, memories, memory_values, evidence, claim_decisions, episode_markers) copied by INSERT … SELECT into empty tables of the same shape, indexes included. The copy runs inside PostgreSQL, so it is a floor the compile cannot reach; the ratio is that floor over the compile\'s wall time.',
         'Throughput: the first compile of the whole history, in wall time and in CPU of the compiling process (process.cpuUsage; PostgreSQL\'s own CPU is not in it) (chunks of CANON_COMPILE_CHUNK = 100,000 episodes per transaction). Then VACUUM ANALYZE (what autovacuum would do; otherwise the measurements race it). No-op: compileSubject on a subject with nothing pending, and POST /v1/compile over a loopback HTTP server. Incremental: one more episode ingested (untimed), then compileSubject timed.',
       ],
       machine: { ...machine(), postgres: await postgresVersion(runtime) },
@@ -199,7 +199,7 @@ export interface PhysicalLimit {
  * the same shape (LIKE … INCLUDING ALL) take a copy of every row the compile wrote.
  */
 async function physicalLimit(runtime: Runtime, workspaceId: string, subject: string): Promise<PhysicalLimit> {
-  const tables = ['claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers'] as const;
+  const tables = ['claims', 'memories', 'memory_values', 'evidence', 'claim_decisions', 'episode_markers'] as const;
   const client = await runtime.pool.connect();
   try {
     await client.query('BEGIN');
@@ -211,7 +211,7 @@ async function physicalLimit(runtime: Runtime, workspaceId: string, subject: str
     let rows = 0;
     const ofSubject = `workspace_id = $1 AND memory_id IN (SELECT id FROM memories WHERE workspace_id = $1 AND subject = $2)`;
     for (const t of tables) {
-      const where = t === 'evidence' || t === 'dispositions' ? ofSubject : 'workspace_id = $1 AND subject = $2';
+      const where = t === 'evidence' || t === 'claim_decisions' ? ofSubject : 'workspace_id = $1 AND subject = $2';
       rows += (await client.query(`INSERT INTO bare_${t} SELECT * FROM ${t} WHERE ${where}`, [workspaceId, subject])).rowCount ?? 0;
     }
     const t2 = performance.now();

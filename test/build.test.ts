@@ -47,6 +47,41 @@ describe('the build', () => {
     expect(reaching.map((f) => path.relative(ROOT, f))).toEqual([]);
   });
 
+  // The HTTP API calls the runtime through the `Runtime` object createApp is given, so that every
+  // operation a route reaches is one the CLI and MCP reach the same way (as a method), and none
+  // is a free function taking the runtime's pool. The rule: from '@canon/runtime', packages/api/src
+  // imports, by name, only types (`import type`, `type X`), zod schemas (values with `safeParse`,
+  // checked on the module itself), and these utilities, which hold no runtime state.
+  const RUNTIME_UTILITIES = new Map([
+    ['isUnavailable', 'tells a database outage (503) from a fault'],
+    ['log', 'the process logger'],
+    ['ingestAnswer', 'reshapes an ingest result for the wire'],
+  ]);
+
+  it('packages/api reaches runtime operations only through the Runtime object', async () => {
+    const runtime = (await import('@canon/runtime')) as Record<string, unknown>;
+    const offending: string[] = [];
+    for (const file of sources(path.join(ROOT, 'packages/api/src'))) {
+      const text = fs.readFileSync(file, 'utf8');
+      const where = path.relative(ROOT, file);
+      const named = [...text.matchAll(/\bimport\s+(type\s+)?\{([^}]*)\}\s*from\s*'@canon\/runtime'/g)];
+      // A namespace, default, dynamic import or re-export would hide the names: none of those.
+      const all = text.match(/'@canon\/runtime'/g)?.length ?? 0;
+      if (all !== named.length) offending.push(`${where}: an import of '@canon/runtime' other than \`import { … } from\``);
+      for (const [, typeOnly, list] of named) {
+        if (typeOnly) continue;
+        for (const spec of list!.split(',').map((x) => x.trim()).filter(Boolean)) {
+          if (spec.startsWith('type ')) continue;
+          const name = spec.split(/\s+as\s+/)[0]!;
+          const value = runtime[name];
+          const schema = typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+          if (!schema && !RUNTIME_UTILITIES.has(name)) offending.push(`${where}: ${name}`);
+        }
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
   it('exports the source to TypeScript tools and the build to Node', () => {
     for (const pkg of PACKAGES) {
       const exports = json(`${pkg}/package.json`)['exports'] as Record<string, Record<string, string>>;

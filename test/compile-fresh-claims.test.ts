@@ -6,7 +6,7 @@ import { startTestCanon, type TestCanon } from '@canon/testing';
 // table; a later compile of the same key reads them from the table. Both must write the same
 // memory: here one workspace compiles a key's episodes in one go and another in two steps, and
 // everything but the workspace must agree — reasons that spell object values, the search text
-// that lists qualifiers (whose order jsonb decides), values, dispositions.
+// that lists qualifiers (whose order jsonb decides), values, decisions.
 
 let canon: TestCanon;
 const writers = new Map<string, Principal>();
@@ -34,7 +34,7 @@ async function ingest(workspace: string, episodes: ReadonlyArray<ReturnType<type
 }
 
 async function stored(workspace: string) {
-  const { rows: memories } = await canon.runtime.pool.query<{ timeline: { values: unknown[]; dispositions: unknown[]; status_hint: string } }>(
+  const { rows: memories } = await canon.runtime.pool.query<{ timeline: { values: unknown[]; decisions: unknown[]; status_hint: string } }>(
     'SELECT timeline FROM memories WHERE workspace_id = $1 AND subject = $2',
     [workspace, SUBJECT],
   );
@@ -42,13 +42,13 @@ async function stored(workspace: string) {
     'SELECT ord, value, search_text, status FROM memory_values WHERE workspace_id = $1 AND subject = $2 ORDER BY ord',
     [workspace, SUBJECT],
   );
-  const { rows: dispositions } = await canon.runtime.pool.query(
-    'SELECT idempotency_key, claim_index, kind, target, reason FROM dispositions WHERE workspace_id = $1 ORDER BY idempotency_key, claim_index',
+  const { rows: decisions } = await canon.runtime.pool.query(
+    'SELECT idempotency_key, claim_index, kind, target, reason FROM claim_decisions WHERE workspace_id = $1 ORDER BY idempotency_key, claim_index',
     [workspace],
   );
   expect(memories).toHaveLength(1);
   const t = memories[0]!.timeline;
-  return { values: t.values, dispositions: t.dispositions, status: t.status_hint, rows: { values, dispositions } };
+  return { values: t.values, decisions: t.decisions, status: t.status_hint, rows: { values, decisions } };
 }
 
 it('writes the same memory whether a key is compiled in one go or in two', async () => {

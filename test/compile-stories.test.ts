@@ -74,7 +74,7 @@ describe('the deployment-window story through the HTTP API', () => {
       ['payments', 'in_force'],
       ['billing-core', 'overruled'],
     ]);
-    expect(detail.timeline.dispositions.find((d: { claim: { idempotency_key: string } }) => d.claim.idempotency_key === 'o2').kind).toBe('overruled');
+    expect(detail.timeline.decisions.find((d: { claim: { idempotency_key: string } }) => d.claim.idempotency_key === 'o2').kind).toBe('overruled');
   });
 
   it('shows the agents’ disagreement once with both sides, then a maintainer’s resolution ends it', async () => {

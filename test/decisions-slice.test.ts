@@ -74,7 +74,7 @@ describe('the reported attacks, end to end', () => {
     expect(context.text).not.toContain('DISPUTED');
     expect(context.text).toContain('db1.internal');
     const history = await (await canon.request(`/v1/memories/${memories.memories[0].id}`, { key: owner })).json();
-    const late = history.timeline.dispositions.find((d: { claim: { idempotency_key: string } }) => d.claim.idempotency_key === 'a2');
+    const late = history.timeline.decisions.find((d: { claim: { idempotency_key: string } }) => d.claim.idempotency_key === 'a2');
     expect(late.kind).toBe('overruled');
     expect(late.reason).toMatch(/cues: .*correction-label/);
   });

@@ -14,13 +14,13 @@ beforeAll(async () => {
 afterAll(() => canon.close());
 
 /** Every table that holds rows about episodes, claims or what was derived from them. */
-const TABLES = ['episodes', 'pending', 'claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers', 'subjects', 'compile_runs'] as const;
+const TABLES = ['episodes', 'pending', 'claims', 'memories', 'memory_values', 'evidence', 'claim_decisions', 'episode_markers', 'subjects', 'compile_runs'] as const;
 
 async function rowsOf(subject: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of TABLES) {
     const where =
-      table === 'evidence' || table === 'dispositions'
+      table === 'evidence' || table === 'claim_decisions'
         ? `memory_id IN (SELECT id FROM memories WHERE subject = $1) OR idempotency_key LIKE 'er-%'`
         : 'subject = $1';
     const { rows } = await canon.runtime.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, [subject]);
@@ -47,7 +47,7 @@ describe('erasure', () => {
     expect((await canon.request('/v1/episodes', { key: owner, json: ep('er-4', subject, 'region', 'eu') })).status).toBe(200);
     await canon.request('/v1/episodes?compile=wait', { key: owner, json: ep('keep-1', 'customer:other', 'plan', 'bronze') });
     const before = await rowsOf(subject);
-    for (const table of ['episodes', 'claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers', 'subjects', 'compile_runs', 'pending']) {
+    for (const table of ['episodes', 'claims', 'memories', 'memory_values', 'evidence', 'claim_decisions', 'episode_markers', 'subjects', 'compile_runs', 'pending']) {
       expect(before[table], table).toBeGreaterThan(0);
     }
 

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectSubject } from '@canon/runtime';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 // Issue 19: paraphrases. Similarity proposes (candidates, shown), authority disposes (links, claims
@@ -99,7 +98,7 @@ describe('candidates: similarity proposes, never applies', () => {
 
   it('shows them in the inspectors: the candidates section and each memory’s page', async () => {
     const principal = await canon.runtime.authenticate(owner);
-    const sections = await inspectSubject(canon.runtime, principal, SUBJECT);
+    const sections = await canon.runtime.inspectSubject(principal, SUBJECT);
     const tue = sections.candidates.find((c) => c.predicate === TUE)!;
     expect(tue.candidates.map((c) => c.kind)).toEqual(['possible_contradiction', 'possible_contradiction']);
     const page = await canon.request(`/inspect/subjects/${encodeURIComponent(SUBJECT)}`, { key: owner });

@@ -163,9 +163,9 @@ describe('canon mcp over stdio with the SDK client', () => {
       ['Thursday', 'in_force', null],
     ]);
     expect(h.data['timeline'].values[0].evidence.map((e: Structured) => e.role).sort()).toEqual(['agent', 'agent', 'maintainer']);
-    const kinds = h.data['timeline'].dispositions.map((d: Structured) => d.kind);
+    const kinds = h.data['timeline'].decisions.map((d: Structured) => d.kind);
     expect(kinds).toEqual(expect.arrayContaining(['changes', 'superseded_by']));
-    for (const d of h.data['timeline'].dispositions) expect(d.reason.length).toBeGreaterThan(5);
+    for (const d of h.data['timeline'].decisions) expect(d.reason.length).toBeGreaterThan(5);
   });
 
   it('lists open conflicts', async () => {
@@ -321,7 +321,7 @@ describe('canon mcp against a Canon server (CANON_URL)', () => {
     const conflicts = await call('http-reader', 'conflicts', { subject: 'service:search' });
     expect(conflicts.data['conflicts']).toHaveLength(1);
     const history = await call('http-reader', 'history', { memory_id: conflicts.data['conflicts'][0].memory_id });
-    expect(history.data['timeline'].dispositions.map((d: Structured) => d.kind)).toEqual(['supports', 'disputes']);
+    expect(history.data['timeline'].decisions.map((d: Structured) => d.kind)).toEqual(['supports', 'disputes']);
 
     const denied = await call('http-reader', 'remember', args);
     expect(denied.isError).toBe(true);

@@ -1,7 +1,13 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
-import { createPool, migrateDatabase, schema } from '@canon/store';
+import { createPool, migrateDatabase, MIGRATIONS_FOLDER, schema } from '@canon/store';
 import { createRuntime, loadConfig } from '@canon/runtime';
 import { createEmptyDatabase, type TestDatabase } from '@canon/testing';
 
@@ -28,6 +34,78 @@ describe('migrations', () => {
     }
   });
 
+  it('keep the claim decisions of a database created before they had that name (0020)', async () => {
+    const db = await createEmptyDatabase();
+    dbs.push(db);
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-migrations-'));
+    const admin = createPool(db.url);
+    // An installation's owner need not be a superuser, and row-level security (FORCE) applies to
+    // one that is not: 0020 runs as such an owner, not even a member of canon_system.
+    const owner = `canon_owner_${randomBytes(4).toString('hex')}`;
+    const url = new URL(db.url);
+    url.username = owner;
+    const pool = createPool(url.toString());
+    try {
+      migrationsBefore('0020_claim_decisions', before);
+      const client = await admin.connect();
+      try {
+        await migrate(drizzle(client), { migrationsFolder: before });
+      } finally {
+        client.release();
+      }
+      const timeline = { memory_id: 'm1', values: [], dispositions: [{ claim: { source: 'api', idempotency_key: 'k1', index: 0 }, kind: 'supports', target: null, reason: 'first value' }] };
+      await admin.query(
+        `INSERT INTO memories (workspace_id, id, subject, key, scope, predicate, qualifiers, revision, etag, digest, status, timeline)
+         VALUES ('w1', 'm1', 's', 'k', 'workspace', 'p', '{}', 1, 'e', 'd', 'in_force', $1)`,
+        [JSON.stringify(timeline)],
+      );
+      await admin.query(`INSERT INTO dispositions (workspace_id, memory_id, source, idempotency_key, claim_index, kind, target, reason) VALUES ('w1', 'm1', 'api', 'k1', 0, 'supports', NULL, 'first value')`);
+      await admin.query(`CREATE ROLE ${owner} LOGIN`);
+      await admin.query(`ALTER DATABASE ${db.name} OWNER TO ${owner}`);
+      await admin.query(`ALTER SCHEMA drizzle OWNER TO ${owner}`);
+      const { rows: owned } = await admin.query<{ t: string }>(`SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'drizzle')`);
+      for (const { t } of owned) await admin.query(`ALTER TABLE ${t} OWNER TO ${owner}`);
+
+      expect((await migrateDatabase(pool)).applied).toBe(1);
+      expect(await liveSchema(pool)).toEqual(declaredSchema());
+      const { rows: gone } = await admin.query(`SELECT to_regclass('dispositions') AS t`);
+      expect(gone[0].t).toBeNull();
+      const { rows: kept } = await admin.query('SELECT memory_id, idempotency_key, kind, reason FROM claim_decisions');
+      expect(kept).toEqual([{ memory_id: 'm1', idempotency_key: 'k1', kind: 'supports', reason: 'first value' }]);
+      const { rows: stored } = await admin.query(`SELECT timeline FROM memories WHERE id = 'm1'`);
+      expect(stored[0].timeline).toEqual({ memory_id: 'm1', values: [], decisions: timeline.dispositions });
+      // What 0005 and 0011 declared on the table holds under its new name.
+      const { rows: policies } = await admin.query(`SELECT policyname, permissive, roles::text[] AS roles FROM pg_policies WHERE tablename = 'claim_decisions' ORDER BY 1`);
+      expect(policies).toEqual([
+        { policyname: 'personal_scope', permissive: 'RESTRICTIVE', roles: ['canon_app'] },
+        { policyname: 'system_all', permissive: 'PERMISSIVE', roles: ['canon_system'] },
+        { policyname: 'workspace_isolation', permissive: 'PERMISSIVE', roles: ['canon_app'] },
+      ]);
+      const { rows: tables } = await admin.query(
+        `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity,
+                has_table_privilege('canon_app', c.oid, 'SELECT, INSERT, UPDATE, DELETE') AS app,
+                has_table_privilege('canon_system', c.oid, 'SELECT, INSERT, UPDATE, DELETE') AS system,
+                (SELECT conname FROM pg_constraint WHERE conrelid = c.oid AND contype = 'p') AS pk
+         FROM pg_class c WHERE c.oid IN ('claim_decisions'::regclass, 'memories'::regclass) ORDER BY 1`,
+      );
+      expect(tables).toMatchObject([
+        { relname: 'claim_decisions', relrowsecurity: true, relforcerowsecurity: true, app: true, system: true },
+        { relname: 'memories', relrowsecurity: true, relforcerowsecurity: true, app: true, system: true },
+      ]);
+      expect(tables[0].pk).toMatch(/^claim_decisions_workspace_id_memory_id_/);
+    } finally {
+      await pool.end();
+      await admin.end();
+      fs.rmSync(before, { recursive: true, force: true });
+      await db.drop();
+      dbs.splice(dbs.indexOf(db), 1);
+      const roles = new URL(db.url);
+      roles.pathname = '/postgres';
+      const other = createPool(roles.toString());
+      await other.query(`DROP ROLE IF EXISTS ${owner}`).finally(() => other.end());
+    }
+  });
+
   it('run once when two runtimes start together on an empty database', async () => {
     const db = await createEmptyDatabase();
     dbs.push(db);
@@ -50,6 +128,17 @@ describe('migrations', () => {
     }
   });
 });
+
+/** The migrations folder as it was before `tag`: its SQL files and a journal that ends there. */
+function migrationsBefore(tag: string, dir: string): void {
+  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
+  const end = journal.entries.findIndex((e) => e.tag === tag);
+  expect(end).toBeGreaterThan(0);
+  const entries = journal.entries.slice(0, end);
+  fs.mkdirSync(path.join(dir, 'meta'));
+  fs.writeFileSync(path.join(dir, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries }));
+  for (const e of entries) fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
+}
 
 const tables = (): PgTable[] =>
   (Object.values(schema) as unknown[]).filter((v): v is PgTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v);

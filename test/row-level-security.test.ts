@@ -3,7 +3,7 @@ import { enterWorkspace, withSystem, withWorkspace } from '@canon/runtime/intern
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;
-const TABLES = ['episodes', 'pending', 'claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers', 'subjects', 'compile_runs'];
+const TABLES = ['episodes', 'pending', 'claims', 'memories', 'memory_values', 'evidence', 'claim_decisions', 'episode_markers', 'subjects', 'compile_runs'];
 
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
@@ -115,9 +115,9 @@ describe('personal scope in the database', () => {
         return out;
       });
     const [asAlice, asBob, asNobody] = [await rowsAs('alice'), await rowsAs('bob'), await rowsAs(null)];
-    for (const t of ['episodes', 'claims', 'memories', 'memory_values', 'evidence', 'dispositions', 'episode_markers', 'subjects', 'compile_runs']) {
-      // evidence and dispositions name the episode's key; the other tables its subject.
-      expect(asAlice[t], t).toContain(t === 'evidence' || t === 'dispositions' ? 'alice-note' : SUBJECT);
+    for (const t of ['episodes', 'claims', 'memories', 'memory_values', 'evidence', 'claim_decisions', 'episode_markers', 'subjects', 'compile_runs']) {
+      // evidence and decisions name the episode's key; the other tables its subject.
+      expect(asAlice[t], t).toContain(t === 'evidence' || t === 'claim_decisions' ? 'alice-note' : SUBJECT);
       expect(asBob[t], t).not.toContain('alice-marker-91b2');
       expect(asBob[t], t).not.toContain('alice-note');
       expect(asBob[t], t).not.toContain(SUBJECT);

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { DispositionKind, ROLES } from '@canon/core';
+import { DecisionKind, ROLES } from '@canon/core';
 
 // The OpenAPI shapes of memories. Core's `Timeline` holds `z.json()` values, which the OpenAPI
 // generator cannot render (it recurses), so values are `unknown` here and the rest is spelled out.
@@ -33,7 +33,7 @@ const TimelineValueSchema = z.object({
   evidence: z.array(EvidenceSchema),
 });
 
-const DispositionSchema = z.object({ claim: ClaimRefSchema, kind: z.string(), target: ClaimRefSchema.nullable(), reason: z.string() });
+const DecisionSchema = z.object({ claim: ClaimRefSchema, kind: z.string(), target: ClaimRefSchema.nullable(), reason: z.string() });
 
 export const TimelineSchema = z
   .object({
@@ -54,7 +54,7 @@ export const TimelineSchema = z
       max_sides: z.number().int().optional(),
     }),
     values: z.array(TimelineValueSchema),
-    dispositions: z.array(DispositionSchema),
+    decisions: z.array(DecisionSchema),
     lineage_events: z.array(z.record(z.string(), z.unknown())),
     revision: z.number().int(),
     status_hint: z.enum(['in_force', 'conflicted', 'tombstoned', 'empty']),
@@ -142,7 +142,7 @@ export const ClaimDecision = z
   .object({
     claim: z.number().int().openapi({ description: 'The claim’s index in its episode (the claims of a text are numbered as the compiler read them)' }),
     memory_id: z.string(),
-    kind: z.enum(DispositionKind.options).openapi({ description: 'What the compile did with the claim: `supports` (its value holds), `changes`/`corrects` (it replaced the value in force), `disputes` (a conflict), `duplicate_of`, `enriches`, `settles`, `overruled`, `superseded_by`, `retracts`, `no_effect`' }),
+    kind: z.enum(DecisionKind.options).openapi({ description: 'What the compile did with the claim: `supports` (its value holds), `changes`/`corrects` (it replaced the value in force), `disputes` (a conflict), `duplicate_of`, `enriches`, `settles`, `overruled`, `superseded_by`, `retracts`, `no_effect`' }),
     reason: z.string(),
     target: ClaimRefSchema.nullable().openapi({ description: 'The claim it acted on, if any' }),
     memory: MemorySummarySchema.openapi({ description: 'The memory after the compile, as recall shows it' }),

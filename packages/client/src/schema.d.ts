@@ -1087,7 +1087,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One memory: its timeline, evidence with source refs, dispositions, revision and ETag */
+        /** One memory: its timeline, evidence with source refs, decisions, revision and ETag */
         get: {
             parameters: {
                 query?: {
@@ -2843,7 +2843,7 @@ export interface components {
             scanned: number;
         };
         Timeline: {
-            dispositions: {
+            decisions: {
                 claim: {
                     idempotency_key: string;
                     index: number;

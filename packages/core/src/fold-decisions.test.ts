@@ -12,7 +12,7 @@ import { view } from './view.js';
 const flag: Policy = DEFAULT_POLICY;
 const NOW = '2026-12-01T00:00:00Z';
 
-/** The current view's values, and every disposition, after folding the claims in any order. */
+/** The current view's values, and every decision, after folding the claims in any order. */
 function decide(claims: Claim[], policy: Policy = flag) {
   const timelines = [claims, [...claims].reverse(), [...claims.slice(1), claims[0]!]].map((cs) => fold(cs, policy, []));
   const shapes = new Set(timelines.map((t) => JSON.stringify(t)));
@@ -23,7 +23,7 @@ function decide(claims: Claim[], policy: Policy = flag) {
     t,
     status: v.status,
     current: v.current.map((x) => x.value),
-    kinds: Object.fromEntries(t.dispositions.map((d) => [d.claim.idempotency_key, d.kind])),
+    kinds: Object.fromEntries(t.decisions.map((d) => [d.claim.idempotency_key, d.kind])),
   };
 }
 
@@ -110,7 +110,7 @@ describe('the author rule', () => {
     ]);
     expect(r.current).toEqual(['monthly']);
     expect(r.kinds['jun']).toBe('changes');
-    expect(r.t.dispositions.find((d) => d.claim.idempotency_key === 'jun')!.reason).toContain('author alice');
+    expect(r.t.decisions.find((d) => d.claim.idempotency_key === 'jun')!.reason).toContain('author alice');
   });
 
   it('another author of equal standing disputes', () => {
@@ -178,12 +178,12 @@ describe('bounded sides', () => {
     const open = view(t, NOW).current;
     expect(open).toHaveLength(DEFAULT_MAX_SIDES);
     expect(t.status_hint).toBe('conflicted');
-    const extra = t.dispositions.filter((d) => d.reason.includes('max_sides'));
+    const extra = t.decisions.filter((d) => d.reason.includes('max_sides'));
     expect(extra).toHaveLength(40 - DEFAULT_MAX_SIDES);
     expect(extra.every((d) => d.kind === 'disputes')).toBe(true);
-    // Every claim is still accounted for: a side's evidence, or a disposition naming the dispute.
+    // Every claim is still accounted for: a side's evidence, or a decision naming the dispute.
     expect(t.values.reduce((n, v) => n + v.evidence.length, 0)).toBe(DEFAULT_MAX_SIDES);
-    expect(t.dispositions).toHaveLength(40);
+    expect(t.decisions).toHaveLength(40);
     expect(t.values).toHaveLength(DEFAULT_MAX_SIDES);
   });
 
@@ -211,7 +211,7 @@ describe('reasons name the cues that decided', () => {
       flag,
       [],
     );
-    const reason = (k: string) => t.dispositions.find((d) => d.claim.idempotency_key === k)!;
+    const reason = (k: string) => t.decisions.find((d) => d.claim.idempotency_key === k)!;
     expect(reason('h').kind).toBe('overruled');
     expect(reason('h').reason).toContain('cues: i-think');
     expect(reason('c').kind).toBe('corrects');

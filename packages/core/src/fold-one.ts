@@ -100,8 +100,8 @@ export function foldOne(s: FoldState, c: Claim): void {
   const disputed = relations.filter(([, r]) => r === 'dispute').map(([e]) => e);
 
   // Bounded sides: a value that would only open one more side of a full dispute is evidence of
-  // it — its disposition names the dispute — and never a value of the timeline, so 10,000
-  // distinct values on one key cost 10,000 dispositions, not 10,000 values to write and hash.
+  // it — its decision names the dispute — and never a value of the timeline, so 10,000
+  // distinct values on one key cost 10,000 decisions, not 10,000 values to write and hash.
   const limit = maxSides(s.policy);
   if (!match && corrected.length === 0 && changed.length === 0 && open.length >= limit) {
     return s.record(

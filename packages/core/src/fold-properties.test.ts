@@ -115,8 +115,8 @@ describe('fold properties (fast-check, 1,000 runs each)', () => {
         expect(bytes(again)).toBe(bytes(t));
         expect(JSON.parse(JSON.stringify(t))).toEqual(t);
         expect(Timeline.parse(t)).toEqual(t);
-        // Every claim has exactly one disposition, and every value has evidence.
-        expect(t.dispositions).toHaveLength(claims.length);
+        // Every claim has exactly one decision, and every value has evidence.
+        expect(t.decisions).toHaveLength(claims.length);
         for (const v of t.values) expect(v.evidence.length).toBeGreaterThan(0);
       }),
       RUNS,

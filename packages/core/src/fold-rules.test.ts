@@ -48,7 +48,7 @@ describe('one-value keys', () => {
       claim({ key: 'b', op: 'retract', at: '2024-05-03T00:00:00Z' }),
     ], flag, []);
     expect(values(t)).toEqual([['green', 'in_force']]);
-    expect(t.dispositions[1]?.kind).toBe('overruled');
+    expect(t.decisions[1]?.kind).toBe('overruled');
   });
 
   it('a claim below the policy minimum is overruled even on an empty key', () => {
@@ -63,7 +63,7 @@ describe('one-value keys', () => {
       claim({ key: 'b', role: 'member', value: 'Tuesday', correction: true, at: '2024-05-02T00:00:00Z' }),
     ], flag, []);
     expect(t.values[0]?.conditions).toEqual([]);
-    expect(t.dispositions[1]?.kind).toBe('enriches');
+    expect(t.decisions[1]?.kind).toBe('enriches');
   });
 
   it('a condition from insufficient standing is not applied', () => {
@@ -72,7 +72,7 @@ describe('one-value keys', () => {
       claim({ key: 'b', value: 'Tuesday', conditions: ['only on odd weeks'], at: '2024-05-02T00:00:00Z' }),
     ], flag, []);
     expect(t.values[0]?.conditions).toEqual([]);
-    expect(t.dispositions[1]?.reason).toMatch(/not applied/);
+    expect(t.decisions[1]?.reason).toMatch(/not applied/);
   });
 
   it('duplicates count once per lineage', () => {
@@ -121,7 +121,7 @@ describe('one-value keys', () => {
     const v2 = { ...versionOf(v1), idempotency_key: 'v2', occurred_at: '2024-05-10T00:00:00.000Z', keys: [] };
     const t = fold([base, v1], flag, [versionOf(v1), v2]);
     expect(view(t, '2024-07-01T00:00:00Z').current.map((v) => v.value)).toEqual(['Tue']);
-    expect(t.dispositions.find((d) => d.claim.idempotency_key === 'v1')?.kind).toBe('no_effect');
+    expect(t.decisions.find((d) => d.claim.idempotency_key === 'v1')?.kind).toBe('no_effect');
   });
 });
 

@@ -1,11 +1,10 @@
-import type { ClaimRef } from './episode.js';
 import type { Claim } from './claim.js';
 import { claimRef } from './claim.js';
 import type { Json } from './normalize.js';
 import { compareStrings } from './normalize.js';
 import type { Policy } from './policy.js';
 import { minStanding } from './policy.js';
-import type { DispositionKind, EndRef, ValueStatus } from './timeline.js';
+import type { Decision, DecisionKind, EndRef, ValueStatus } from './timeline.js';
 import { compareInstants } from './order.js';
 
 /** A value being built by the walk. Mutable inside one fold call only; never escapes it. */
@@ -25,16 +24,11 @@ export interface Entry {
   first: Claim;
 }
 
-export interface Outcome {
-  kind: DispositionKind;
-  target: ClaimRef | null;
-  reason: string;
-}
-
 /** The state one walk threads through its claims. */
 export class FoldState {
   readonly entries: Entry[] = [];
-  readonly outcomes = new Map<Claim, Outcome>();
+  /** What the walk decided about each claim so far; the claim is the map's key. */
+  readonly decisions = new Map<Claim, Omit<Decision, 'claim'>>();
   readonly min: number;
 
   constructor(readonly policy: Policy) {
@@ -51,8 +45,8 @@ export class FoldState {
     return [...this.openEntries];
   }
 
-  record(c: Claim, kind: DispositionKind, target: Claim | null, reason: string): void {
-    this.outcomes.set(c, { kind, target: target ? claimRef(target) : null, reason });
+  record(c: Claim, kind: DecisionKind, target: Claim | null, reason: string): void {
+    this.decisions.set(c, { kind, target: target ? claimRef(target) : null, reason });
   }
 
   add(c: Claim, value: Json, vkey: string, validFrom: string, status: ValueStatus, open: boolean): Entry {

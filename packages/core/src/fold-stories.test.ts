@@ -166,12 +166,12 @@ describe('deployment window (given / when / then)', () => {
     expect(v.needs_verification).toBe(true);
     expect(v.conflict.map((s) => s.evidence[0]?.source)).toEqual(['api', 'mcp']);
     expect(t.status_hint).toBe('conflicted');
-    expect(t.dispositions[1]).toMatchObject({ claim: ref(f2), kind: 'disputes', target: ref(f1) });
+    expect(t.decisions[1]).toMatchObject({ claim: ref(f2), kind: 'disputes', target: ref(f1) });
   });
 
-  it('dispositions: duplicates point at the first claim, the change at what it replaced', () => {
+  it('decisions: duplicates point at the first claim, the change at what it replaced', () => {
     const t = fold(schedule, flag, []);
-    const kinds = t.dispositions.map((d) => [d.claim.idempotency_key, d.kind, d.target?.idempotency_key ?? null]);
+    const kinds = t.decisions.map((d) => [d.claim.idempotency_key, d.kind, d.target?.idempotency_key ?? null]);
     expect(kinds).toEqual([
       ['a1', 'superseded_by', 'x1'],
       ['b1', 'superseded_by', 'x1'],
@@ -179,7 +179,7 @@ describe('deployment window (given / when / then)', () => {
       ['c1', 'superseded_by', 'x1'],
       ['x1', 'changes', 'a1'],
     ]);
-    expect(t.dispositions[2]?.reason).toMatch(/adds conditions/);
+    expect(t.decisions[2]?.reason).toMatch(/adds conditions/);
   });
 });
 
@@ -205,7 +205,7 @@ describe('pricing: a correction is retroactive, a later repeat is a duplicate of
       ['$100', 'superseded', 'correction'],
       ['$120', 'in_force', null],
     ]);
-    expect(timeline.dispositions.find((d) => d.claim.idempotency_key === 'k3')).toMatchObject({
+    expect(timeline.decisions.find((d) => d.claim.idempotency_key === 'k3')).toMatchObject({
       kind: 'duplicate_of',
       target: ref(corrected),
     });

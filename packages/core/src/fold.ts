@@ -5,7 +5,7 @@ import { factKeyString, memoryId } from './fact-key.js';
 import { compareStrings, valueKey } from './normalize.js';
 import type { Policy } from './policy.js';
 import { compareClaims, compareInstants, compareVersions, orderClaims, orderVersions } from './order.js';
-import type { Disposition, EvidenceRef, LineageEvent, Timeline, TimelineStatus, TimelineValue } from './timeline.js';
+import type { Decision, EvidenceRef, LineageEvent, Timeline, TimelineStatus, TimelineValue } from './timeline.js';
 import { FoldState, describe, maxStanding, sorted } from './fold-state.js';
 import type { Entry } from './fold-state.js';
 import { foldOne } from './fold-one.js';
@@ -233,8 +233,8 @@ export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: 
   // A claim whose value was later superseded says so: its fate is what the inspector shows first.
   const fateOf = new Map<Claim, Entry>();
   for (const e of s.entries) for (const c of e.evidence) fateOf.set(c, e);
-  const dispositions: Disposition[] = ordered.map((c) => {
-    const o = s.outcomes.get(c) ?? { kind: 'no_effect' as const, target: null, reason: 'no effect' };
+  const decisions: Decision[] = ordered.map((c) => {
+    const o = s.decisions.get(c) ?? { kind: 'no_effect' as const, target: null, reason: 'no effect' };
     const e = fateOf.get(c);
     if (e && e.status === 'superseded' && e.ended_by && e.ended_by.index !== null && o.kind !== 'overruled') {
       const by = { source: e.ended_by.source, idempotency_key: e.ended_by.idempotency_key, index: e.ended_by.index };
@@ -259,7 +259,7 @@ export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: 
     fact_key: fk,
     policy: { cardinality: policy.cardinality, mode: policy.mode, min_role: policy.min_role },
     values: s.entries.map(toValue),
-    dispositions,
+    decisions,
     lineage_events: events,
     revision: ordered.length,
     status_hint: status,

@@ -160,7 +160,7 @@ export function linkState(statements: readonly LinkStatement[], minStanding: num
  * The claims and lineage versions of a linked group, restated on the group's canonical key so
  * one fold decides across them with the usual table: a later Thursday from the same author
  * changes Tuesday, one of equal standing disputes it. Claim refs (source, key, index) are kept,
- * so evidence and dispositions still name the episodes that said it.
+ * so evidence and decisions still name the episodes that said it.
  */
 export function onCanonicalKey(
   claims: readonly Claim[],

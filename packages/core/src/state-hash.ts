@@ -9,7 +9,7 @@ import type { Timeline } from './timeline.js';
 /**
  * The part of a timeline that is state (design §4): the key without the workspace id, the policy,
  * values with intervals, status, conditions and evidence referenced by (source, idempotency key,
- * claim index), dispositions and lineage events. No memory id, workspace id, ingest time,
+ * claim index), decisions and lineage events. No memory id, workspace id, ingest time,
  * revision-independent run data or reason wording: equal logs give equal bytes on any machine.
  */
 function stateOf(t: Timeline): unknown {
@@ -30,7 +30,7 @@ function stateOf(t: Timeline): unknown {
       conditions: v.conditions,
       evidence: v.evidence.map(ref),
     })),
-    dispositions: t.dispositions.map((d) => [ref(d.claim), d.kind, d.target ? ref(d.target) : null]),
+    decisions: t.decisions.map((d) => [ref(d.claim), d.kind, d.target ? ref(d.target) : null]),
     lineage_events: t.lineage_events.map((e) => [e.source, e.idempotency_key, e.at, e.effect]),
     // Keys linked into this memory, without the workspace id; absent when none, so the state
     // of every memory no link touches hashes as before.

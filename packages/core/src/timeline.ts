@@ -58,7 +58,7 @@ export const TimelineValue = z.object({
 });
 export type TimelineValue = z.infer<typeof TimelineValue>;
 
-export const DispositionKind = z.enum([
+export const DecisionKind = z.enum([
   'supports',
   'duplicate_of',
   'enriches',
@@ -71,16 +71,16 @@ export const DispositionKind = z.enum([
   'retracts',
   'no_effect',
 ]);
-export type DispositionKind = z.infer<typeof DispositionKind>;
+export type DecisionKind = z.infer<typeof DecisionKind>;
 
 /** What became of one claim in the fold, with a reason a person can read. */
-export const Disposition = z.object({
+export const Decision = z.object({
   claim: ClaimRef,
-  kind: DispositionKind,
+  kind: DecisionKind,
   target: ClaimRef.nullable(),
   reason: z.string(),
 });
-export type Disposition = z.infer<typeof Disposition>;
+export type Decision = z.infer<typeof Decision>;
 
 /** A snapshot version that no longer states the key: what it did to the values of its lineage. */
 export const LineageEvent = z.object({
@@ -103,7 +103,7 @@ export const Timeline = z.object({
   fact_key: FactKey,
   policy: Policy,
   values: z.array(TimelineValue),
-  dispositions: z.array(Disposition),
+  decisions: z.array(Decision),
   lineage_events: z.array(LineageEvent),
   /** Number of distinct claims folded in: deterministic, and it only grows. */
   revision: z.number().int().min(0),

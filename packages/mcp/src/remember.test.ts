@@ -44,7 +44,7 @@ describe('remember: the decision', () => {
     expect(decisionOf(kind, 'created')).toBe(decision);
   });
 
-  it('an episode already in the log is a duplicate whatever its disposition', () => {
+  it('an episode already in the log is a duplicate whatever its decision', () => {
     expect(decisionOf('disputes', 'duplicate')).toBe('duplicate');
     expect(decisionOf('supports', 'duplicate')).toBe('duplicate');
   });

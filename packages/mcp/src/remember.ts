@@ -1,4 +1,4 @@
-import { canonicalJson, LIMITS, sha256, ValidationError, type DispositionKind } from '@canon/core';
+import { canonicalJson, LIMITS, sha256, ValidationError, type DecisionKind } from '@canon/core';
 import { z } from 'zod';
 
 /** The source every episode written through MCP carries. */
@@ -107,11 +107,11 @@ export const DECISIONS = [
 export type Decision = (typeof DECISIONS)[number];
 
 /**
- * The decision for a remembered claim, from its disposition in the memory's timeline and the
- * ingest status: an episode that was already in the log is a `duplicate` whatever the fold
+ * The decision for a remembered claim in one word an agent acts on, from the kind of decision
+ * the fold recorded for it and the ingest status: an episode that was already in the log is a `duplicate` whatever the fold
  * made of it the first time.
  */
-export function decisionOf(kind: DispositionKind, ingest: string): Decision {
+export function decisionOf(kind: DecisionKind, ingest: string): Decision {
   if (ingest === 'duplicate') return 'duplicate';
   switch (kind) {
     case 'supports':

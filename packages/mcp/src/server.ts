@@ -136,7 +136,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
             `- ${quote(v.value)} ${v.status}${v.superseded_by ? ` by ${v.superseded_by}` : ''} from ${v.valid_from}${v.valid_to ? ` to ${v.valid_to}` : ''}; evidence: ${v.evidence.map((e) => `${e.source}/${e.idempotency_key}#${e.index} (${e.role})`).join(', ')}`,
         ),
         'Decisions:',
-        ...t.dispositions.map((d) => `- ${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}: ${d.kind} — ${d.reason}`),
+        ...t.decisions.map((d) => `- ${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}: ${d.kind} — ${d.reason}`),
       ];
       return framed(lines, { ...m });
     },

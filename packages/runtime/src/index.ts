@@ -9,7 +9,7 @@ export { type IngestResult, type IngestItemResult, type ClaimDecision } from './
 export { type CreatedKey } from './auth/keys.js';
 export type { Principal } from './auth/principal.js';
 export { syncConnector, runConnectorTo, type SyncConnectorOptions, type SyncConnectorResult, type SyncCompileSummary, type ConnectorRuntime, type ConnectorDestination, type ConnectorRunOptions } from './connectors/sync.js';
-export { connectorCursor, commitConnectorBatch, type ConnectorCursorView, type ConnectorBatchInput, type ConnectorBatchResult } from './connectors/batches.js';
+export { type ConnectorCursorView, type ConnectorBatchInput, type ConnectorBatchResult } from './connectors/batches.js';
 export { addConnectorInstance, listConnectorInstances, removeConnectorInstance, runConnectorInstance, resetConnectorCursor, type ConnectorInstance, type AddConnectorInstanceOptions, type RunConnectorInstanceOptions } from './connectors/instances.js';
 export { registerConnectorWorkers } from './connectors/workers.js';
 export { type ConnectorRunJobData } from './connectors/schedules.js';
@@ -39,7 +39,7 @@ export { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from '
 export { type PreviewResult, type PreviewChange, type PreviewChangeKind } from './compile/preview.js';
 export { erase, type ErasureResult, type ErasureTarget } from './erasure/erasure.js';
 export { type RecallWrites } from './writes/recall-writes.js';
-export { inspectMemories, inspectSubject, type InspectedMemory, type MemorySections, type SubjectInspection } from './recall/inspection.js';
+export { inspectMemories, type InspectedMemory, type InspectOptions, type MemorySections, type SubjectInspection } from './recall/inspection.js';
 export { type RedactedEnvelope, type SecretScanFinding, type SecretScanResult } from './ingest/secrets.js';
 export { isUnavailable } from '@canon/store';
 export { createLogger, log, useLogger, type Logger, type LogLevel } from './ops/log.js';

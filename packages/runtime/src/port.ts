@@ -1,7 +1,7 @@
 import type { listSubjects, LoggedEpisode } from '@canon/store';
 import type { CompileResult } from './compile/compile.js';
 import type { OpenConflict, ResolveInput } from './writes/conflicts.js';
-import { commitConnectorBatch, connectorCursor, type ConnectorCursorView } from './connectors/batches.js';
+import type { ConnectorCursorView } from './connectors/batches.js';
 import type { ContextBundle, ContextRequest } from './recall/context.js';
 import type { ErasureResult, ErasureTarget } from './erasure/erasure.js';
 import type { IngestResult } from './ingest/ingest.js';
@@ -140,9 +140,9 @@ export function localPort(runtime: Runtime, principal: Principal, close: () => P
     setSchedule: (schedule) => runtime.setSchedule(principal, schedule),
     deadLetters: () => runtime.deadLetters(principal),
     redrive: () => runtime.redrive(principal),
-    connectorCursor: (instanceId) => connectorCursor(runtime, principal, instanceId),
+    connectorCursor: (instanceId) => runtime.connectorCursor(principal, instanceId),
     async connectorBatch(instanceId, batch) {
-      const result = await commitConnectorBatch(runtime, principal, { instanceId, ...batch });
+      const result = await runtime.connectorBatch(principal, { instanceId, ...batch });
       return { ...ingestAnswer(result), subjects: result.subjects };
     },
     exportLog: (params) => runtime.exportLog(principal, params.subject !== undefined ? { subject: params.subject } : { all: true }),

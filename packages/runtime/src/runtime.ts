@@ -41,6 +41,8 @@ import { scanSecrets } from './ingest/secrets.js';
 import { followChanges, readChanges } from './changes/feed.js';
 import { createWebhook, listWorkspaceWebhooks, removeWebhook } from './changes/webhooks.js';
 import { setupWebhookQueues, startDeliveryWorker, startDispatcher } from './changes/dispatch.js';
+import { commitConnectorBatch, connectorCursor } from './connectors/batches.js';
+import { inspectSubject } from './recall/inspection.js';
 
 function requireWriter(principal: Principal, what: string): void {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot ${what}`);
@@ -214,6 +216,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     memories: (principal, subject, params = {}) => recallSubject(pool, principal, subject, params),
     memory: (principal, id, params = {}) => recallMemory(pool, principal, id, params),
+    inspectSubject: (principal, subject, inspectOptions = {}) => inspectSubject(pool, principal, subject, inspectOptions),
     ...createRecallWrites(pool, () => boss, config.resolverHosts),
     search: (principal, params) => searchMemories(pool, principal, params, new Date().toISOString()),
     secrets: (principal, params) => scanSecrets(pool, principal, params),
@@ -234,6 +237,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     followChanges: (principal, params, follow) =>
       followChanges(pool, principal, params, { ...follow, signal: AbortSignal.any([follow.signal, following.signal]) }),
     stopFollowing: () => following.abort(),
+    connectorCursor: (principal, instanceId) => connectorCursor(pool, principal, instanceId),
+    connectorBatch: (principal, input) => commitConnectorBatch(pool, runtime.ingest, principal, input),
     createWebhook: (principal, input) => createWebhook(pool, principal, input, config.webhooks.hosts),
     webhooks: (principal) => listWorkspaceWebhooks(pool, principal),
     removeWebhook: (principal, id) => removeWebhook(pool, principal, id),

@@ -23,6 +23,8 @@ import type { RecallParams, SubjectRecall, SubjectRecallParams } from './recall/
 import type { RecomputeReport } from './compile/verify.js';
 import type { ChangeEvent, ChangesPage } from './changes/feed.js';
 import type { CreatedWebhook, WebhookView } from './changes/webhooks.js';
+import type { ConnectorBatchInput, ConnectorBatchResult, ConnectorCursorView } from './connectors/batches.js';
+import type { InspectOptions, SubjectInspection } from './recall/inspection.js';
 
 /**
  * The runtime's surface: what every shell (HTTP, CLI, MCP, jobs, connector runs) calls. Apart
@@ -105,6 +107,8 @@ export interface Runtime extends RecallWrites {
   /** At `as_of` (valid time, default now) as known at `known_at` (transaction time: a refold). */
   memories(principal: Principal, subject: string, params?: SubjectRecallParams): Promise<SubjectRecall>;
   memory(principal: Principal, id: string, params?: RecallParams): Promise<MemoryDetail & { known_at: string | null }>;
+  /** One page of a subject as the web inspector shows it: memories, their sections, episodes per source. */
+  inspectSubject(principal: Principal, subject: string, options?: InspectOptions): Promise<SubjectInspection>;
   /** Lexical search over current memory values; include_history brings superseded values back, marked. */
   search(principal: Principal, params: SearchParams): Promise<SearchResponse>;
   /** Episodes of the log holding a detected secret (owner, maintainer), a bounded page at a time. */
@@ -138,6 +142,13 @@ export interface Runtime extends RecallWrites {
   followChanges(principal: Principal, params: unknown, options: { signal: AbortSignal; onIdle?: () => Promise<void> }): AsyncGenerator<ChangeEvent>;
   /** Ends every open follower (a server stopping ends its streams before it waits for requests). */
   stopFollowing(): void;
+  /** Where a connector instance's next run resumes, in the key's workspace (any role may read it). */
+  connectorCursor(principal: Principal, instanceId: string): Promise<ConnectorCursorView>;
+  /**
+   * Appends a connector batch and moves the instance's cursor from `expected` to `cursor`, in one
+   * transaction: a cursor another run moved since is a CursorConflictError and nothing is stored.
+   */
+  connectorBatch(principal: Principal, input: ConnectorBatchInput): Promise<ConnectorBatchResult>;
   createWebhook(principal: Principal, input: unknown): Promise<CreatedWebhook>;
   webhooks(principal: Principal): Promise<WebhookView[]>;
   removeWebhook(principal: Principal, id: string): Promise<{ removed: string }>;

@@ -59,7 +59,7 @@ export { recallRowsOfSubject } from './memories/recall-rows-of-subject.js';
 export { summariesOfSubject } from './memories/summaries-of-subject.js';
 export { updateMemoriesIfRevision, type ConditionalUpdate } from './memories/update-memories-if-revision.js';
 export { type MemoryRecallRow, type MemoryRow, type MemoryWrite } from './memories/rows.js';
-export { dispositionsOfEpisodes, type EpisodeDisposition } from './projections/dispositions-of-episodes.js';
+export { decisionsOfEpisodes, type EpisodeDecision } from './projections/decisions-of-episodes.js';
 export { projectionRowsOfSubject, type ProjectionRows } from './projections/projection-rows-of-subject.js';
 export { searchText } from './projections/search-text.js';
 export { writeProjections, type ProjectionChange } from './projections/write-projections.js';

@@ -265,8 +265,8 @@ export const evidence = pgTable(
 );
 
 /** What became of each claim (supports / duplicate of / superseded by / overruled / disputes …). */
-export const dispositions = pgTable(
-  'dispositions',
+export const claimDecisions = pgTable(
+  'claim_decisions',
   {
     workspace_id: text('workspace_id').notNull(),
     memory_id: text('memory_id').notNull(),

@@ -82,11 +82,11 @@ function memorySection(m: InspectedMemory, at: string): Html {
       </tbody>
     </table>
     <details>
-      <summary>Decisions (${t.dispositions.length})</summary>
+      <summary>Decisions (${t.decisions.length})</summary>
       <table>
         <thead><tr><th scope="col">Claim</th><th scope="col">Decision</th><th scope="col">Reason</th><th scope="col">Said</th></tr></thead>
         <tbody>
-          ${t.dispositions.map((d) => {
+          ${t.decisions.map((d) => {
             const ref = `${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}`;
             const e = evidence.get(ref);
             return html`<tr>

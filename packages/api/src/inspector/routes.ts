@@ -5,7 +5,7 @@ import { csrf } from 'hono/csrf';
 import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
 import { CanonError, UnauthorizedError } from '@canon/core';
-import { inspectSubject, isUnavailable, log, type Runtime } from '@canon/runtime';
+import { isUnavailable, log, type Runtime } from '@canon/runtime';
 import { inspectorKey, KEY_COOKIE, type InspectorEnv } from './auth.js';
 import { page } from './layout.js';
 import { conflictsPage, loginPage, subjectPage, subjectsPage } from './pages.js';
@@ -78,7 +78,7 @@ export function inspectorRoutes(runtime: Runtime): Hono<InspectorEnv> {
     const subject = c.req.param('subject');
     const pageNumber = Number(c.req.query('page') ?? '1');
     const asOf = c.req.query('as_of') || undefined;
-    const report = await inspectSubject(runtime, c.get('principal'), subject, {
+    const report = await runtime.inspectSubject(c.get('principal'), subject, {
       page: Number.isInteger(pageNumber) && pageNumber > 0 ? pageNumber : 1,
       perPage: PER_PAGE,
       asOf,

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { LIMITS } from '@canon/core';
-import { commitConnectorBatch, connectorCursor, ingestAnswer, type Runtime } from '@canon/runtime';
+import { ingestAnswer, type Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { IngestResponse, problemResponse } from '../schemas.js';
 
@@ -77,13 +77,13 @@ const postBatch = createRoute({
 
 export function connectorRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
   app.openapi(getCursor, async (c) => {
-    const view = await connectorCursor(runtime, c.get('principal'), c.req.valid('param').instance_id);
+    const view = await runtime.connectorCursor(c.get('principal'), c.req.valid('param').instance_id);
     return c.json(view, 200);
   });
 
   app.openapi(postBatch, async (c) => {
     const body = c.req.valid('json');
-    const result = await commitConnectorBatch(runtime, c.get('principal'), {
+    const result = await runtime.connectorBatch(c.get('principal'), {
       instanceId: c.req.valid('param').instance_id,
       episodes: body.episodes,
       cursor: body.cursor,

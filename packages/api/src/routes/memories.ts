@@ -43,7 +43,7 @@ const subjectMemories = createRoute({
 const getMemory = createRoute({
   method: 'get',
   path: '/v1/memories/{id}',
-  summary: 'One memory: its timeline, evidence with source refs, dispositions, revision and ETag',
+  summary: 'One memory: its timeline, evidence with source refs, decisions, revision and ETag',
   security: [{ bearer: [] }],
   request: { params: z.object({ id: z.string().min(1).max(128) }), query: RecallQuery },
   responses: {

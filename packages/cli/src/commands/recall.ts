@@ -90,7 +90,7 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
               evidence: v.evidence.map((e) => `${e.source}/${e.idempotency_key}#${e.index}`).join(', '),
             })),
           );
-          console.table(t.dispositions.map((d) => ({ claim: `${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}`, decision: d.kind, reason: d.reason })));
+          console.table(t.decisions.map((d) => ({ claim: `${d.claim.source}/${d.claim.idempotency_key}#${d.claim.index}`, decision: d.kind, reason: d.reason })));
         }),
       ),
     );

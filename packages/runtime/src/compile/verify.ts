@@ -95,7 +95,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   }
 
   const evidenceByMemory = projections.evidence;
-  const dispositionsByMemory = projections.dispositions;
+  const decisionsByMemory = projections.decisions;
 
   const differences: VerifyDifference[] = [];
   const storedDigests: string[] = [];
@@ -134,9 +134,9 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     const evidenceWanted = actual.values.flatMap((v, ord) => v.evidence.map((e) => `${ord}|${e.source}|${e.idempotency_key}|${e.index}`));
     const evidenceHeld = evidenceByMemory.get(row.id) ?? [];
     if (!sameSet(evidenceWanted, evidenceHeld)) diff('evidence rows', [...new Set(evidenceWanted)].sort(), [...evidenceHeld].sort());
-    const dispositionsWanted = actual.dispositions.map((d) => `${d.claim.source}|${d.claim.idempotency_key}|${d.claim.index}|${d.kind}`);
-    const dispositionsHeld = dispositionsByMemory.get(row.id) ?? [];
-    if (!sameSet(dispositionsWanted, dispositionsHeld)) diff('disposition rows', [...new Set(dispositionsWanted)].sort(), [...dispositionsHeld].sort());
+    const decisionsWanted = actual.decisions.map((d) => `${d.claim.source}|${d.claim.idempotency_key}|${d.claim.index}|${d.kind}`);
+    const decisionsHeld = decisionsByMemory.get(row.id) ?? [];
+    if (!sameSet(decisionsWanted, decisionsHeld)) diff('decision rows', [...new Set(decisionsWanted)].sort(), [...decisionsHeld].sort());
   }
   for (const [id, t] of expected) {
     if (!seen.has(id)) differences.push({ subject, key: t.key, memory_id: id, what: 'memory missing', expected: t.values.map(brief), actual: null });

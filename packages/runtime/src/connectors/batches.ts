@@ -1,6 +1,5 @@
 import { canWrite, CursorConflictError, ForbiddenError } from '@canon/core';
-import { loadConnectorCursor, saveConnectorCursor, type Sql } from '@canon/store';
-import type { Runtime } from '../surface.js';
+import { loadConnectorCursor, saveConnectorCursor, type Pool, type PoolClient, type Sql } from '@canon/store';
 import type { Principal } from '../auth/principal.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { withWorkspace } from '../auth/scope.js';
@@ -37,13 +36,16 @@ export interface ConnectorBatchInput {
 
 export type ConnectorBatchResult = Omit<IngestResult, 'subjects'> & { subjects: string[] };
 
+/** The runtime's ingest, whose transaction the cursor is saved in. */
+type IngestInTransaction = (principal: Principal, items: readonly unknown[], options: { inTransaction: (tx: PoolClient) => Promise<void> }) => Promise<IngestResult>;
+
 /**
  * Any role may read a cursor of its workspace (a dry run reads one): it tells less than the
  * episodes every role may page through.
  */
-export async function connectorCursor(runtime: Pick<Runtime, 'pool'>, principal: Principal, instanceId: string): Promise<ConnectorCursorView> {
+export async function connectorCursor(pool: Pool, principal: Principal, instanceId: string): Promise<ConnectorCursorView> {
   const id = checkInstanceId(instanceId);
-  const row = await withWorkspace(runtime.pool, principal, (tx) => loadConnectorCursor(tx, { workspaceId: principal.workspace_id, instanceId: id }));
+  const row = await withWorkspace(pool, principal, (tx) => loadConnectorCursor(tx, { workspaceId: principal.workspace_id, instanceId: id }));
   return { workspace_id: principal.workspace_id, instance_id: id, cursor: row?.cursor ?? null };
 }
 
@@ -53,7 +55,8 @@ export async function connectorCursor(runtime: Pick<Runtime, 'pool'>, principal:
  * (a page of skipped files, the end of a scan) only moves the cursor.
  */
 export async function commitConnectorBatch(
-  runtime: Pick<Runtime, 'pool' | 'ingest'>,
+  pool: Pool,
+  ingest: IngestInTransaction,
   principal: Principal,
   input: ConnectorBatchInput,
 ): Promise<ConnectorBatchResult> {
@@ -64,9 +67,9 @@ export async function commitConnectorBatch(
     if (!saved.ok) throw new CursorConflictError(ref.instanceId);
   };
   if (input.episodes.length === 0) {
-    await withWorkspace(runtime.pool, principal, save);
+    await withWorkspace(pool, principal, save);
     return { items: [], created: 0, duplicates: 0, erased: 0, redacted: 0, refused: 0, statements: {}, subjects: [] };
   }
   const writer: Principal = Object.freeze({ ...principal, user: `connector:${ref.instanceId}` });
-  return runtime.ingest(writer, input.episodes, { inTransaction: save });
+  return ingest(writer, input.episodes, { inTransaction: save });
 }

@@ -1,5 +1,5 @@
 import { NotFoundError } from '@canon/core';
-import { dispositionsOfEpisodes, type Sql } from '@canon/store';
+import { decisionsOfEpisodes, type Sql } from '@canon/store';
 import type { ClaimDecision, IngestItemResult } from './ingest.js';
 import type { Principal } from '../auth/principal.js';
 import { memoryDetail, type MemorySummary } from '../recall/recall.js';
@@ -10,7 +10,7 @@ import { memoryDetail, type MemorySummary } from '../recall/recall.js';
  */
 export async function withClaimDecisions(sql: Sql, principal: Principal, items: IngestItemResult[]): Promise<IngestItemResult[]> {
   const ids = items.flatMap((i) => (i.episode_id !== null && (i.status === 'created' || i.status === 'duplicate') ? [i.episode_id] : []));
-  const rows = await dispositionsOfEpisodes(sql, principal.workspace_id, ids);
+  const rows = await decisionsOfEpisodes(sql, principal.workspace_id, ids);
   const now = new Date().toISOString();
   const memories = new Map<string, MemorySummary | null>();
   for (const id of new Set(rows.map((r) => r.memory_id))) {

@@ -14,7 +14,7 @@ import {
   CanonError,
   type Actor,
   type ClaimRef,
-  type DispositionKind,
+  type DecisionKind,
   type Envelope,
   type ItemIssue,
   type Redaction,
@@ -35,7 +35,7 @@ export interface ClaimDecision {
   /** The claim's index in its episode (a text's claims are numbered as the compiler read them). */
   claim: number;
   memory_id: string;
-  kind: DispositionKind;
+  kind: DecisionKind;
   reason: string;
   /** The claim this one acted on (the one it superseded, disputed, duplicated …), if any. */
   target: ClaimRef | null;

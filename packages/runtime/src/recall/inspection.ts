@@ -1,9 +1,8 @@
-import type { ClaimRef, Disposition, EvidenceRef, Timeline, TimelineValue } from '@canon/core';
-import { episodeSources, memoriesByIds, memoriesPage } from '@canon/store';
+import type { ClaimRef, Decision, EvidenceRef, Timeline, TimelineValue } from '@canon/core';
+import { episodeSources, memoriesByIds, memoriesPage, type Pool } from '@canon/store';
 import { candidateViews, sideOf, type CandidateView } from '../links/candidate-view.js';
 import type { Principal } from '../auth/principal.js';
 import { parseInstant, summarize, visibleTo, type MemorySummary } from './recall.js';
-import type { Runtime } from '../surface.js';
 import { withWorkspace } from '../auth/scope.js';
 
 /** One memory as the inspectors show it: its view at the instant and its whole timeline. */
@@ -36,7 +35,7 @@ export interface MemorySections {
   conflicts: Array<ReturnType<typeof labelOf> & { sides: MemorySummary['conflict'] }>;
   /** Memories that may be one fact worded twice (design §1): shown for someone to link or part. */
   candidates: Array<ReturnType<typeof labelOf> & { values: unknown[]; candidates: CandidateView[] }>;
-  decisions: Array<ReturnType<typeof labelOf> & Disposition & { text: string | null; source_ref: string | null }>;
+  decisions: Array<ReturnType<typeof labelOf> & Decision & { text: string | null; source_ref: string | null }>;
 }
 
 const sameRef = (e: EvidenceRef, r: Ref) => e.source === r.source && e.idempotency_key === r.idempotency_key && e.index === r.index;
@@ -80,7 +79,7 @@ export function inspectMemories(memories: readonly InspectedMemory[]): MemorySec
         });
       }
     }
-    for (const d of t.dispositions) {
+    for (const d of t.decisions) {
       const e = evidenceOf(t, d.claim);
       if (d.kind === 'overruled') {
         out.overruled.push({ ...label, value: valueHolding(t, d.claim)?.value ?? null, claim: d.claim, role: e?.role ?? null, text: e?.text ?? null, reason: d.reason });
@@ -99,21 +98,22 @@ export interface SubjectInspection extends MemorySections {
   memories: InspectedMemory[];
 }
 
+export interface InspectOptions {
+  page?: number;
+  perPage?: number;
+  asOf?: string | undefined;
+}
+
 /**
  * One page of a subject for the web inspector: the memories the key may see, `perPage` at a
  * time in key order (a subject of 10,000 memories reads 50 rows, not 10,000), their sections,
  * and the episode count per source.
  */
-export async function inspectSubject(
-  runtime: Runtime,
-  principal: Principal,
-  subject: string,
-  options: { page?: number; perPage?: number; asOf?: string | undefined } = {},
-): Promise<SubjectInspection> {
+export async function inspectSubject(pool: Pool, principal: Principal, subject: string, options: InspectOptions = {}): Promise<SubjectInspection> {
   const at = parseInstant('as_of', options.asOf, new Date().toISOString());
   const perPage = Math.min(Math.max(options.perPage ?? 50, 1), 500);
   const number = Math.max(Math.floor(options.page ?? 1), 1);
-  const { page, sources, others } = await withWorkspace(runtime.pool, principal, async (tx) => {
+  const { page, sources, others } = await withWorkspace(pool, principal, async (tx) => {
     const page = await memoriesPage(tx, { workspaceId: principal.workspace_id, subject, user: principal.user, offset: (number - 1) * perPage, limit: perPage });
     // The candidates of a page's memories may sit on another page: read them by id.
     const others = await memoriesByIds(tx, principal.workspace_id, [...new Set(page.rows.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))]);

@@ -11,7 +11,7 @@ import {
   ValidationError,
   valueKey,
   view,
-  type Disposition,
+  type Decision,
 } from '@canon/core';
 import { findEpisodesByKeys, type Pool } from '@canon/store';
 import { z } from 'zod';
@@ -50,7 +50,7 @@ export interface ProposalResult {
   outcome: 'applied' | 'duplicate';
   episode_id: string;
   /** What the fold made of the proposed claim: enriches, changes, corrects, overruled, disputes … */
-  decision: Pick<Disposition, 'kind' | 'reason' | 'target'> | null;
+  decision: Pick<Decision, 'kind' | 'reason' | 'target'> | null;
   compiled: CompileResult | null;
   memory: MemoryDetail;
 }
@@ -166,6 +166,6 @@ async function priorAttempt(
 
 export function decisionOf(memory: MemoryDetail, key: string): ProposalResult['decision'] {
   const ref = { source: 'api', idempotency_key: key, index: 0 };
-  const d = memory.timeline.dispositions.find((x) => sameRef(x.claim, ref));
+  const d = memory.timeline.decisions.find((x) => sameRef(x.claim, ref));
   return d ? { kind: d.kind, reason: d.reason, target: d.target } : null;
 }

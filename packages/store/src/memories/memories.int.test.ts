@@ -166,7 +166,7 @@ describe('deleteDerivedOfSubject', () => {
     await upsertSubject(pool, { ...state, subject: 't' });
     await deleteDerivedOfSubject(pool, 'w-derived', 's');
     expect(await memoriesOfSubject(pool, 'w-derived', 's')).toEqual([]);
-    expect(await projectionRowsOfSubject(pool, 'w-derived', 's')).toEqual({ values: [], evidence: new Map(), dispositions: new Map() });
+    expect(await projectionRowsOfSubject(pool, 'w-derived', 's')).toEqual({ values: [], evidence: new Map(), decisions: new Map() });
     expect(await getSubject(pool, 'w-derived', 's')).toBeNull();
     const ids = memories.filter((m) => m.subject === 's').map((m) => m.timeline.memory_id);
     expect((await claimCountsOfMemories(pool, 'w-derived', ids)).size).toBe(0);

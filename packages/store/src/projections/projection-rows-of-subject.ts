@@ -5,7 +5,7 @@ export interface ProjectionRows {
   /** `value_ord|source|idempotency_key|claim_index` per memory. */
   evidence: Map<string, string[]>;
   /** `source|idempotency_key|claim_index|kind` per memory. */
-  dispositions: Map<string, string[]>;
+  decisions: Map<string, string[]>;
 }
 
 /** The row projections of a subject's memories as stored, for `verify` to check against the timelines. */
@@ -21,12 +21,12 @@ export async function projectionRowsOfSubject(sql: Sql, workspaceId: string, sub
      FROM evidence WHERE workspace_id = $1 AND memory_id IN (${ids})`,
     [workspaceId, subject],
   );
-  const dispositions = await sql.query<{ memory_id: string; k: string }>(
+  const decisions = await sql.query<{ memory_id: string; k: string }>(
     `SELECT memory_id, source || '|' || idempotency_key || '|' || claim_index || '|' || kind AS k
-     FROM dispositions WHERE workspace_id = $1 AND memory_id IN (${ids})`,
+     FROM claim_decisions WHERE workspace_id = $1 AND memory_id IN (${ids})`,
     [workspaceId, subject],
   );
-  return { values: values.rows, evidence: group(evidence.rows), dispositions: group(dispositions.rows) };
+  return { values: values.rows, evidence: group(evidence.rows), decisions: group(decisions.rows) };
 }
 
 function group(rows: ReadonlyArray<{ memory_id: string; k: string }>): Map<string, string[]> {

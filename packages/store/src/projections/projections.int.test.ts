@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimBody, compiledFrom, logEpisodes, storeDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertMemories } from '../memories/insert-memories.js';
-import { dispositionsOfEpisodes } from './dispositions-of-episodes.js';
+import { decisionsOfEpisodes } from './decisions-of-episodes.js';
 import { projectionRowsOfSubject } from './projection-rows-of-subject.js';
 import { searchText } from './search-text.js';
 import { writeProjections } from './write-projections.js';
 
-// The rows projected from each timeline (values, evidence, dispositions), written as a diff.
+// The rows projected from each timeline (values, evidence, decisions), written as a diff.
 
 let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
@@ -43,14 +43,14 @@ describe('writeProjections', () => {
     expect(after.timeline.values.map((v) => v.status)).toEqual(['superseded', 'in_force']);
     expect(rows.values).toEqual(valuesOf(after.timeline));
     expect(rows.evidence.get(after.timeline.memory_id)).toHaveLength(2);
-    expect(rows.dispositions.get(after.timeline.memory_id)).toHaveLength(after.timeline.dispositions.length);
+    expect(rows.decisions.get(after.timeline.memory_id)).toHaveLength(after.timeline.decisions.length);
 
     // Back to the first timeline: the second value's rows go.
     await writeProjections(pool, 'w-write', [{ write: before, before: after.timeline }]);
     const back = await projectionRowsOfSubject(pool, 'w-write', 's');
     expect(back.values).toEqual(valuesOf(before.timeline));
     expect(back.evidence.get(before.timeline.memory_id)).toHaveLength(1);
-    expect(back.dispositions.get(before.timeline.memory_id)).toHaveLength(before.timeline.dispositions.length);
+    expect(back.decisions.get(before.timeline.memory_id)).toHaveLength(before.timeline.decisions.length);
     const { rows: text } = await pool.query<{ search_text: string }>('SELECT search_text FROM memory_values WHERE workspace_id = $1', ['w-write']);
     expect(text.map((r) => r.search_text)).toEqual([searchText(before.timeline, 'Tuesday')]);
     expect(text[0]!.search_text).toBe('deploy day env prod Tuesday');
@@ -65,19 +65,19 @@ describe('projectionRowsOfSubject', () => {
     const rows = await projectionRowsOfSubject(pool, 'w-rows', 's');
     const evidence = after.timeline.values.flatMap((v, ord) => v.evidence.map((e) => `${ord}|${e.source}|${e.idempotency_key}|${e.index}`));
     expect(rows.evidence).toEqual(new Map([[after.timeline.memory_id, expect.arrayContaining(evidence)]]));
-    const dispositions = after.timeline.dispositions.map((d) => `${d.claim.source}|${d.claim.idempotency_key}|${d.claim.index}|${d.kind}`);
-    expect(rows.dispositions).toEqual(new Map([[after.timeline.memory_id, expect.arrayContaining(dispositions)]]));
-    expect(await projectionRowsOfSubject(pool, 'w-rows', 'other')).toEqual({ values: [], evidence: new Map(), dispositions: new Map() });
+    const decisions = after.timeline.decisions.map((d) => `${d.claim.source}|${d.claim.idempotency_key}|${d.claim.index}|${d.kind}`);
+    expect(rows.decisions).toEqual(new Map([[after.timeline.memory_id, expect.arrayContaining(decisions)]]));
+    expect(await projectionRowsOfSubject(pool, 'w-rows', 'other')).toEqual({ values: [], evidence: new Map(), decisions: new Map() });
   });
 });
 
-describe('dispositionsOfEpisodes', () => {
+describe('decisionsOfEpisodes', () => {
   it('answers what the compile decided about each claim of these episodes', async () => {
-    const { first, second, after } = await twoVersions('w-dispositions');
-    await insertMemories(pool, 'w-dispositions', [after]);
-    await writeProjections(pool, 'w-dispositions', [{ write: after, before: null }]);
-    const out = await dispositionsOfEpisodes(pool, 'w-dispositions', [second.id, first.id, second.id]);
-    const expected = after.timeline.dispositions.map((d) => ({
+    const { first, second, after } = await twoVersions('w-decisions');
+    await insertMemories(pool, 'w-decisions', [after]);
+    await writeProjections(pool, 'w-decisions', [{ write: after, before: null }]);
+    const out = await decisionsOfEpisodes(pool, 'w-decisions', [second.id, first.id, second.id]);
+    const expected = after.timeline.decisions.map((d) => ({
       episode_id: d.claim.idempotency_key === 'e1' ? first.id : second.id,
       memory_id: after.timeline.memory_id,
       index: d.claim.index,
@@ -87,6 +87,6 @@ describe('dispositionsOfEpisodes', () => {
     }));
     expect(out).toEqual(expected.sort((a, b) => (a.episode_id < b.episode_id ? -1 : 1)));
     expect(out.length).toBeGreaterThan(0);
-    expect(await dispositionsOfEpisodes(pool, 'w-dispositions', [])).toEqual([]);
+    expect(await decisionsOfEpisodes(pool, 'w-decisions', [])).toEqual([]);
   });
 });

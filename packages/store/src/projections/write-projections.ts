@@ -13,29 +13,29 @@ type ValueRow = { w: MemoryWrite; v: Timeline['values'][number]; ord: number };
 
 type EvidenceRow = { x: ValueRow; e: Timeline['values'][number]['evidence'][number] };
 
-type DispositionRow = { w: MemoryWrite; d: Timeline['dispositions'][number] };
+type DecisionRow = { w: MemoryWrite; d: Timeline['decisions'][number] };
 
 const valueId = (memoryId: string, ord: number) => `${memoryId}\u0000${ord}`;
 
 const evidenceId = (memoryId: string, ord: number, e: { source: string; idempotency_key: string; index: number }) =>
   JSON.stringify([memoryId, ord, e.source, e.idempotency_key, e.index]);
 
-const dispositionId = (memoryId: string, d: Timeline['dispositions'][number]) =>
+const decisionId = (memoryId: string, d: Timeline['decisions'][number]) =>
   JSON.stringify([memoryId, d.claim.source, d.claim.idempotency_key, d.claim.index]);
 
 /**
- * What a disposition row holds, field by field: a timeline read back from jsonb has its members
+ * What a decision row holds, field by field: a timeline read back from jsonb has its members
  * in jsonb's order, so comparing JSON.stringify of the two objects found every row changed and
- * rewrote all of a hot key's dispositions at each compile.
+ * rewrote all of a hot key's decisions at each compile.
  */
-const projectedDisposition = (d: Timeline['dispositions'][number]) =>
+const projectedDecision = (d: Timeline['decisions'][number]) =>
   JSON.stringify([d.kind, d.target ? [d.target.source, d.target.idempotency_key, d.target.index] : null, d.reason]);
 
 const projectedValue = (v: Timeline['values'][number]) =>
   JSON.stringify([v.value, v.valid_from, v.valid_to, v.status, v.superseded_by, v.conditions, v.standing, v.support]);
 
 /**
- * Brings the row projections of these memories (values, evidence, dispositions) in line with
+ * Brings the row projections of these memories (values, evidence, decisions) in line with
  * their new timelines, writing only the rows that differ from what `before` projected: a key
  * restated ten thousand times gets a few rows written per change, not its whole history.
  */
@@ -45,8 +45,8 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
   const valuesToDelete: Array<{ memory_id: string; ord: number }> = [];
   const evidenceToWrite: EvidenceRow[] = [];
   const evidenceToDelete: Array<{ memory_id: string; ord: number; source: string; idempotency_key: string; index: number }> = [];
-  const dispositionsToWrite: DispositionRow[] = [];
-  const dispositionsToDelete: Array<{ memory_id: string; source: string; idempotency_key: string; index: number }> = [];
+  const decisionsToWrite: DecisionRow[] = [];
+  const decisionsToDelete: Array<{ memory_id: string; source: string; idempotency_key: string; index: number }> = [];
 
   for (const { write: w, before } of changes) {
     const id = w.timeline.memory_id;
@@ -56,7 +56,7 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
         valuesToWrite.push({ w, v, ord });
         for (const e of v.evidence) evidenceToWrite.push({ x: { w, v, ord }, e });
       });
-      for (const d of w.timeline.dispositions) dispositionsToWrite.push({ w, d });
+      for (const d of w.timeline.decisions) decisionsToWrite.push({ w, d });
       continue;
     }
     const old = before.values;
@@ -74,15 +74,15 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
       const keep = new Set((now?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
       for (const e of prior.evidence) if (!keep.has(evidenceId(id, ord, e))) evidenceToDelete.push({ memory_id: id, ord, source: e.source, idempotency_key: e.idempotency_key, index: e.index });
     });
-    const priorDispositions = new Map(before.dispositions.map((d) => [dispositionId(id, d), projectedDisposition(d)]));
+    const priorDecisions = new Map(before.decisions.map((d) => [decisionId(id, d), projectedDecision(d)]));
     const nowIds = new Set<string>();
-    for (const d of w.timeline.dispositions) {
-      const did = dispositionId(id, d);
+    for (const d of w.timeline.decisions) {
+      const did = decisionId(id, d);
       nowIds.add(did);
-      if (priorDispositions.get(did) !== projectedDisposition(d)) dispositionsToWrite.push({ w, d });
+      if (priorDecisions.get(did) !== projectedDecision(d)) decisionsToWrite.push({ w, d });
     }
-    for (const d of before.dispositions) {
-      if (!nowIds.has(dispositionId(id, d))) dispositionsToDelete.push({ memory_id: id, source: d.claim.source, idempotency_key: d.claim.idempotency_key, index: d.claim.index });
+    for (const d of before.decisions) {
+      if (!nowIds.has(decisionId(id, d))) decisionsToDelete.push({ memory_id: id, source: d.claim.source, idempotency_key: d.claim.idempotency_key, index: d.claim.index });
     }
   }
 
@@ -108,17 +108,17 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
       ],
     );
   }
-  if (dispositionsToDelete.length > 0) {
+  if (decisionsToDelete.length > 0) {
     await sql.query(
-      `DELETE FROM dispositions x USING unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS d(memory_id, source, idempotency_key, idx)
+      `DELETE FROM claim_decisions x USING unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS d(memory_id, source, idempotency_key, idx)
        WHERE x.workspace_id = $1 AND x.memory_id = d.memory_id AND x.source = d.source
          AND x.idempotency_key = d.idempotency_key AND x.claim_index = d.idx`,
       [
         workspaceId,
-        dispositionsToDelete.map((d) => d.memory_id),
-        dispositionsToDelete.map((d) => d.source),
-        dispositionsToDelete.map((d) => d.idempotency_key),
-        dispositionsToDelete.map((d) => d.index),
+        decisionsToDelete.map((d) => d.memory_id),
+        decisionsToDelete.map((d) => d.source),
+        decisionsToDelete.map((d) => d.idempotency_key),
+        decisionsToDelete.map((d) => d.index),
       ],
     );
   }
@@ -176,9 +176,9 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
     );
   }
 
-  if (dispositionsToWrite.length > 0) {
+  if (decisionsToWrite.length > 0) {
     await sql.query(
-      `INSERT INTO dispositions (workspace_id, memory_id, source, idempotency_key, claim_index, kind, target, reason)
+      `INSERT INTO claim_decisions (workspace_id, memory_id, source, idempotency_key, claim_index, kind, target, reason)
        SELECT $1, u.memory_id, u.source, u.idempotency_key, u.claim_index, u.kind, u.target, u.reason
        FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::jsonb[], $8::text[])
          AS u(memory_id, source, idempotency_key, claim_index, kind, target, reason)
@@ -186,13 +186,13 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
          target = EXCLUDED.target, reason = EXCLUDED.reason`,
       [
         workspaceId,
-        dispositionsToWrite.map((r) => r.w.timeline.memory_id),
-        dispositionsToWrite.map((r) => r.d.claim.source),
-        dispositionsToWrite.map((r) => r.d.claim.idempotency_key),
-        dispositionsToWrite.map((r) => r.d.claim.index),
-        dispositionsToWrite.map((r) => r.d.kind),
-        dispositionsToWrite.map((r) => (r.d.target ? JSON.stringify(r.d.target) : null)),
-        dispositionsToWrite.map((r) => r.d.reason),
+        decisionsToWrite.map((r) => r.w.timeline.memory_id),
+        decisionsToWrite.map((r) => r.d.claim.source),
+        decisionsToWrite.map((r) => r.d.claim.idempotency_key),
+        decisionsToWrite.map((r) => r.d.claim.index),
+        decisionsToWrite.map((r) => r.d.kind),
+        decisionsToWrite.map((r) => (r.d.target ? JSON.stringify(r.d.target) : null)),
+        decisionsToWrite.map((r) => r.d.reason),
       ],
     );
   }
