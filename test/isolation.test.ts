@@ -104,6 +104,64 @@ describe('one {all} job per workspace at a time', () => {
   });
 });
 
+describe('the running {all} job', () => {
+  let canon: TestCanon;
+  beforeAll(async () => {
+    // Workers on, and no compile of the ingest's own: the {all} job does the work.
+    canon = await startTestCanon({}, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' });
+  }, 120_000);
+  afterAll(() => canon.close());
+
+  it('is what a second request answers while it runs, however many finished before it; it answers totals, not a result per subject', async () => {
+    const owner = await canon.key('owner');
+    const ask = async () => {
+      const res = await canon.request('/v1/compile', { key: owner.key, json: { all: true, async: true } });
+      expect(res.status).toBe(202);
+      return (await res.json()).job_id as string;
+    };
+    const job = async (id: string) => (await (await canon.request(`/v1/jobs/${id}`, { key: owner.key })).json()) as { state: string; result?: Record<string, unknown> };
+    const settle = async (id: string) => {
+      for (let i = 0; i < 600; i += 1) {
+        const j = await job(id);
+        if (j.state === 'completed') return j;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`job ${id} never completed`);
+    };
+    // A history of finished {all} jobs, each over a few subjects.
+    await canon.runtime.ingest(owner.principal, ['s:1', 's:2', 's:3'].map((subject, i) => ({ idempotency_key: `h-${i}`, subject, body: { claims: [{ predicate: 'replicas', value: i }] } })));
+    const finished: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const id = await ask();
+      await settle(id);
+      finished.push(id);
+    }
+    expect(new Set(finished).size).toBe(5);
+    const done = await job(finished[0]!);
+    expect(done.result).toMatchObject({ subjects: 3, failed: [] });
+    expect(done.result).toHaveProperty('totals');
+    expect(done.result).not.toHaveProperty('results');
+
+    // Then one that takes a while: 3,000 statements on one key.
+    const batch = Array.from({ length: 3000 }, (_, i) => ({
+      idempotency_key: `slow-${i}`,
+      subject: 'service:slow',
+      occurred_at: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
+      body: { text: `The primary database host is db-${i}.internal.` },
+    }));
+    for (let i = 0; i < batch.length; i += 1000) await canon.runtime.ingest(owner.principal, batch.slice(i, i + 1000));
+    const running = await ask();
+    let state = '';
+    for (let i = 0; i < 600 && state !== 'active'; i += 1) {
+      state = (await job(running)).state;
+      if (state !== 'active') await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(state).toBe('active');
+    expect(new Set(await Promise.all([ask(), ask(), ask()]))).toEqual(new Set([running]));
+    expect((await settle(running)).result).toMatchObject({ subjects: 4 });
+  });
+});
+
 describe('the server answers while a large subject compiles', () => {
   let canon: TestCanon;
   beforeAll(async () => {

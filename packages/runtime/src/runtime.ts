@@ -168,7 +168,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (r.async) {
         if (!boss) throw new ValidationError('asynchronous compiles need the job queue (start Canon with its queue)');
         const id = r.all
-          ? await enqueueCompileAll(boss, principal.workspace_id)
+          ? await enqueueCompileAll(boss, pool, principal.workspace_id)
           : r.subject
             ? await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: [r.subject] })
             : await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: r.subjects });

@@ -111,6 +111,7 @@ export { recordDeliveryAttempt } from './webhooks/record-delivery-attempt.js';
 export { webhookById } from './webhooks/webhook-by-id.js';
 export { type WebhookRow } from './webhooks/rows.js';
 export { getJobProgress } from './jobs/get-job-progress.js';
+export { recentlyReportedJobs } from './jobs/recently-reported-jobs.js';
 export { saveJobProgress } from './jobs/save-job-progress.js';
 export { deleteCompileRunsOfSubject } from './erasure/delete-compile-runs-of-subject.js';
 export { deleteEpisodes } from './erasure/delete-episodes.js';

@@ -1,7 +1,7 @@
 import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
-import { deleteChangesBefore, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
+import { deleteChangesBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { allUsersOf, withSystem, withWorkspace } from '../auth/scope.js';
@@ -200,7 +200,10 @@ export async function startWorkers(
     loggedJob(queue, job!, { workspace_id: job!.data.workspace_id }, async () => {
       const { workspace_id, subjects, all } = job!.data;
       const targets = all ? await withWorkspace(pool, allUsersOf(workspace_id), (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
-      return compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
+      const result = await compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
+      // An {all} job's result is kept by the queue and answered to whoever polls it: the totals and
+      // the failed subjects, not one result per subject of the workspace (megabytes for a large one).
+      return all ? manyTotals(result) : result;
     });
   await boss.work<CompileManyData>(QUEUES.compileMany, { localConcurrency: 4, ...POLLING }, many(QUEUES.compileMany));
   await boss.work<CompileManyData>(QUEUES.compileAll, POLLING, many(QUEUES.compileAll));
@@ -254,6 +257,12 @@ export interface ManyResult {
 
 export type OnFailure = (workspaceId: string, failed: FailedSubject) => Promise<void>;
 
+/** What an `{all}` job answers: how many subjects, the summed counters and the failed subjects. */
+export function manyTotals(result: ManyResult): Omit<ManyResult, 'results'> {
+  const { results: _results, ...rest } = result;
+  return rest;
+}
+
 function failure(subject: string, err: unknown): FailedSubject {
   return { subject, error: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 2000) : String(err).slice(0, 2000) };
 }
@@ -267,16 +276,25 @@ export function deadLetter(boss: PgBoss): OnFailure {
 
 /**
  * Queues a compile of every subject of a workspace, once: while one is queued or running, asking
- * again answers that job's id instead of queueing another behind it.
+ * again answers that job's id instead of queueing another behind it. The queue is exclusive (one
+ * job per workspace queued or running), so a refused send means that job exists. It is looked up
+ * by what it is, never by listing the workspace's past jobs: those pile up until deleted, each
+ * with its result, and reading them at every request grew with the job history.
  */
-export async function enqueueCompileAll(boss: PgBoss, workspaceId: string): Promise<string> {
-  for (let attempt = 0; attempt < 3; attempt += 1) {
+export async function enqueueCompileAll(boss: PgBoss, pool: Pool, workspaceId: string): Promise<string> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
     const id = await boss.send(QUEUES.compileAll, { workspace_id: workspaceId, all: true } satisfies CompileManyData, { singletonKey: workspaceId });
     if (id) return id;
-    const jobs = await boss.findJobs<CompileManyData>(QUEUES.compileAll, { key: workspaceId });
-    const live = jobs.find((j) => j.state === 'created' || j.state === 'retry' || j.state === 'active');
-    if (live) return live.id;
-    // It finished between the two calls: queue again.
+    const [queued] = await boss.findJobs<CompileManyData>(QUEUES.compileAll, { key: workspaceId, queued: true, limit: 1 });
+    if (queued) return queued.id;
+    // Running: it reported its progress as it started, so it is among the workspace's latest reports.
+    const recent = await withWorkspace(pool, allUsersOf(workspaceId), (tx) => recentlyReportedJobs(tx, workspaceId, 10));
+    for (const candidate of recent) {
+      const job = await boss.getJobById<CompileManyData>(QUEUES.compileAll, candidate);
+      if (job && job.state === 'active' && job.singletonKey === workspaceId) return job.id;
+    }
+    // It finished between the calls, or started and has not reported yet: try again shortly.
+    await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
   }
   throw new Error('the queue refused the job');
 }

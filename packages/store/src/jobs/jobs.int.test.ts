@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { getJobProgress } from './get-job-progress.js';
+import { recentlyReportedJobs } from './recently-reported-jobs.js';
 import { saveJobProgress } from './save-job-progress.js';
 
 // How far a many-subject job has got, reported by its workers.
@@ -32,5 +33,20 @@ describe('getJobProgress', () => {
     expect(await getJobProgress(pool, 'w-get', job)).toEqual({ done: 1, total: 2 });
     expect(await getJobProgress(pool, 'w-other', job)).toBeNull();
     expect(await getJobProgress(pool, 'w-get', '00000000-0000-4000-8000-000000000002')).toBeNull();
+  });
+});
+
+describe('recentlyReportedJobs', () => {
+  it('names the jobs that reported last first, of this workspace only, up to the limit', async () => {
+    const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
+    for (const id of ids) {
+      await saveJobProgress(pool, 'w-recent', id, 0, 5);
+      // updated_at is kept to the millisecond: space the reports so their order is theirs.
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await saveJobProgress(pool, 'w-recent-other', '00000000-0000-4000-8000-00000000000d', 0, 1);
+    expect(await recentlyReportedJobs(pool, 'w-recent', 10)).toEqual([...ids].reverse());
+    expect(await recentlyReportedJobs(pool, 'w-recent', 2)).toEqual([ids[2], ids[1]]);
+    expect(await recentlyReportedJobs(pool, 'w-none', 10)).toEqual([]);
   });
 });
