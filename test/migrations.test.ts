@@ -44,6 +44,9 @@ describe('migrations', () => {
     const owner = `canon_owner_${randomBytes(4).toString('hex')}`;
     const url = new URL(db.url);
     url.username = owner;
+    // The embedded server asks for a password (trust holds only on some machines' PostgreSQL).
+    const password = randomBytes(12).toString('hex');
+    url.password = password;
     const pool = createPool(url.toString());
     try {
       const pending = migrationsBefore('0020_claim_decisions', before);
@@ -60,7 +63,7 @@ describe('migrations', () => {
         [JSON.stringify(timeline)],
       );
       await admin.query(`INSERT INTO dispositions (workspace_id, memory_id, source, idempotency_key, claim_index, kind, target, reason) VALUES ('w1', 'm1', 'api', 'k1', 0, 'supports', NULL, 'first value')`);
-      await admin.query(`CREATE ROLE ${owner} LOGIN`);
+      await admin.query(`CREATE ROLE ${owner} LOGIN PASSWORD '${password}'`);
       await admin.query(`ALTER DATABASE ${db.name} OWNER TO ${owner}`);
       await admin.query(`ALTER SCHEMA drizzle OWNER TO ${owner}`);
       const { rows: owned } = await admin.query<{ t: string }>(`SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'drizzle')`);
