@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import {
   contentHash,
@@ -35,7 +36,7 @@ import { createTestDatabase } from './database.js';
 // so each operation is tested on the rows a compile would have written.
 
 /** A database cloned from the migrated template, and a pool on it; `close` ends both. */
-export async function storeDatabase(): Promise<{ pool: Pool; close(): Promise<void> }> {
+async function storeDatabase(): Promise<{ pool: Pool; close(): Promise<void> }> {
   const db = await createTestDatabase();
   const pool = createPool(db.url, { max: 4 });
   return {
@@ -45,6 +46,19 @@ export async function storeDatabase(): Promise<{ pool: Pool; close(): Promise<vo
       await db.drop();
     },
   };
+}
+
+/**
+ * One migrated database for a test file: made before its tests, dropped after them. `use` gets its
+ * pool once it is ready (and may seed it) before the first test runs.
+ */
+export function useStoreDatabase(use: (pool: Pool) => void | Promise<void>): void {
+  let db: Awaited<ReturnType<typeof storeDatabase>> | undefined;
+  beforeAll(async () => {
+    db = await storeDatabase();
+    await use(db.pool);
+  });
+  afterAll(() => db?.close());
 }
 
 const OWNER: Actor = { role: 'owner', user: null };

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBody, compiledFrom, logEpisodes, memoryWrite, storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { claimBody, compiledFrom, logEpisodes, memoryWrite, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertClaims } from '../claims/insert-claims.js';
 import { insertMemories } from '../memories/insert-memories.js';
@@ -10,13 +10,10 @@ import { setCandidates } from './set-candidates.js';
 
 // Near memories of a subject (shown, never applied) and the keys links joined.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 async function seeded(workspaceId: string) {
   const episodes = await logEpisodes(pool, workspaceId, [

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { storeDatabase } from '@canon/testing';
+import { describe, expect, it, vi } from 'vitest';
+import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { changeAt } from './change-at.js';
 import { changesAfter, type ChangesQuery } from './changes-after.js';
@@ -13,13 +13,10 @@ import type { ChangeRow, NewChange } from './rows.js';
 // transactions on the same server hold the settled horizon back for a moment, so reads of the
 // feed wait for it.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 const run = '00000000-0000-4000-8000-000000000001';
 const change = (subject: string, predicate: string, n: number): NewChange => ({

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBody, compiledFrom, logEpisodes, storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { claimBody, compiledFrom, logEpisodes, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertMarkers } from '../compile-runs/insert-markers.js';
 import { claimCountsOfMemories } from './claim-counts-of-memories.js';
@@ -13,13 +13,10 @@ import { snapshotVersions } from './snapshot-versions.js';
 
 // Claims as extraction made them from the log, read back by memory, subject and lineage.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 const run = { id: '00000000-0000-4000-8000-000000000001', compiler_version: 'test', policy_fingerprint: 'fp' };
 

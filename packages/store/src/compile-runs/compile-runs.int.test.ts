@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { compileDurationStats } from './compile-duration-stats.js';
 import { insertCompileRun, type CompileRunRow } from './insert-compile-run.js';
@@ -7,13 +7,10 @@ import { insertMarkers } from './insert-markers.js';
 
 // The compile's audit: one row per run, and a marker per episode a run consumed.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const run = (n: number, kind: CompileRunRow['kind'], duration_ms: number): CompileRunRow => ({

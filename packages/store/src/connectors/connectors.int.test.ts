@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { deleteConnectorCursor } from './delete-connector-cursor.js';
 import { deleteConnectorInstance } from './delete-connector-instance.js';
@@ -11,13 +11,10 @@ import { saveConnectorCursor } from './save-connector-cursor.js';
 
 // A connector's configured instances and the cursor each has read its source up to.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 const instance = (workspace_id: string, id: string) => ({ workspace_id, id, connector: 'git', config: { path: '/repo', depth: 2 }, schedule: '0 * * * *' });
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { logEpisodes, newEpisode, storeDatabase } from '@canon/testing';
+import { describe, expect, it, vi } from 'vitest';
+import { logEpisodes, newEpisode, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { ensureWorkspace } from '../workspaces/ensure-workspace.js';
 import { appendEpisodes } from './append-episodes.js';
@@ -14,13 +14,10 @@ import { keyOf } from './rows.js';
 
 // The log's operations, each on its own workspace of one database.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 describe('appendEpisodes', () => {
   it('inserts a batch once, and answers a repeat with the rows already stored', async () => {

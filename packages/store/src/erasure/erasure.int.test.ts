@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inWorkspace, logEpisodes, storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { inWorkspace, logEpisodes, useStoreDatabase } from '@canon/testing';
 import { inTransaction, type Pool } from '../db.js';
 import { insertCompileRun } from '../compile-runs/insert-compile-run.js';
 import { episodesOfSubject } from '../episodes/episodes-of-subject.js';
@@ -19,13 +19,10 @@ import { insertTombstones } from './insert-tombstones.js';
 
 // Erasure (design §8): the one audited exception to the append-only log, and its tombstones.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { getJobProgress } from './get-job-progress.js';
 import { recentlyReportedJobs } from './recently-reported-jobs.js';
@@ -7,13 +7,10 @@ import { saveJobProgress } from './save-job-progress.js';
 
 // How far a many-subject job has got, reported by its workers.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 const job = '00000000-0000-4000-8000-000000000001';
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { ensureWorkspace } from '../workspaces/ensure-workspace.js';
 import { countApiKeys } from './count-api-keys.js';
@@ -11,13 +11,10 @@ import { revokeApiKey } from './revoke-api-key.js';
 
 // API keys: stored by hash, handed out without it.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 let n = 0;
 async function key(workspaceId: string, over: { role?: 'owner' | 'reader'; sources?: string[] } = {}) {

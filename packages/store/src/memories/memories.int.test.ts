@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY_SET, extract, fold, policyFor } from '@canon/core';
-import { claimBody, compiledFrom, logEpisodes, memoryWrite, storeDatabase } from '@canon/testing';
+import { claimBody, compiledFrom, logEpisodes, memoryWrite, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertClaims } from '../claims/insert-claims.js';
 import { claimCountsOfMemories } from '../claims/claim-counts-of-memories.js';
@@ -24,13 +24,10 @@ import { updateMemoriesIfRevision } from './update-memories-if-revision.js';
 
 // The memories table: one row per fact key, its timeline, and what recall reads instead of it.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 /**
  * A subject's memories as a compile writes them: two plain keys, a key two members dispute, and

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inWorkspace, storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { inWorkspace, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { deletePending } from './delete-pending.js';
 import { insertPending } from './insert-pending.js';
@@ -10,13 +10,10 @@ import { totalPending } from './total-pending.js';
 
 // The backlog of episodes waiting for a compile of their subject.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { getPolicySetRow } from './get-policy-set-row.js';
 import { putPolicySetRow } from './put-policy-set-row.js';
 
 // A workspace's predicate policies, stored whole.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 describe('getPolicySetRow', () => {
   it('is null for a workspace that never set its policies, and the stored set otherwise', async () => {

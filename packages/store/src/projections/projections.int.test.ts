@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBody, compiledFrom, logEpisodes, storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { claimBody, compiledFrom, logEpisodes, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertMemories } from '../memories/insert-memories.js';
 import { decisionsOfEpisodes } from './decisions-of-episodes.js';
@@ -9,13 +9,10 @@ import { writeProjections } from './write-projections.js';
 
 // The rows projected from each timeline (values, evidence, decisions), written as a diff.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 /** One key stated, then restated by its author with another value: the first timeline and the second. */
 async function twoVersions(workspaceId: string) {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBody, compiledFrom, inWorkspace, logEpisodes, storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { claimBody, compiledFrom, inWorkspace, logEpisodes, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertMemories } from '../memories/insert-memories.js';
 import { writeProjections } from '../projections/write-projections.js';
@@ -9,13 +9,10 @@ import { searchMemoryValues } from './search-memory-values.js';
 // Search runs through SECURITY DEFINER functions that answer only inside the workspace's
 // transaction: every call here goes through one.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 describe('searchMemoryValues', () => {
   it('finds memory values by their words, the viewer\'s personal ones included, and no other workspace\'s', async () => {

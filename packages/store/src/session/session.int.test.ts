@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logEpisodes, storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { logEpisodes, useStoreDatabase } from '@canon/testing';
 import { inTransaction, type Pool, type PoolClient, type Sql } from '../db.js';
 import { allUsersVisible } from './all-users-visible.js';
 import { enterScope } from './enter-scope.js';
@@ -13,16 +13,13 @@ import { LockTimeoutError, withLockTimeout } from './with-lock-timeout.js';
 // What a transaction may see (row-level security's settings), which role it runs as, and the
 // advisory locks transactions take turns on.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase(async (p) => {
+  pool = p;
   await logEpisodes(pool, 'w-a', [{ idempotency_key: 'shared', subject: 's' }]);
   await logEpisodes(pool, 'w-a', [{ idempotency_key: 'ann', subject: 's', scope: 'personal' }], { role: 'member', user: 'ann' });
   await logEpisodes(pool, 'w-b', [{ idempotency_key: 'other', subject: 's' }]);
 });
-afterAll(() => db?.close());
 
 const visibleKeys = async (tx: Sql) => (await tx.query<{ k: string }>('SELECT idempotency_key AS k FROM episodes ORDER BY 1')).rows.map((r) => r.k);
 const role = async (tx: Sql) => (await tx.query<{ r: string }>('SELECT current_user AS r')).rows[0]!.r;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBody, compiledFrom, logEpisodes, storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { claimBody, compiledFrom, logEpisodes, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertMemories } from '../memories/insert-memories.js';
 import { insertPending } from '../pending/insert-pending.js';
@@ -15,13 +15,10 @@ import { upsertSubject } from './upsert-subject.js';
 
 // A subject's compiled state, and which subjects there are.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 const state = (workspace_id: string, subject: string, over: Partial<SubjectRow> = {}): SubjectRow => ({
   workspace_id,

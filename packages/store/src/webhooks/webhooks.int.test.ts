@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeDatabase } from '@canon/testing';
+import { describe, expect, it } from 'vitest';
+import { useStoreDatabase } from '@canon/testing';
 import { inTransaction, type Pool } from '../db.js';
 import { advanceWebhook } from './advance-webhook.js';
 import { allWebhookIds } from './all-webhook-ids.js';
@@ -14,13 +14,10 @@ import { webhookById } from './webhook-by-id.js';
 
 // Webhooks: where each one's deliveries have got to in the feed, and how they went.
 
-let db: Awaited<ReturnType<typeof storeDatabase>>;
 let pool: Pool;
-beforeAll(async () => {
-  db = await storeDatabase();
-  pool = db.pool;
+useStoreDatabase((p) => {
+  pool = p;
 });
-afterAll(() => db?.close());
 
 let n = 0;
 function hook(over: Partial<NewWebhook> = {}): NewWebhook {
