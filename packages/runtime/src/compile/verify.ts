@@ -123,7 +123,8 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
       const wanted = storedSummary(row, actual);
       if (canonicalJson(wanted) !== canonicalJson(summary)) diff('summary', wanted.memory, (summary as { memory?: unknown }).memory ?? summary);
       // A candidate's side on other memories' pages is read from here: it must say what the summary does.
-      if (side !== null && canonicalJson(storedSide(wanted)) !== canonicalJson(side)) diff('side', storedSide(wanted).memory, (side as { memory?: unknown }).memory ?? side);
+      const wantedSide = storedSide(wanted);
+      if (side !== null && canonicalJson(wantedSide) !== canonicalJson(side)) diff('side', wantedSide.memory, (side as { memory?: unknown }).memory ?? side);
     }
     if (timelineDigest(want) !== timelineDigest(actual)) {
       diff('timeline', want.values.map(brief), actual.values.map(brief));

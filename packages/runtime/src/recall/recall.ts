@@ -81,11 +81,15 @@ export interface MemoryPage {
  * the view every instant from `from` on sees. `v` names this shape: a row of another shape is
  * read from its timeline, so a change here never serves a stale summary.
  */
-interface StoredSummary {
+/** What the compile stores for recall to read, valid from `from` (its timeline's last change) on. */
+interface Stored<M> {
   v: 1;
   from: string | null;
-  memory: Omit<MemorySummary, 'candidates'>;
+  memory: M;
 }
+type StoredSummary = Stored<Omit<MemorySummary, 'candidates'>>;
+/** What a candidate comparison needs of a memory: the words of its key and the values it holds. */
+type SideMemory = Pick<StoredSummary['memory'], 'status' | 'predicate' | 'qualifiers'> & { current: Array<{ value: unknown }>; conflict: Array<{ value: unknown }> };
 
 /** Computed when a timeline is written; `from` is where the timeline's last change falls. */
 export function storedSummary(row: Pick<MemoryRow, 'id' | 'subject' | 'etag'>, timeline: Timeline): StoredSummary {
@@ -100,19 +104,20 @@ export function storedSummary(row: Pick<MemoryRow, 'id' | 'subject' | 'etag'>, t
  * bounds and what names its side, its values without evidence. The same object recall otherwise
  * takes out of the summary, so a page reads the same whichever a row holds.
  */
-export function storedSide(summary: StoredSummary): StoredSummary {
+export function storedSide(summary: StoredSummary): Stored<SideMemory> {
   const { status, predicate, qualifiers, current, conflict } = summary.memory;
   const values = (list: ReadonlyArray<{ value: unknown }>) => list.map((c) => ({ value: c.value }));
-  return { v: summary.v, from: summary.from, memory: { status, predicate, qualifiers, current: values(current), conflict: values(conflict) } as unknown as StoredSummary['memory'] };
+  return { v: summary.v, from: summary.from, memory: { status, predicate, qualifiers, current: values(current), conflict: values(conflict) } };
 }
 
-function summaryAt(row: MemoryRecallRow, at: string): StoredSummary['memory'] | null {
-  const s = row.summary as StoredSummary | null;
+/** A stored summary or side as seen at `at`: null before its timeline's last change, or if absent. */
+function storedAt<M>(value: unknown, at: string): M | null {
+  const s = value as Stored<M> | null;
   if (s === null || s.v !== 1) return null;
   return s.from === null || compareInstants(s.from, at) <= 0 ? s.memory : null;
 }
 
-function summarySide(m: StoredSummary['memory']): CandidateSide {
+function summarySide(m: SideMemory): CandidateSide {
   const values = m.status === 'conflicted' ? m.conflict.map((c) => c.value) : m.status === 'current' ? m.current.map((c) => c.value) : [];
   return { predicate: m.predicate, qualifiers: m.qualifiers, values: values as CandidateSide['values'] };
 }
@@ -136,15 +141,21 @@ export async function subjectMemories(sql: Sql, principal: Principal, subject: s
   const onPage = new Set(visible.map((r) => r.id));
   const offPage = [...new Set(visible.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))].filter((id) => !onPage.has(id));
   const others = (await candidateRowsByIds(sql, principal.workspace_id, offPage)).filter((r) => rowVisible(principal, r));
+  // The page's own memories answer from their summaries; a candidate off the page from its side.
   const summaries = new Map<string, StoredSummary['memory']>();
-  for (const r of [...visible, ...others]) {
-    const s = summaryAt(r, at);
+  for (const r of visible) {
+    const s = storedAt<StoredSummary['memory']>(r.summary, at);
     if (s) summaries.set(r.id, s);
   }
-  const timelines = await memoriesByIds(sql, principal.workspace_id, [...visible, ...others].filter((r) => !summaries.has(r.id)).map((r) => r.id));
+  const stored = new Map<string, SideMemory>(summaries);
+  for (const r of others) {
+    const s = storedAt<SideMemory>(r.summary, at);
+    if (s) stored.set(r.id, s);
+  }
+  const timelines = await memoriesByIds(sql, principal.workspace_id, [...visible, ...others].filter((r) => !stored.has(r.id)).map((r) => r.id));
   const sides = new Map<string, CandidateSide>();
   for (const r of [...visible, ...others]) {
-    const s = summaries.get(r.id);
+    const s = stored.get(r.id);
     const t = timelines.get(r.id)?.timeline;
     if (s) sides.set(r.id, summarySide(s));
     else if (t) sides.set(r.id, sideOf(t, at));
