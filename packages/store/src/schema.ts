@@ -405,7 +405,12 @@ export const jobProgress = pgTable(
     total: integer('total').notNull(),
     updated_at: ms('updated_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.workspace_id, t.job_id] })],
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.job_id] }),
+    // A second {all} request looks for the running job among the latest reports: read from here,
+    // not by sorting every report the workspace's jobs ever made.
+    index('job_progress_recent_idx').on(t.workspace_id, t.updated_at, t.job_id),
+  ],
 );
 
 /**
