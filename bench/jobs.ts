@@ -55,14 +55,23 @@ export function peakRssMiB(pid: number): number | null {
 export async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string; key: string; home: string }> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-bench-server-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'packages/cli/bin/canon.js'), 'start'], {
+  // BENCH_SERVER_NODE_ARGS: flags for the server's node (`--trace-gc`), which NODE_OPTIONS refuses.
+  const nodeArgs = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'packages/cli/bin/canon.js'), 'start'], {
     cwd: ROOT,
     env: { ...process.env, CANON_HOME: home, CANON_PORT: String(port), DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  // BENCH_SERVER_LOG=<file> keeps what the server prints (with `--trace-gc`, its
+  // collections) for reading after the run; otherwise only the start-up lines matter.
+  const logFile = process.env['BENCH_SERVER_LOG'] ? fs.createWriteStream(process.env['BENCH_SERVER_LOG']) : null;
+  const keep = (d: Buffer) => {
+    if (logFile) logFile.write(d);
+    if (out.length < 65_536) out += d.toString();
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const deadline = Date.now() + 60_000;
   for (;;) {
     // `start` writes the owner key it creates on a fresh database to $CANON_HOME/dev-key.

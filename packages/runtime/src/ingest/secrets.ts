@@ -1,4 +1,5 @@
 import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintCoreConfig } from '@secretlint/types';
 import { z } from 'zod';
@@ -29,6 +30,12 @@ import { withWorkspace } from '../auth/scope.js';
  */
 
 const PRESET_ID = '@secretlint/secretlint-rule-preset-recommend';
+
+// secretlint profiles every lint by default: a `performance.mark` per rule per text, kept in
+// Node's performance timeline and in the profiler's own arrays for the life of the process. A
+// server scans every string it is sent, so that is memory growing with every request (seen in a
+// soak as tens of thousands of PerformanceMark objects). Canon never reads the profile.
+secretLintProfiler.setEnabled(false);
 
 const CONFIG: SecretLintCoreConfig = {
   rules: [
