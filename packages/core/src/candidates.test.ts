@@ -4,12 +4,12 @@ import { candidatesByMemory, findCandidates, type CandidateInput } from './candi
 import { makeFactKey, memoryId } from './fact-key.js';
 
 const WS = 'ws_test';
-const mem = (predicate: string, extra: { qualifiers?: Record<string, string>; scope?: 'workspace' | 'personal'; owner?: string | null; note?: string } = {}): CandidateInput => {
+const mem = (predicate: string, extra: { qualifiers?: Record<string, string>; scope?: 'workspace' | 'personal'; owner?: string | null; note?: string; subject?: string } = {}): CandidateInput => {
   const fact_key = makeFactKey({
     workspace_id: WS,
     scope: extra.scope ?? 'workspace',
     owner: extra.owner ?? null,
-    subject: 'service:billing',
+    subject: extra.subject ?? 'service:billing',
     predicate,
     qualifiers: extra.qualifiers,
   });
@@ -46,6 +46,52 @@ describe('candidates', () => {
     const [p] = findCandidates([mem('Deploys to prod are allowed on {weekday}'), mem('We no longer allow prod deploys on {weekday}')]);
     expect(p?.opposite).toBe(true);
     expect(p?.reason).toContain('one side negated');
+  });
+
+  it('pairs a statement told as a change with the fact it restates, in other words', () => {
+    const [p] = findCandidates([mem('The orders service pool is {quantity} connections'), mem('Raised the orders db pool to {quantity} connections')]);
+    expect(p?.reason).toContain('told as a change');
+    expect(pairsOf([mem('The free trial is {quantity}'), mem('The trial period was extended to {quantity} for all new sign-ups')])).toHaveLength(1);
+    expect(pairsOf([mem('Uptime checks run every {quantity}'), mem('We now run uptime probes every {quantity}')])).toHaveLength(1);
+    expect(pairsOf([mem('Keep PRs under {quantity} lines'), mem('New guideline: aim for PRs under {quantity} lines')])).toHaveLength(1);
+    // Without the change, the same words are a swap of one thing for another.
+    expect(pairsOf([mem('The free trial is {quantity}'), mem('The trial period is {quantity}')])).toEqual([]);
+  });
+
+  it('does not take a plan for a change, nor for what is', () => {
+    expect(pairsOf([mem('Redis in prod runs {version}'), mem('Redis in prod will be upgraded to {version}')])).toEqual([]);
+    expect(pairsOf([mem('Redis in prod runs {version}'), mem('Redis in prod was upgraded to {version}')])).toHaveLength(1);
+  });
+
+  it('lets a change drop or add a qualifier, never swap one for another', () => {
+    expect(pairsOf([mem('Outbound mail relays through {host}'), mem('We switched the incoming mail relay to {host}')])).toEqual([]);
+    expect(pairsOf([mem('Outbound mail relays through {host}'), mem('We switched the mail relay to {host}')])).toHaveLength(1);
+    expect(pairsOf([mem('The production deploy runs on {weekday}'), mem('Staging deploys moved to {weekday}')])).toEqual([]);
+  });
+
+  it('leaves out the reason given after the new value of a change', () => {
+    expect(pairsOf([mem('The all-hands starts at {time}'), mem('All-hands moves to {time} to suit APAC')])).toHaveLength(1);
+    expect(pairsOf([mem('The support desk opens at {time}'), mem('Support starts at {time} since the EU hire')])).toHaveLength(1);
+    // Before the value, a qualifier is still a qualifier.
+    expect(pairsOf([mem('The support desk opens at {time}'), mem('EU support now opens at {time}'), mem('US support opens at {time}')])).toHaveLength(1);
+  });
+
+  it('takes no word naming the subject for a difference', () => {
+    const backend = { subject: 'team:backend' };
+    expect(pairsOf([mem('Backend pairs on {weekday}', backend), mem('Our pairing day is {weekday}', backend)])).toHaveLength(1);
+    expect(pairsOf([mem('Backend pairs on {weekday}'), mem('Our pairing day is {weekday}')])).toEqual([]);
+  });
+
+  it('reads "per month" as "monthly", "at least" as a minimum and lower-case "us" as the pronoun', () => {
+    expect(pairsOf([mem('The data team cloud budget is {money} per month'), mem('Finance cut our monthly cloud allowance to {money}')])).toHaveLength(1);
+    expect(pairsOf([mem('The cloud budget is {money} per month'), mem('The cloud budget is {money} a year')])).toEqual([]);
+    expect(pairsOf([mem('Autoscaling keeps at least {quantity} of the API'), mem('The API autoscaling no longer keeps a floor of {quantity}')])).toHaveLength(1);
+    expect(pairsOf([mem('Tomas wants answers in {quoted}'), mem('Tomas asked us to reply in {quoted} instead')])).toHaveLength(1);
+  });
+
+  it('takes a linking verb on one side only ("runs", "is") for wording, not a substitution', () => {
+    expect(pairsOf([mem('The ranker runs model {version}'), mem('Ranker model deployed: {version}')])).toHaveLength(1);
+    expect(pairsOf([mem('The ranker serves model {version}'), mem('Ranker model deployed: {version}')])).toEqual([]);
   });
 
   it('compares notes by their words, whatever their fingerprints', () => {

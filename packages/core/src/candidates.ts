@@ -79,6 +79,8 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['send', 'sent', 'deliver'],
   ['say', 'told', 'tell', 'ask', 'asked'],
   ['repository', 'repo', 'repos'],
+  ['reply', 'answer', 'respond'],
+  ['minimum', 'min', 'floor'],
   ['pull', 'pr', 'prs'],
   ['cost', 'price', 'priced', 'pay', 'pays'],
   ['meet', 'meeting', 'meets'],
@@ -104,6 +106,9 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
 const SYNONYM_OF = new Map<string, string>();
 // Verbs any statement may use: sharing only these says nothing about being one fact.
 const COMMON = new Set(['run', 'keep', 'open', 'send', 'say', 'cost', 'like', 'use', 'need', 'live', 'contact', 'end', 'kick', 'meet', 'work', 'deploy']);
+// Verbs that only link a thing to its value ("runs", "is", "goes", "uses", "says"), unlike
+// "opens" / "closes" or "likes" / "dislikes" whose difference is the fact.
+const LIGHT = new Set(['run', 'use', 'say']);
 for (const group of SYNONYMS) for (const w of group) if (!SYNONYM_OF.has(w)) SYNONYM_OF.set(w, group[0]!);
 
 /** A light stemmer: enough to make "deploys", "deployed" and "deploying" one word. */
@@ -131,6 +136,8 @@ const QUALIFYING = new Set(
     'warning critical error info debug major minor patch'
   ).split(' '),
 );
+// Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
+for (const w of [...QUALIFYING]) QUALIFYING.add(stem(w));
 
 const NEGATION = new Set(['not', 'no', 'never', "don't", 'dont', "doesn't", 'doesnt', "isn't", 'isnt', "aren't", 'arent', "won't", 'wont', 'cannot', "can't", 'cant', 'without', 'nobody', 'none', 'nothing']);
 
@@ -140,6 +147,12 @@ export interface PredicateShape {
   /** Content words, stemmed and mapped to one synonym each. */
   words: ReadonlySet<string>;
   negated: boolean;
+  /** Told as a change ("moved to", "now", "instead"): a restatement of an earlier fact. */
+  change: boolean;
+  /** Told as a plan ("will be upgraded to"): a fact apart from what is. */
+  plan: boolean;
+  /** Words of the subject's name: every memory compared is about it (`subjectWords`). */
+  named: ReadonlySet<string>;
   /** Trigrams of the content words, computed once per memory. */
   grams: ReadonlySet<string>;
   /** Qualifiers that belong to the identity (a note's fingerprint does not). */
@@ -152,35 +165,146 @@ function canonicalWord(raw: string): string {
   return SYNONYM_OF.get(raw) ?? SYNONYM_OF.get(s) ?? s;
 }
 
-/** Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out. */
-export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean } {
-  const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
-  const bare = text.replace(/\{[a-z]+\}/g, ' ').normalize('NFKC').toLowerCase().replace(/[_/]+/g, ' ');
-  const words = new Set<string>();
-  let negated = false;
-  for (const raw of bare.split(/[^\p{L}\p{N}'-]+/u)) {
-    const w = raw.replace(/^['-]+|['-]+$/g, '');
+// How a statement says that a fact changed, not what the fact is: "moved to", "was upgraded to",
+// "now", "instead", "from now on", "these days". A statement told as a change restates an earlier
+// fact with a new value, so it is compared with looser rules (see `scoreShapes`). Only verbs whose
+// plain use is a change of a setting or a date are listed; "replaced every 3 years" or "ships with"
+// are facts of their own.
+const CHANGE_WORDS = new Set(
+  (
+    'move moved moves moving switch switched switches switching changed changing ' +
+    'upgrade upgraded upgrading downgrade downgraded downgrading raised raising bump bumped bumping lowered lowering ' +
+    'cut extended extending shortened shortening rescheduled rescheduling rebooked repointed renamed reassigned ' +
+    'pushed postponed delayed tightened loosened relaxed increased decreased reduced scaled dropped migrated updated ' +
+    'adjusted revised doubled halved expanded trimmed relocated reverted ' +
+    'now nowadays anymore instead henceforth'
+  ).split(' '),
+);
+// Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on".
+const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'since the', 'as of', 'effective from']);
+// "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
+const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup']);
+// A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
+const PLAN_WORDS = new Set(['will', 'shall', "'ll", 'planned', 'plans']);
+// After the value of a change, a clause that gives its reason or circumstance ("to suit APAC",
+// "since the EU hire", "after the reorg", "by the window") is not part of the fact.
+const CLAUSE_START = new Set(['since', 'because', 'after', 'to', 'so', 'for', 'under', 'following', 'due', 'once', 'and', 'but', 'by', 'until', 'when', 'which']);
+// "per month", "a month", "every month" say what "monthly" says.
+const PERIOD_OF = new Map([
+  ['hour', 'hourly'],
+  ['day', 'daily'],
+  ['night', 'nightly'],
+  ['week', 'weekly'],
+  ['month', 'monthly'],
+  ['year', 'yearly'],
+  ['annual', 'yearly'],
+  ['annually', 'yearly'],
+]);
+const PER = new Set(['per', 'a', 'an', 'each', 'every']);
+// "at least" and "at most" name the end of a range the way "minimum" and "maximum" do.
+const RANGE_PHRASES = new Map([
+  ['at least', 'minimum'],
+  ['at most', 'limit'],
+]);
+
+/** The words of a text, lower-case: hyphenated words split ("prod-eu"), contractions cut ("there's"). */
+function tokens(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(/[^\p{L}\p{N}'{}-]+/u)) {
+    let w = raw.replace(/^['-]+|['-]+$/g, '');
     if (!w) continue;
-    if (NEGATION.has(w) || w.endsWith("n't")) {
-      negated = !negated;
+    if (/^\{[a-z]+\}$/.test(w)) {
+      out.push(w);
       continue;
     }
-    if (FILLER.has(w)) continue;
+    w = w.replace(/[{}]/g, '');
+    if (NEGATION.has(w) || w.endsWith("n't")) {
+      out.push(w);
+      continue;
+    }
+    // "there's", "we've", "I'm", "she'd": the pronoun is the word; "'ll" says a plan.
+    const contraction = /^(.+)'(s|re|ve|m|d|ll)$/.exec(w);
+    if (contraction) {
+      out.push(...contraction[1]!.split('-').filter(Boolean));
+      if (contraction[2] === 'll') out.push("'ll");
+      continue;
+    }
+    out.push(...w.split('-').filter((p) => p.length > 0 && p !== 're'));
+  }
+  return out;
+}
+
+/**
+ * Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out, with
+ * whether it negates (`negated`) and whether it is told as a change (`change`).
+ */
+export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean } {
+  const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
+  // "us" in lower case is the pronoun; "US" is the region.
+  const bare = text.normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
+  const toks = tokens(bare);
+  const words = new Set<string>();
+  let negated = false;
+  let change = false;
+  let plan = false;
+  for (let i = 0; i < toks.length; i += 1) {
+    const w = toks[i]!;
+    const pair = `${w} ${toks[i + 1] ?? ''}`;
+    if (PLAN_WORDS.has(w) || pair === 'going to' || pair === 'about to') plan = true;
+    if (CHANGE_WORDS.has(w) || CHANGE_PAIRS.has(pair) || (w === 'new' && RULE_NOUNS.has(toks[i + 1] ?? ''))) change = true;
+    // "Roll the worker forward to", "rolled the flag back to".
+    if ((w === 'roll' || w === 'rolled') && toks.slice(i + 1).some((t) => t === 'forward' || t === 'back')) change = true;
+  }
+  change &&= !plan;
+  let afterSlot = false;
+  for (let i = 0; i < toks.length; i += 1) {
+    const w = toks[i]!;
+    if (w.startsWith('{')) {
+      afterSlot = true;
+      continue;
+    }
+    if (change && afterSlot && CLAUSE_START.has(w)) break;
+    const range = RANGE_PHRASES.get(`${w} ${toks[i + 1] ?? ''}`);
+    if (range) {
+      words.add(range);
+      i += 1;
+      continue;
+    }
+    const period = PERIOD_OF.get(w);
+    if (period && (w.startsWith('annual') || PER.has(toks[i - 1] ?? ''))) {
+      words.add(period);
+      continue;
+    }
+    if (NEGATION.has(w) || w.endsWith("n't")) {
+      negated = !negated;
+      // "no longer", "no more": the negation of a change, not a word of the fact.
+      if (w === 'no' && (toks[i + 1] === 'longer' || toks[i + 1] === 'more')) i += 1;
+      continue;
+    }
+    if (FILLER.has(w) || w === "'ll") continue;
     words.add(canonicalWord(w));
   }
-  return { words, slots, negated };
+  return { words, slots, negated, change, plan };
 }
 
 export function shapeOf(input: CandidateInput): PredicateShape {
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
-  const { words, slots, negated } = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
+  const { words, slots, negated, change, plan } = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
   const qualifiers = Object.entries(fk.qualifiers)
     .filter(([k]) => !(isNote && k === 'fingerprint'))
     .map(([k, v]) => `${k}=${v}`)
     .sort(compareStrings)
     .join('\u0000');
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, change, plan, named: subjectWords(fk.subject), grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+}
+
+/** The words of a subject's name: `user:amir` → amir, `service:orders-db` → order, database. */
+export function subjectWords(subject: string): Set<string> {
+  const name = subject.slice(subject.indexOf(':') + 1).normalize('NFKC').toLowerCase();
+  const out = new Set<string>();
+  for (const w of name.split(/[^\p{L}\p{N}]+/u)) if (w.length >= 3 && !/^\d+$/.test(w)) out.add(canonicalWord(w));
+  return out;
 }
 
 function trigramsOf(words: ReadonlySet<string>): Set<string> {
@@ -212,31 +336,51 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true } | null {
   if (x.scope !== y.scope || x.qualifiers !== y.qualifiers || x.slots !== y.slots) return null;
   if (x.words.size === 0 || y.words.size === 0) return null;
+  // "Redis will be upgraded to {version}" does not say which version runs now.
+  if (x.plan !== y.plan) return null;
   const shared = overlap(x.words, y.words);
   if (shared === 0) return null;
-  const onlyXCount = x.words.size - shared;
-  const onlyYCount = y.words.size - shared;
-  const substitutions = Math.min(onlyXCount, onlyYCount);
-  // Two statements that share most of their words and swap one or two (staging for production,
-  // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
-  // fewer words and differs in how it is said.
-  if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1)) return null;
-  // Each side naming two or more things the other does not, around less than half of the
-  // shorter one in common: two facts that share a word or two ("web", "deploy").
-  if (substitutions >= 2 && shared / Math.min(x.words.size, y.words.size) < 0.5) return null;
-  const onlyX = [...x.words].filter((w) => !y.words.has(w)).sort(compareStrings);
-  const onlyY = [...y.words].filter((w) => !x.words.has(w)).sort(compareStrings);
-  // A word naming which of parallel facts it is ("EU", "staging", "least") on one side only.
-  if (onlyX.some((w) => QUALIFYING.has(w)) || onlyY.some((w) => QUALIFYING.has(w))) return null;
+  // Every memory compared is about one subject, so a word naming it ("Amir", "backend") that one
+  // side says and the other leaves implicit is no difference between them.
+  const onlyX = [...x.words].filter((w) => !y.words.has(w) && !x.named.has(w) && !y.named.has(w)).sort(compareStrings);
+  const onlyY = [...y.words].filter((w) => !x.words.has(w) && !x.named.has(w) && !y.named.has(w)).sort(compareStrings);
   const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
-  // Sharing only words every statement uses ("runs", "is kept") while each side names things the
-  // other does not is two facts that happen to share a verb.
-  if (substitutions >= 1 && sharedWords.every((w) => COMMON.has(w))) return null;
+  // Sharing only words every statement uses ("runs", "is kept") is two facts that happen to
+  // share a verb.
+  const sharesContent = sharedWords.some((w) => !COMMON.has(w));
+  const change = x.change || y.change;
+  // A word naming which of parallel facts it is ("EU", "staging", "least") on one side only.
+  // A change may drop or add one ("Outbound mail goes through {host}" / "We switched the mail
+  // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
+  const qualifiedX = onlyX.some((w) => QUALIFYING.has(w));
+  const qualifiedY = onlyY.some((w) => QUALIFYING.has(w));
+  if (change ? qualifiedX && qualifiedY : qualifiedX || qualifiedY) return null;
+  if (change) {
+    // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
+    // fact in the words of the change, which rarely repeat the words of the fact; a content word
+    // in common and no qualifier on one side only is enough to show the two.
+    if (!sharesContent) return null;
+  } else {
+    // A light verb only one side uses ("runs", "goes", "keeps") is how it is said, not a
+    // substitution: "Worker runs image {version}" / "Roll worker to image {version}".
+    const onlyXCount = onlyX.filter((w) => !LIGHT.has(w)).length;
+    const onlyYCount = onlyY.filter((w) => !LIGHT.has(w)).length;
+    const substitutions = Math.min(onlyXCount, onlyYCount);
+    // Two statements that share most of their words and swap one or two (staging for production,
+    // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
+    // fewer words and differs in how it is said.
+    if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1)) return null;
+    // Each side naming two or more things the other does not, around less than half of the
+    // shorter one in common: two facts that share a word or two ("web", "deploy").
+    if (substitutions >= 2 && shared / Math.min(x.words.size, y.words.size) < 0.5) return null;
+    if (substitutions >= 1 && !sharesContent) return null;
+  }
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
   const gramDice = (2 * overlap(x.grams, y.grams)) / (x.grams.size + y.grams.size);
   const score = Math.round(Math.max((wordDice + gramDice) / 2, SHARED_FLOOR) * 100) / 100;
   const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ')}`];
   if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '—'} / ${onlyY.join(' ') || '—'}`);
+  if (change) parts.push('told as a change');
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
 }
