@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidatesByMemory, findCandidates, type CandidateInput } from './candidates.js';
+import { candidatesByMemory, findCandidates, predicateWords, type CandidateInput } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
 
 const WS = 'ws_test';
@@ -87,6 +87,18 @@ describe('candidates', () => {
     expect(pairsOf([mem('The cloud budget is {money} per month'), mem('The cloud budget is {money} a year')])).toEqual([]);
     expect(pairsOf([mem('Autoscaling keeps at least {quantity} of the API'), mem('The API autoscaling no longer keeps a floor of {quantity}')])).toHaveLength(1);
     expect(pairsOf([mem('Tomas wants answers in {quoted}'), mem('Tomas asked us to reply in {quoted} instead')])).toHaveLength(1);
+  });
+
+  it('takes "re-booked" and "pushed back to" for changes, and meets words by stem and general synonyms', () => {
+    expect(pairsOf([mem('Legal meets in room {quoted}'), mem('The legal weekly got re-booked into {quoted}')])).toHaveLength(1);
+    expect(pairsOf([mem('Orion goes live {date}'), mem('The Orion launch was pushed back to {date}')])).toHaveLength(1);
+    expect(predicateWords('Worker is running image {version}').words).toEqual(predicateWords('Worker runs images {version}').words);
+    expect(predicateWords('Reports submitted by {date}').words).toEqual(predicateWords('Report submits by {date}').words);
+    expect(predicateWords('Catalog responses are cached for {quantity}').words).toEqual(predicateWords('The catalog response cache is {quantity}').words);
+    expect(predicateWords('The nightly export kicks off at {time}').words).toEqual(predicateWords('Nightly export starts {time}').words);
+    expect(predicateWords('Priya prefers {quoted} mode').words).toEqual(predicateWords('Priya likes the {quoted} theme').words);
+    expect(predicateWords('Hotels are paid up to {money}').words).toContain('limit');
+    expect(predicateWords('On-call pay went up to {money}').words).not.toContain('limit');
   });
 
   it('takes a linking verb on one side only ("runs", "is") for wording, not a substitution', () => {

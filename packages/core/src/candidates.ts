@@ -61,7 +61,7 @@ const FILLER = new Set(
     // How a change is told, not what changed: "moved to", "switched to", "bumped to", "from now on".
     'moved move moving switched switch changed change upgraded upgrade raised raise bumped bump lowered lower ' +
     'cut extended extend rescheduled reschedule pushed pulled forward tightened increased decreased reduced ' +
-    'went up down over new newly longer anymore since starting instead reorg last night ' +
+    'went up down over back new newly longer anymore since starting instead reorg last night ' +
     'these days heads reminder fyi note please only about around roughly approximately ' +
     'and or but if when while which who whom whose what where how than then out off'
   ).split(' '),
@@ -75,12 +75,15 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['production', 'prod'],
   ['database', 'db'],
   ['timeout', 'time-out', 'time'],
-  ['open', 'opens', 'start', 'begin', 'begins'],
+  ['open', 'opens', 'start', 'begin', 'begins', 'kick', 'kicks', 'kickoff', 'commence'],
   ['send', 'sent', 'deliver'],
   ['say', 'told', 'tell', 'ask', 'asked'],
   ['repository', 'repo', 'repos'],
   ['reply', 'answer', 'respond'],
   ['minimum', 'min', 'floor'],
+  ['theme', 'mode', 'scheme', 'colour', 'color'],
+  ['alert', 'alerts', 'page', 'paged', 'paging', 'notification', 'notify', 'notified', 'ping', 'pings'],
+  ['budget', 'allowance', 'spend'],
   ['pull', 'pr', 'prs'],
   ['cost', 'price', 'priced', 'pay', 'pays'],
   ['meet', 'meeting', 'meets'],
@@ -90,7 +93,6 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['limit', 'cap', 'maximum', 'max', 'ceiling'],
   ['timeout', 'time-out'],
   ['size', 'capacity'],
-  ['kick', 'kickoff', 'commence'],
   ['end', 'finish', 'stop', 'close'],
   ['meeting', 'meet', 'sync', 'standup', 'stand-up'],
   ['owner', 'own', 'owned', 'maintain', 'maintainer', 'responsible', 'lead'],
@@ -120,7 +122,14 @@ export function stem(word: string): string {
   else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
   else if (w.length > 3 && w.endsWith('es') && /(?:sh|ch|x|ss|z)es$/.test(w)) w = w.slice(0, -2);
   else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  // "running", "submitted", "planned": the consonant doubled before the ending is one.
+  if (w !== word && w.length >= 4 && /([bgmnprt])\1$/.test(w)) w = w.slice(0, -1);
   return w;
+}
+
+/** The stem without a final silent "e": "serve" and "served", "cache" and "cached" meet. */
+function dropE(word: string): string {
+  return word.length > 3 && word.endsWith('e') && !word.endsWith('ee') ? word.slice(0, -1) : word;
 }
 
 // Words that name which of several parallel facts a statement is about — the environment, the
@@ -137,7 +146,7 @@ const QUALIFYING = new Set(
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
-for (const w of [...QUALIFYING]) QUALIFYING.add(stem(w));
+for (const w of [...QUALIFYING]) QUALIFYING.add(stem(w)).add(dropE(stem(w)));
 
 const NEGATION = new Set(['not', 'no', 'never', "don't", 'dont', "doesn't", 'doesnt', "isn't", 'isnt', "aren't", 'arent', "won't", 'wont', 'cannot', "can't", 'cant', 'without', 'nobody', 'none', 'nothing']);
 
@@ -162,7 +171,7 @@ export interface PredicateShape {
 
 function canonicalWord(raw: string): string {
   const s = stem(raw);
-  return SYNONYM_OF.get(raw) ?? SYNONYM_OF.get(s) ?? s;
+  return SYNONYM_OF.get(raw) ?? SYNONYM_OF.get(s) ?? dropE(s);
 }
 
 // How a statement says that a fact changed, not what the fact is: "moved to", "was upgraded to",
@@ -176,12 +185,12 @@ const CHANGE_WORDS = new Set(
     'upgrade upgraded upgrading downgrade downgraded downgrading raised raising bump bumped bumping lowered lowering ' +
     'cut extended extending shortened shortening rescheduled rescheduling rebooked repointed renamed reassigned ' +
     'pushed postponed delayed tightened loosened relaxed increased decreased reduced scaled dropped migrated updated ' +
-    'adjusted revised doubled halved expanded trimmed relocated reverted ' +
+    'adjusted revised doubled halved expanded trimmed relocated reverted rerouted reconfigured swapped grew grown ' +
     'now nowadays anymore instead henceforth'
   ).split(' '),
 );
 // Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on".
-const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'since the', 'as of', 'effective from']);
+const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'since the', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward']);
 // "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
 const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup']);
 // A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
@@ -205,6 +214,7 @@ const PER = new Set(['per', 'a', 'an', 'each', 'every']);
 const RANGE_PHRASES = new Map([
   ['at least', 'minimum'],
   ['at most', 'limit'],
+  ['up to', 'limit'],
 ]);
 
 /** The words of a text, lower-case: hyphenated words split ("prod-eu"), contractions cut ("there's"). */
@@ -245,7 +255,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   const toks = tokens(bare);
   const words = new Set<string>();
   let negated = false;
-  let change = false;
+  // "re-scheduled", "re-assigned": done again, differently.
+  let change = /(?:^|[^\p{L}])re-\p{L}+ed\b/u.test(bare);
   let plan = false;
   for (let i = 0; i < toks.length; i += 1) {
     const w = toks[i]!;
@@ -264,7 +275,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       continue;
     }
     if (change && afterSlot && CLAUSE_START.has(w)) break;
-    const range = RANGE_PHRASES.get(`${w} ${toks[i + 1] ?? ''}`);
+    // "up to" after "went" or "is going" is a change, not a bound.
+    const range = /^(go|goes|going|went|gone)$/.test(toks[i - 1] ?? '') ? undefined : RANGE_PHRASES.get(`${w} ${toks[i + 1] ?? ''}`);
     if (range) {
       words.add(range);
       i += 1;
