@@ -89,9 +89,11 @@ describe('candidates', () => {
     expect(pairsOf([mem('Tomas wants answers in {quoted}'), mem('Tomas asked us to reply in {quoted} instead')])).toHaveLength(1);
   });
 
-  it('takes "re-booked" and "pushed back to" for changes, and meets words by stem and general synonyms', () => {
+  it('takes "re-booked", "pushed back to" and "cancelled" for changes, and meets words by stem and general synonyms', () => {
     expect(pairsOf([mem('Legal meets in room {quoted}'), mem('The legal weekly got re-booked into {quoted}')])).toHaveLength(1);
     expect(pairsOf([mem('Orion goes live {date}'), mem('The Orion launch was pushed back to {date}')])).toHaveLength(1);
+    expect(pairsOf([mem('The design sync is on {weekday}'), mem('Design reviews on {weekday} are cancelled')])).toHaveLength(1);
+    expect(pairsOf([mem('The design sync is on {weekday}'), mem('Design reviews are on {weekday}')])).toEqual([]);
     expect(predicateWords('Worker is running image {version}').words).toEqual(predicateWords('Worker runs images {version}').words);
     expect(predicateWords('Reports submitted by {date}').words).toEqual(predicateWords('Report submits by {date}').words);
     expect(predicateWords('Catalog responses are cached for {quantity}').words).toEqual(predicateWords('The catalog response cache is {quantity}').words);

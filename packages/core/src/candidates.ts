@@ -186,6 +186,8 @@ const CHANGE_WORDS = new Set(
     'cut extended extending shortened shortening rescheduled rescheduling rebooked repointed renamed reassigned ' +
     'pushed postponed delayed tightened loosened relaxed increased decreased reduced scaled dropped migrated updated ' +
     'adjusted revised doubled halved expanded trimmed relocated reverted rerouted reconfigured swapped grew grown ' +
+    // An end is a change too: "the Friday standup was cancelled".
+    'cancelled canceled discontinued scrapped stopped suspended ' +
     'now nowadays anymore instead henceforth'
   ).split(' '),
 );
@@ -293,13 +295,15 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       if (w === 'no' && (toks[i + 1] === 'longer' || toks[i + 1] === 'more')) i += 1;
       continue;
     }
-    if (FILLER.has(w) || w === "'ll") continue;
+    // How a change is told is no word of the fact ("rebooked", "adjusted", "cancelled").
+    if (FILLER.has(w) || CHANGE_WORDS.has(w) || w === "'ll") continue;
     words.add(canonicalWord(w));
   }
   return { words, slots, negated, change, plan };
 }
 
-export function shapeOf(input: CandidateInput): PredicateShape {
+/** `subjects` caches the words of each subject's name over one search. */
+export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet<string>> = new Map()): PredicateShape {
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
   const { words, slots, negated, change, plan } = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
@@ -308,11 +312,13 @@ export function shapeOf(input: CandidateInput): PredicateShape {
     .map(([k, v]) => `${k}=${v}`)
     .sort(compareStrings)
     .join('\u0000');
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, change, plan, named: subjectWords(fk.subject), grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  let named = subjects.get(fk.subject);
+  if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, change, plan, named, grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
 }
 
 /** The words of a subject's name: `user:amir` → amir, `service:orders-db` → order, database. */
-export function subjectWords(subject: string): Set<string> {
+export function subjectWords(subject: string): ReadonlySet<string> {
   const name = subject.slice(subject.indexOf(':') + 1).normalize('NFKC').toLowerCase();
   const out = new Set<string>();
   for (const w of name.split(/[^\p{L}\p{N}]+/u)) if (w.length >= 3 && !/^\d+$/.test(w)) out.add(canonicalWord(w));
@@ -336,15 +342,22 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 
 /**
  * The score of two predicate shapes, or null when they can never be one fact: another scope or
- * owner, other qualifiers, other slot kinds, or no content word in common. One negated and the
- * other not ("Deploys are allowed on {weekday}" / "We no longer allow deploys on {weekday}") is
- * `opposite`: the same fact whose truth may have changed.
+ * owner, other qualifiers, other slot kinds, a plan against what is, or no content word in
+ * common. One negated and the other not ("Deploys are allowed on {weekday}" / "We no longer allow
+ * deploys on {weekday}") is `opposite`: the same fact whose truth may have changed.
  *
  * The score is the mean of word Dice and trigram Dice over the content words. A word that only
  * one side has is a detail ("now", "the nightly"); a word on each side that the other lacks is a
- * substitution ("staging" for "production"), the shape of two different facts, so each
- * unmatched pair of words costs a quarter.
+ * substitution ("staging" for "production"), the shape of two different facts. A statement told
+ * as a change is held to less: it restates a fact in the words of the change.
  */
+/** The words of `x` that `y` lacks, leaving out words naming the subject. */
+function onlyIn(x: PredicateShape, y: PredicateShape): string[] {
+  const out: string[] = [];
+  for (const w of x.words) if (!y.words.has(w) && !x.named.has(w) && !y.named.has(w)) out.push(w);
+  return out;
+}
+
 export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true } | null {
   if (x.scope !== y.scope || x.qualifiers !== y.qualifiers || x.slots !== y.slots) return null;
   if (x.words.size === 0 || y.words.size === 0) return null;
@@ -354,12 +367,12 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   if (shared === 0) return null;
   // Every memory compared is about one subject, so a word naming it ("Amir", "backend") that one
   // side says and the other leaves implicit is no difference between them.
-  const onlyX = [...x.words].filter((w) => !y.words.has(w) && !x.named.has(w) && !y.named.has(w)).sort(compareStrings);
-  const onlyY = [...y.words].filter((w) => !x.words.has(w) && !x.named.has(w) && !y.named.has(w)).sort(compareStrings);
-  const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
+  const onlyX = onlyIn(x, y);
+  const onlyY = onlyIn(y, x);
   // Sharing only words every statement uses ("runs", "is kept") is two facts that happen to
   // share a verb.
-  const sharesContent = sharedWords.some((w) => !COMMON.has(w));
+  let sharesContent = false;
+  for (const w of x.words) if (y.words.has(w) && !COMMON.has(w)) sharesContent = true;
   const change = x.change || y.change;
   // A word naming which of parallel facts it is ("EU", "staging", "least") on one side only.
   // A change may drop or add one ("Outbound mail goes through {host}" / "We switched the mail
@@ -373,8 +386,8 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
     // in common and no qualifier on one side only is enough to show the two.
     if (!sharesContent) return null;
   } else {
-    // A light verb only one side uses ("runs", "goes", "keeps") is how it is said, not a
-    // substitution: "Worker runs image {version}" / "Roll worker to image {version}".
+    // A linking verb only one side uses ("runs", "goes", "says") is how it is said, not a
+    // substitution: "The ranker runs model {version}" / "Ranker model deployed: {version}".
     const onlyXCount = onlyX.filter((w) => !LIGHT.has(w)).length;
     const onlyYCount = onlyY.filter((w) => !LIGHT.has(w)).length;
     const substitutions = Math.min(onlyXCount, onlyYCount);
@@ -390,6 +403,9 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
   const gramDice = (2 * overlap(x.grams, y.grams)) / (x.grams.size + y.grams.size);
   const score = Math.round(Math.max((wordDice + gramDice) / 2, SHARED_FLOOR) * 100) / 100;
+  const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
+  onlyX.sort(compareStrings);
+  onlyY.sort(compareStrings);
   const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ')}`];
   if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '—'} / ${onlyY.join(' ') || '—'}`);
   if (change) parts.push('told as a change');
@@ -405,7 +421,8 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
  */
 export function findCandidates(memories: readonly CandidateInput[], threshold: number = CANDIDATE_THRESHOLD, focus?: ReadonlySet<string>): CandidatePair[] {
   const byId = new Map<string, PredicateShape>();
-  for (const m of memories) byId.set(m.memory_id, shapeOf(m));
+  const subjects = new Map<string, ReadonlySet<string>>();
+  for (const m of memories) byId.set(m.memory_id, shapeOf(m, subjects));
   const blocks = new Map<string, string[]>();
   for (const [id, s] of byId) {
     const block = `${s.scope}\u0001${s.qualifiers}\u0001${s.slots}`;
