@@ -103,6 +103,14 @@ describe('candidates', () => {
     expect(predicateWords('On-call pay went up to {money}').words).not.toContain('limit');
   });
 
+  it('asks two shared words of a pair that swaps a word on each side, and none of them a word of the subject', () => {
+    expect(pairsOf([mem('Sprints are {quantity} long'), mem('Release cycles are {quantity} long')])).toEqual([]);
+    expect(pairsOf([mem('Pin terraform to {version}'), mem('Pin the AWS provider to {version}')])).toEqual([]);
+    const backend = { subject: 'team:backend' };
+    expect(pairsOf([mem('Backend standup is at {time}', backend), mem('Backend team lunch is at {time}', backend)])).toEqual([]);
+    expect(pairsOf([mem('Catalog listings are cached for {quantity}'), mem('Listings of the catalog stay cached {quantity}')])).toHaveLength(1);
+  });
+
   it('takes a linking verb on one side only ("runs", "is") for wording, not a substitution', () => {
     expect(pairsOf([mem('The ranker runs model {version}'), mem('Ranker model deployed: {version}')])).toHaveLength(1);
     expect(pairsOf([mem('The ranker serves model {version}'), mem('Ranker model deployed: {version}')])).toEqual([]);

@@ -370,9 +370,14 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   const onlyX = onlyIn(x, y);
   const onlyY = onlyIn(y, x);
   // Sharing only words every statement uses ("runs", "is kept") is two facts that happen to
-  // share a verb.
+  // share a verb. `sharedFacts` leaves out the words of the subject's name as well.
   let sharesContent = false;
-  for (const w of x.words) if (y.words.has(w) && !COMMON.has(w)) sharesContent = true;
+  let sharedFacts = 0;
+  for (const w of x.words) {
+    if (!y.words.has(w) || COMMON.has(w)) continue;
+    sharesContent = true;
+    if (!x.named.has(w) && !y.named.has(w)) sharedFacts += 1;
+  }
   const change = x.change || y.change;
   // A word naming which of parallel facts it is ("EU", "staging", "least") on one side only.
   // A change may drop or add one ("Outbound mail goes through {host}" / "We switched the mail
@@ -398,7 +403,9 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
     // Each side naming two or more things the other does not, around less than half of the
     // shorter one in common: two facts that share a word or two ("web", "deploy").
     if (substitutions >= 2 && shared / Math.min(x.words.size, y.words.size) < 0.5) return null;
-    if (substitutions >= 1 && !sharesContent) return null;
+    // With something swapped on each side, one word in common ("long", "pin", "offsite") is a
+    // coincidence of wording; a word naming the subject or a common verb is none at all.
+    if (substitutions >= 1 && sharedFacts < 2) return null;
   }
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
   const gramDice = (2 * overlap(x.grams, y.grams)) / (x.grams.size + y.grams.size);
