@@ -94,6 +94,10 @@ describe('candidates', () => {
     expect(pairsOf([mem('Orion goes live {date}'), mem('The Orion launch was pushed back to {date}')])).toHaveLength(1);
     expect(pairsOf([mem('The design sync is on {weekday}'), mem('Design reviews on {weekday} are cancelled')])).toHaveLength(1);
     expect(pairsOf([mem('The design sync is on {weekday}'), mem('Design reviews are on {weekday}')])).toEqual([]);
+    for (const told of ['We used to deploy on {weekday}', 'Effective {date}, deploys go out on {weekday}', 'Since the reorg we deploy on {weekday}', 'We settled on {weekday} for deploys']) {
+      expect(predicateWords(told).change).toBe(true);
+    }
+    expect(predicateWords('Deploys go out on {weekday}').change).toBe(false);
     expect(predicateWords('Worker is running image {version}').words).toEqual(predicateWords('Worker runs images {version}').words);
     expect(predicateWords('Reports submitted by {date}').words).toEqual(predicateWords('Report submits by {date}').words);
     expect(predicateWords('Catalog responses are cached for {quantity}').words).toEqual(predicateWords('The catalog response cache is {quantity}').words);

@@ -188,11 +188,13 @@ const CHANGE_WORDS = new Set(
     'adjusted revised doubled halved expanded trimmed relocated reverted rerouted reconfigured swapped grew grown ' +
     // An end is a change too: "the Friday standup was cancelled".
     'cancelled canceled discontinued scrapped stopped suspended ' +
+    'shifted upped hiked slashed lengthened narrowed widened tweaked modified altered amended transitioned ' +
+    'became become turned flipped renegotiated recently lately effective since ' +
     'now nowadays anymore instead henceforth'
   ).split(' '),
 );
 // Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on".
-const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'since the', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward']);
+const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on']);
 // "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
 const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup']);
 // A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
