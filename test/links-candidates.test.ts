@@ -108,6 +108,24 @@ describe('candidates: similarity proposes, never applies', () => {
     expect(body).toContain(`canon link ${tue.memory_id} `);
   });
 
+  it('shows a change its loose pair only while no nearer fact is said, compile after compile, as a rebuild does', async () => {
+    const subject = 'team:ledger';
+    const principal = await canon.runtime.authenticate(owner);
+    const candidatesOf = (ms: Memory[], predicate: string) => byPredicate(ms, predicate).candidates.map((c) => ms.find((m) => m.id === c.memory_id)!.predicate).sort();
+    await say(member, 'l-1', 'The payments ledger is balanced on Monday.', '2026-11-01T10:00:00Z', subject);
+    await say(member, 'l-2', 'Payments moved the ledger close to Friday.', '2026-11-02T10:00:00Z', subject);
+    // Alone with a fact it may restate in other words, the change shows it.
+    expect(candidatesOf(await memories(subject), 'Payments moved the ledger close to {weekday}')).toEqual(['The payments ledger is balanced on {weekday}']);
+    // A fact in the change's own words arrives in a later compile: it is the nearer one.
+    await say(member, 'l-3', 'The payments ledger close is on Thursday.', '2026-11-03T10:00:00Z', subject);
+    const after = await memories(subject);
+    expect(candidatesOf(after, 'Payments moved the ledger close to {weekday}')).toEqual(['The payments ledger close is on {weekday}']);
+    expect(candidatesOf(after, 'The payments ledger is balanced on {weekday}')).toEqual([]);
+    expect((await canon.runtime.verify(principal, subject)).ok).toBe(true);
+    await canon.runtime.rebuild(principal, subject);
+    expect(await memories(subject)).toEqual(after);
+  });
+
   it('leaves the state hash to the timelines: verify and a rebuild agree with the incremental compile', async () => {
     const principal = await canon.runtime.authenticate(owner);
     const report = await canon.runtime.verify(principal, SUBJECT);

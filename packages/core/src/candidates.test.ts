@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidatesByMemory, findCandidates, predicateWords, type CandidateInput } from './candidates.js';
+import { candidatesAround, candidatesByMemory, findCandidates, LOOSE_LIMIT, predicateWords, type CandidateInput } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
 
 const WS = 'ws_test';
@@ -150,18 +150,56 @@ describe('candidates', () => {
     );
   });
 
-  it('is incremental: the pairs of the old memories plus those holding a new one are all the pairs', () => {
-    const pool = [tue, thu, thu2, prod, mem('Sprint demos are on {weekday}'), mem('Demos happen {weekday} afternoons'), mem('Backend pairs on {weekday}'), mem('We moved our pairing day to {weekday}')];
-    const key = (p: { a: string; b: string }) => `${p.a}|${p.b}`;
+  // Change statements that share a word with several facts, so loose pairs come and go as
+  // memories are added and removed.
+  const pool = [
+    tue, thu, thu2, prod,
+    mem('Sprint demos are on {weekday}'), mem('Demos happen {weekday} afternoons'), mem('Backend pairs on {weekday}'), mem('We moved our pairing day to {weekday}'),
+    mem('The payments invoice sync runs on {weekday}'), mem('The payments vendor review runs on {weekday}'), mem('The payments audit export runs on {weekday}'),
+    mem('Payments moved the ledger close to {weekday}'), mem('The payments ledger close is on {weekday}'), mem('The payments token sweep runs on {weekday}'),
+  ];
+  const key = (p: { a: string; b: string }) => `${p.a}|${p.b}`;
+  const touches = (ids: ReadonlySet<string>) => (p: { a: string; b: string }) => ids.has(p.a) || ids.has(p.b);
+
+  it('is incremental: the old pairs outside the widened focus plus the pairs around it are all the pairs', () => {
     fc.assert(
       fc.property(fc.subarray(pool), (added) => {
         const old = pool.filter((m) => !added.includes(m));
-        const focus = new Set(added.map((m) => m.memory_id));
-        const incremental = [...findCandidates(old), ...findCandidates(pool, undefined, focus)].map(key).sort();
-        expect(incremental).toEqual(findCandidates(pool).map(key).sort());
+        const around = candidatesAround(pool, undefined, new Set(added.map((m) => m.memory_id)));
+        const kept = findCandidates(old).filter((p) => !touches(around.focus!)(p));
+        expect([...kept, ...around.pairs].map(key).sort()).toEqual(findCandidates(pool).map(key).sort());
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('is incremental on removal too, from the memories whose pairs named a removed one', () => {
+    fc.assert(
+      fc.property(fc.subarray(pool), (removed) => {
+        const gone = new Set(removed.map((m) => m.memory_id));
+        const left = pool.filter((m) => !gone.has(m.memory_id));
+        const before = findCandidates(pool);
+        const named = new Set(before.filter(touches(gone)).flatMap((p) => [p.a, p.b]).filter((id) => !gone.has(id)));
+        const around = candidatesAround(left, undefined, named);
+        const kept = before.filter((p) => !touches(gone)(p) && !touches(around.focus!)(p));
+        expect([...kept, ...around.pairs].map(key).sort()).toEqual(findCandidates(left).map(key).sort());
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('keeps the loose pairs of a change only when it has no nearer fact and a few at most', () => {
+    const close = mem('Payments moved the ledger close to {weekday}');
+    // Alone with the fact it restates in other words, a change pairs loosely with it.
+    expect(pairsOf([close, mem('The payments ledger is balanced on {weekday}')])).toHaveLength(1);
+    // A fact in its own words is nearer: the loose pair goes, the strict one stays.
+    const near = mem('The payments ledger close is on {weekday}');
+    const pairs = findCandidates([close, near, mem('The payments ledger is balanced on {weekday}')]);
+    expect(pairs.map(key)).toEqual([key({ a: [close.memory_id, near.memory_id].sort()[0]!, b: [close.memory_id, near.memory_id].sort()[1]! })]);
+    // Sharing one word with more facts than LOOSE_LIMIT names none of them.
+    const many = Array.from({ length: LOOSE_LIMIT + 1 }, (_, i) => mem(`The payments ledger ${['audit', 'export', 'archive', 'review', 'backup', 'digest'][i]} runs on {weekday}`));
+    expect(findCandidates([close, ...many]).filter(touches(new Set([close.memory_id])))).toEqual([]);
+    expect(findCandidates([close, ...many.slice(0, LOOSE_LIMIT)]).filter(touches(new Set([close.memory_id])))).toHaveLength(LOOSE_LIMIT);
   });
 
   it('lists each memory’s candidates both ways, best first', () => {

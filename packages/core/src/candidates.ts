@@ -29,6 +29,8 @@ export interface CandidatePair {
   reason: string;
   /** One side negates what the other states: a possible contradiction even with equal values. */
   opposite?: true;
+  /** Near only by the looser rules of a statement told as a change (`LOOSE_LIMIT`). */
+  loose?: true;
 }
 
 /** What a memory row keeps of each of its candidates. */
@@ -360,7 +362,7 @@ function onlyIn(x: PredicateShape, y: PredicateShape): string[] {
   return out;
 }
 
-export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true } | null {
+export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true; loose?: true } | null {
   if (x.scope !== y.scope || x.qualifiers !== y.qualifiers || x.slots !== y.slots) return null;
   if (x.words.size === 0 || y.words.size === 0) return null;
   // "Redis will be upgraded to {version}" does not say which version runs now.
@@ -386,29 +388,13 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   const qualifiedX = onlyX.some((w) => QUALIFYING.has(w));
   const qualifiedY = onlyY.some((w) => QUALIFYING.has(w));
-  if (change ? qualifiedX && qualifiedY : qualifiedX || qualifiedY) return null;
-  if (change) {
-    // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
-    // fact in the words of the change, which rarely repeat the words of the fact; a content word
-    // in common and no qualifier on one side only is enough to show the two.
-    if (!sharesContent) return null;
-  } else {
-    // A linking verb only one side uses ("runs", "goes", "says") is how it is said, not a
-    // substitution: "The ranker runs model {version}" / "Ranker model deployed: {version}".
-    const onlyXCount = onlyX.filter((w) => !LIGHT.has(w)).length;
-    const onlyYCount = onlyY.filter((w) => !LIGHT.has(w)).length;
-    const substitutions = Math.min(onlyXCount, onlyYCount);
-    // Two statements that share most of their words and swap one or two (staging for production,
-    // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
-    // fewer words and differs in how it is said.
-    if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1)) return null;
-    // Each side naming two or more things the other does not, around less than half of the
-    // shorter one in common: two facts that share a word or two ("web", "deploy").
-    if (substitutions >= 2 && shared / Math.min(x.words.size, y.words.size) < 0.5) return null;
-    // With something swapped on each side, one word in common ("long", "pin", "offsite") is a
-    // coincidence of wording; a word naming the subject or a common verb is none at all.
-    if (substitutions >= 1 && sharedFacts < 2) return null;
-  }
+  if (qualifiedX && qualifiedY) return null;
+  const strict = !qualifiedX && !qualifiedY && strictlyNear(onlyX, onlyY, shared, sharedFacts, Math.min(x.words.size, y.words.size));
+  // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
+  // fact in the words of the change, which rarely repeat the words of the fact; a content word
+  // in common and no qualifier on one side only is enough to show the two — but only as a
+  // `loose` pair, which `findCandidates` keeps for a change that has no nearer fact to restate.
+  if (!strict && !(change && sharesContent)) return null;
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
   const gramDice = (2 * overlap(x.grams, y.grams)) / (x.grams.size + y.grams.size);
   const score = Math.round(Math.max((wordDice + gramDice) / 2, SHARED_FLOOR) * 100) / 100;
@@ -419,8 +405,40 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '—'} / ${onlyY.join(' ') || '—'}`);
   if (change) parts.push('told as a change');
   if (x.negated !== y.negated) parts.push('one side negated');
-  return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
+  return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}), ...(strict ? {} : { loose: true as const }) };
 }
+
+/**
+ * The rules every pair meets unless one side is told as a change: words swapped on each side are
+ * the shape of two facts unless the pair shares enough words of its own.
+ */
+function strictlyNear(onlyX: readonly string[], onlyY: readonly string[], shared: number, sharedFacts: number, shorter: number): boolean {
+  // A linking verb only one side uses ("runs", "goes", "says") is how it is said, not a
+  // substitution: "The ranker runs model {version}" / "Ranker model deployed: {version}".
+  const onlyXCount = onlyX.filter((w) => !LIGHT.has(w)).length;
+  const onlyYCount = onlyY.filter((w) => !LIGHT.has(w)).length;
+  const substitutions = Math.min(onlyXCount, onlyYCount);
+  // Two statements that share most of their words and swap one or two (staging for production,
+  // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
+  // fewer words and differs in how it is said.
+  if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1)) return false;
+  // Each side naming two or more things the other does not, around less than half of the
+  // shorter one in common: two facts that share a word or two ("web", "deploy").
+  if (substitutions >= 2 && shared / shorter < 0.5) return false;
+  // With something swapped on each side, one word in common ("long", "pin", "offsite") is a
+  // coincidence of wording; a word naming the subject or a common verb is none at all.
+  if (substitutions >= 1 && sharedFacts < 2) return false;
+  return true;
+}
+
+/**
+ * At most this many loose pairs for one statement told as a change. A change that shares a word
+ * with more facts than this, or that has a nearer fact to restate (a pair by the strict rules),
+ * names none of them in particular: its loose pairs are left out. In a subject of two memories
+ * the one loose pair is shown; in a subject of a thousand, "the search invoice sync now happens on
+ * {weekday}" does not pair with every other team's sync.
+ */
+export const LOOSE_LIMIT = 3;
 
 /**
  * The candidate pairs among a subject's memories, a set function: the same memories in any order
@@ -429,9 +447,46 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
  * thousands of unrelated predicates costs far less than every pair.
  */
 export function findCandidates(memories: readonly CandidateInput[], threshold: number = CANDIDATE_THRESHOLD, focus?: ReadonlySet<string>): CandidatePair[] {
+  return candidatesAround(memories, threshold, focus).pairs;
+}
+
+/**
+ * The pairs that hold a memory of `focus` (every pair without one), and the focus they were
+ * computed for: `focus` widened by every statement told as a change that pairs with a memory in
+ * it, since whether its loose pairs are kept depends on all its pairs. Every pair without a member
+ * of the widened focus is what it was before the focus changed.
+ */
+export function candidatesAround(
+  memories: readonly CandidateInput[],
+  threshold: number = CANDIDATE_THRESHOLD,
+  focus?: ReadonlySet<string>,
+): { pairs: CandidatePair[]; focus: ReadonlySet<string> | undefined } {
   const byId = new Map<string, PredicateShape>();
   const subjects = new Map<string, ReadonlySet<string>>();
   for (const m of memories) byId.set(m.memory_id, shapeOf(m, subjects));
+  const blocks = candidateBlocks(byId);
+  let pairs = scoredPairs(byId, blocks, threshold, focus);
+  let wide = focus;
+  if (focus) {
+    // Until every statement told as a change that pairs with the focus is in it: a few rounds
+    // at most, each only over the pairs of what it added.
+    for (;;) {
+      const more = new Set(wide);
+      for (const p of pairs) for (const id of [p.a, p.b]) if (byId.get(id)!.change) more.add(id);
+      if (more.size === wide!.size) break;
+      wide = more;
+      pairs = scoredPairs(byId, blocks, threshold, wide);
+    }
+  }
+  return { pairs: keepLoose(pairs, byId), focus: wide };
+}
+
+interface Block {
+  ids: string[];
+  byWord: Map<string, number[]>;
+}
+
+function candidateBlocks(byId: ReadonlyMap<string, PredicateShape>): Block[] {
   const blocks = new Map<string, string[]>();
   for (const [id, s] of byId) {
     const block = `${s.scope}\u0001${s.qualifiers}\u0001${s.slots}`;
@@ -439,8 +494,7 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
     if (list) list.push(id);
     else blocks.set(block, [id]);
   }
-  const out: CandidatePair[] = [];
-  for (const ids of blocks.values()) {
+  return [...blocks.values()].map((ids) => {
     ids.sort(compareStrings);
     const byWord = new Map<string, number[]>();
     ids.forEach((id, i) => {
@@ -452,6 +506,13 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
         else byWord.set(w, [i]);
       }
     });
+    return { ids, byWord };
+  });
+}
+
+function scoredPairs(byId: ReadonlyMap<string, PredicateShape>, blocks: readonly Block[], threshold: number, focus?: ReadonlySet<string>): CandidatePair[] {
+  const out: CandidatePair[] = [];
+  for (const { ids, byWord } of blocks) {
     for (let i = 0; i < ids.length; i += 1) {
       const seen = new Set<number>();
       const focused = !focus || focus.has(ids[i]!);
@@ -465,6 +526,18 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
     }
   }
   return out.sort((p, q) => compareStrings(p.a, q.a) || compareStrings(p.b, q.b));
+}
+
+/** Drops each loose pair whose statement told as a change has a strict pair or too many loose ones. */
+function keepLoose(pairs: readonly CandidatePair[], byId: ReadonlyMap<string, PredicateShape>): CandidatePair[] {
+  const strict = new Map<string, number>();
+  const loose = new Map<string, number>();
+  for (const p of pairs) {
+    const counts = p.loose ? loose : strict;
+    for (const id of [p.a, p.b]) counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  const restates = (id: string) => !byId.get(id)!.change || ((strict.get(id) ?? 0) === 0 && (loose.get(id) ?? 0) <= LOOSE_LIMIT);
+  return pairs.filter((p) => !p.loose || (restates(p.a) && restates(p.b))).map(({ loose: _, ...p }) => p);
 }
 
 /** Best first, then by memory id: the order a memory's candidates are kept and shown in. */

@@ -99,6 +99,8 @@ export { extract, sentences, NOTE_PREDICATE } from './extract.js';
 export {
   CANDIDATE_THRESHOLD,
   findCandidates,
+  candidatesAround,
+  LOOSE_LIMIT,
   candidatesByMemory,
   compareCandidateRefs,
   predicateWords,

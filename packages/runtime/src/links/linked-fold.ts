@@ -2,7 +2,7 @@ import {
   canonicalJson,
   candidatesByMemory,
   compareCandidateRefs,
-  findCandidates,
+  candidatesAround,
   fold,
   FactKey,
   linkMinStanding,
@@ -108,19 +108,23 @@ export async function refreshCandidates(
 ): Promise<number> {
   const rows = await memoryShapesOfSubject(sql, workspaceId, subject);
   const keyOf = new Map(rows.map((r) => [r.id, r.key] as const));
-  const focus = change ? new Set(change.created) : undefined;
-  const pairs = findCandidates(
+  const removed = new Set(change?.removed ?? []);
+  // The created memories, and those whose stored pairs named a removed one: a statement told as
+  // a change whose nearer fact went may show its loose pairs again.
+  const start = change ? new Set([...change.created, ...rows.filter((r) => (r.candidates as CandidateRef[]).some((c) => removed.has(c.memory_id))).map((r) => r.id)]) : undefined;
+  const around = candidatesAround(
     rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text })),
     undefined,
-    focus,
-  ).filter((p) => !links.state.distinct.has(pairId(keyOf.get(p.a)!, keyOf.get(p.b)!)));
+    start,
+  );
+  const pairs = around.pairs.filter((p) => !links.state.distinct.has(pairId(keyOf.get(p.a)!, keyOf.get(p.b)!)));
   const byMemory = candidatesByMemory(pairs);
   if (change) {
-    // Every pair without a created memory is as stored: keep those refs, add the new ones.
-    const gone = new Set([...change.created, ...change.removed]);
+    // Every pair without a memory of the (widened) focus is as stored: keep those refs, add the new ones.
+    const focus = around.focus!;
     for (const r of rows) {
-      if (focus!.has(r.id)) continue;
-      const kept = (r.candidates as CandidateRef[]).filter((c) => !gone.has(c.memory_id));
+      if (focus.has(r.id)) continue;
+      const kept = (r.candidates as CandidateRef[]).filter((c) => !focus.has(c.memory_id) && !removed.has(c.memory_id));
       const added = byMemory.get(r.id) ?? [];
       if (kept.length + added.length > 0) byMemory.set(r.id, [...kept, ...added].sort(compareCandidateRefs));
     }
