@@ -54,7 +54,7 @@ export async function benchRecallCandidates(log: (msg: string) => void = console
       const get = async (query = '') => {
         const res = await fetch(`${http.url}/v1/subjects/${encodeURIComponent(SUBJECT)}/memories${query}`, { headers });
         if (res.status !== 200) throw new Error(`recall answered ${res.status}`);
-        return (await res.json()) as { memories: Array<{ candidates: unknown[] }>; next: string | null };
+        return (await res.json()) as { memories: Array<{ id: string; predicate: string; candidates: Array<{ memory_id: string }> }>; next: string | null };
       };
       const everyPage = async () => {
         let page = await get();
@@ -64,7 +64,21 @@ export async function benchRecallCandidates(log: (msg: string) => void = console
       const memories = first.memories.length;
       const withCandidates = first.memories.filter((m) => m.candidates.length > 0).length;
       const candidates = first.memories.reduce((n, m) => n + m.candidates.length, 0) / 2;
-      log(`recall-candidates: ${memories} memories, ${withCandidates} with candidates (${candidates} pairs)`);
+      // Which fact each template says (its thing and owner): a pair of two wordings of one fact is
+      // a true candidate, anything else a false one. 200 facts said five ways: 2,000 true pairs.
+      const factOf = new Map<string, string>();
+      for (let i = 0; i < MEMORIES; i += 1) {
+        const thing = THINGS[i % THINGS.length]!;
+        const owner = OWNERS[Math.floor(i / THINGS.length) % OWNERS.length]!;
+        const phrasing = PHRASINGS[Math.floor(i / (THINGS.length * OWNERS.length)) % PHRASINGS.length]!;
+        factOf.set(phrasing(thing, owner, '{weekday}').replace(/\.$/, ''), `${thing}|${owner}`);
+      }
+      const byId = new Map(first.memories.map((m) => [m.id, m] as const));
+      let truePairs = 0;
+      for (const m of first.memories) for (const c of m.candidates) if (factOf.get(m.predicate) !== undefined && factOf.get(m.predicate) === factOf.get(byId.get(c.memory_id)?.predicate ?? '')) truePairs += 1;
+      truePairs /= 2;
+      const possible = (MEMORIES / PHRASINGS.length) * ((PHRASINGS.length * (PHRASINGS.length - 1)) / 2);
+      log(`recall-candidates: ${memories} memories, ${withCandidates} with candidates (${candidates} pairs, ${truePairs} of them two wordings of one fact, of ${possible})`);
       t0 = performance.now();
       const measured: Record<string, Distribution> = {
         memories_http: distribution(await timeRuns(RUNS, () => get())),
@@ -76,6 +90,10 @@ export async function benchRecallCandidates(log: (msg: string) => void = console
         memories,
         memories_with_candidates: withCandidates,
         candidate_pairs: candidates,
+        // Two wordings of one fact (its thing and owner) among the pairs shown, and of those possible.
+        true_pairs: truePairs,
+        false_pairs: candidates - truePairs,
+        true_pairs_possible: possible,
         compile_ms: Math.round(compileMs),
         compile: compiled,
         runs: RUNS,
