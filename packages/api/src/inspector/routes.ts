@@ -10,6 +10,13 @@ import { inspectorKey, KEY_COOKIE, type InspectorEnv } from './auth.js';
 import { page } from './layout.js';
 import { conflictsPage, loginPage, subjectPage, subjectsPage } from './pages.js';
 
+const PAGE_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['cache-control', 'no-store'],
+  ['x-content-type-options', 'nosniff'],
+  ['referrer-policy', 'same-origin'],
+  ['content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"],
+];
+
 const STATUS: Partial<Record<CanonError['type'], 400 | 403 | 404 | 409>> = { validation: 400, forbidden: 403, not_found: 404, conflict: 409 };
 const PER_PAGE = 50;
 
@@ -39,11 +46,11 @@ export function inspectorRoutes(runtime: Runtime): Hono<InspectorEnv> {
   app.use('*', csrf());
   app.use('*', bodyLimit({ maxSize: 64 * 1024 }));
   app.use('*', async (c, next) => {
+    // Before the page exists, so they are written with it (see request-log.ts); a response built
+    // without the context's headers gets them after.
+    for (const [name, value] of PAGE_HEADERS) c.header(name, value);
     await next();
-    c.header('cache-control', 'no-store');
-    c.header('x-content-type-options', 'nosniff');
-    c.header('referrer-policy', 'same-origin');
-    c.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'");
+    for (const [name, value] of PAGE_HEADERS) if (c.res.headers.get(name) !== value) c.header(name, value);
   });
 
   app.get('/login', (c) => c.html(page('Sign in', loginPage(null), { signedIn: false })));
