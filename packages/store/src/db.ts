@@ -50,11 +50,13 @@ export class StaleWriteError extends Error {}
  * only when PostgreSQL rolled it back for us (serialization failure, deadlock) or a conditional
  * write went stale.
  */
-export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, attempts = 5): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, attempts = 5, begin?: (tx: pg.PoolClient) => Promise<void>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     const tx = await pool.connect();
     try {
-      await tx.query('BEGIN');
+      // `begin` opens the transaction with its settings in the same round trip (session/begin-*.ts).
+      if (begin) await begin(tx);
+      else await tx.query('BEGIN');
       const out = await fn(tx);
       await tx.query('COMMIT');
       return out;

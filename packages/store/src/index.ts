@@ -8,6 +8,8 @@ export { storedForm } from './stored-form.js';
 export { allUsersVisible } from './session/all-users-visible.js';
 export { enterScope, type SessionScope } from './session/enter-scope.js';
 export { enterSystemRole } from './session/enter-system-role.js';
+export { beginInScope } from './session/begin-in-scope.js';
+export { beginAsSystem } from './session/begin-as-system.js';
 export { inSnapshot } from './session/in-snapshot.js';
 export { lockKeyBootstrap } from './session/lock-key-bootstrap.js';
 export { lockSubject } from './session/lock-subject.js';

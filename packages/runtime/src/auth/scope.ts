@@ -1,4 +1,4 @@
-import { allUsersVisible, enterScope, enterSystemRole, inTransaction, setAllUsersVisible, type Pool, type PoolClient } from '@canon/store';
+import { allUsersVisible, beginAsSystem, beginInScope, enterScope, enterSystemRole, inTransaction, setAllUsersVisible, type Pool, type PoolClient } from '@canon/store';
 
 /**
  * Who a transaction reads and writes for. A request carries its key's user, so row-level
@@ -18,10 +18,11 @@ const scopeOf = (scope: string | ScopeOf): ScopeOf => (typeof scope === 'string'
  * through here.
  */
 export function withWorkspace<T>(pool: Pool, scope: string | ScopeOf, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
-  return inTransaction(pool, async (tx) => {
-    await enterWorkspace(tx, scope);
-    return fn(tx);
-  });
+  return inTransaction(pool, fn, undefined, (tx) => beginInScope(tx, sessionScope(scopeOf(scope))));
+}
+
+function sessionScope(scope: ScopeOf) {
+  return { workspace_id: scope.workspace_id, user: 'user' in scope ? scope.user : null, all_users: 'allUsers' in scope };
 }
 
 /** Every user's rows of one workspace: compiles, rebuilds, erasure, the job queue's own work. */
@@ -36,8 +37,7 @@ export function allUsersOf(workspaceId: string): ScopeOf {
  * `canon.all_users` is on). All end with the transaction (set_config(…, true)).
  */
 export async function enterWorkspace(tx: PoolClient, to: string | ScopeOf): Promise<void> {
-  const scope = scopeOf(to);
-  await enterScope(tx, { workspace_id: scope.workspace_id, user: 'user' in scope ? scope.user : null, all_users: 'allUsers' in scope });
+  await enterScope(tx, sessionScope(scopeOf(to)));
 }
 
 /**
@@ -60,8 +60,5 @@ export async function asAllUsers<T>(tx: PoolClient, fn: () => Promise<T>): Promi
  * authentication (a key is looked up before its workspace is known), administration.
  */
 export function withSystem<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
-  return inTransaction(pool, async (tx) => {
-    await enterSystemRole(tx);
-    return fn(tx);
-  });
+  return inTransaction(pool, fn, undefined, beginAsSystem);
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { logEpisodes, useStoreDatabase } from '@canon/testing';
 import { inTransaction, type Pool, type PoolClient, type Sql } from '../db.js';
 import { allUsersVisible } from './all-users-visible.js';
+import { beginAsSystem } from './begin-as-system.js';
+import { beginInScope } from './begin-in-scope.js';
 import { enterScope } from './enter-scope.js';
 import { enterSystemRole } from './enter-system-role.js';
 import { inSnapshot } from './in-snapshot.js';
@@ -49,6 +51,32 @@ describe('enterScope', () => {
     expect(ann).toEqual(['ann', 'shared']);
     // All of it ends with the transaction: the pool's connections are back to their own role.
     expect(await Promise.all([role(pool), role(pool)])).not.toContain('canon_app');
+  });
+});
+
+describe('beginInScope', () => {
+  it('opens the transaction confined as enterScope does, in one round trip', async () => {
+    const seen = await inTransaction(pool, async (tx) => ({ keys: await visibleKeys(tx), role: await role(tx) }), undefined, (tx) => beginInScope(tx, { workspace_id: 'w-a', user: 'ann', all_users: false }));
+    expect(seen).toEqual({ keys: ['ann', 'shared'], role: 'canon_app' });
+    expect(await Promise.all([role(pool), role(pool)])).not.toContain('canon_app');
+  });
+
+  it('writes any workspace and user as the values they are, quotes and backslashes included', async () => {
+    const user = "o'brien\\'; SELECT 1; --";
+    const settings = await inTransaction(
+      pool,
+      async (tx) => (await tx.query<{ w: string; u: string; a: string }>(`SELECT current_setting('canon.workspace_id') AS w, current_setting('canon.user') AS u, current_setting('canon.all_users') AS a`)).rows[0],
+      undefined,
+      (tx) => beginInScope(tx, { workspace_id: "w-'x\\", user, all_users: true }),
+    );
+    expect(settings).toEqual({ w: "w-'x\\", u: user, a: 'on' });
+  });
+});
+
+describe('beginAsSystem', () => {
+  it('opens the transaction as canon_system, which sees every workspace', async () => {
+    const seen = await inTransaction(pool, async (tx) => ({ keys: await visibleKeys(tx), role: await role(tx) }), undefined, beginAsSystem);
+    expect(seen).toEqual({ keys: ['ann', 'other', 'shared'], role: 'canon_system' });
   });
 });
 
