@@ -39,6 +39,9 @@ describe('findActiveApiKey', () => {
     const { id, hash, record } = await key('w-find');
     expect(await findActiveApiKey(pool, hash)).toEqual(record);
     expect(await findActiveApiKey(pool, 'no-such-hash')).toBeNull();
+    // The hash is written into the statement as one escaped literal, whatever it holds.
+    expect(await findActiveApiKey(pool, `${hash}' OR '1'='1`)).toBeNull();
+    expect(await findActiveApiKey(pool, `\\' OR true; --`)).toBeNull();
     await revokeApiKey(pool, id);
     expect(await findActiveApiKey(pool, hash)).toBeNull();
   });
