@@ -1,5 +1,5 @@
 import { compareInstants, Instant, NotFoundError, ValidationError, view, viewSettlesAt, type MemoryView, type Timeline } from '@canon/core';
-import { memoriesByIds, memoryIdLinkingKey, recallPageOfSubject, type MemoryRecallRow, type MemoryRow, type Sql } from '@canon/store';
+import { memoriesByIds, memoryIdLinkingKey, candidateRowsByIds, recallRowsOfSubject, type MemoryRecallRow, type MemoryRow, type Sql } from '@canon/store';
 import { candidateViews, sideOf, type CandidateSide, type CandidateView } from '../links/candidate-view.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -134,12 +134,13 @@ function rowVisible(principal: Principal, row: Pick<MemoryRecallRow, 'scope' | '
  * `next` is the key to pass as `after` for the page that follows, null on the last page.
  */
 export async function subjectMemories(sql: Sql, principal: Principal, subject: string, at: string, page: MemoryPage): Promise<{ memories: MemorySummary[]; next: string | null }> {
-  const read = await recallPageOfSubject(sql, principal.workspace_id, subject, { after: page.after, limit: page.limit + 1, shown: page.limit });
-  const rows = read.rows;
+  const rows = await recallRowsOfSubject(sql, principal.workspace_id, subject, { after: page.after, limit: page.limit + 1 });
   const more = rows.length > page.limit;
   if (more) rows.length = page.limit;
   const visible = rows.filter((r) => rowVisible(principal, r));
-  const others = read.others.filter((r) => rowVisible(principal, r));
+  const onPage = new Set(visible.map((r) => r.id));
+  const offPage = [...new Set(visible.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))].filter((id) => !onPage.has(id));
+  const others = (await candidateRowsByIds(sql, principal.workspace_id, offPage)).filter((r) => rowVisible(principal, r));
   // The page's own memories answer from their summaries; a candidate off the page from its side.
   const summaries = new Map<string, StoredSummary['memory']>();
   for (const r of visible) {

@@ -9,6 +9,7 @@ import { writeProjections } from '../projections/write-projections.js';
 import { projectionRowsOfSubject } from '../projections/projection-rows-of-subject.js';
 import { getSubject } from '../subjects/get-subject.js';
 import { upsertSubject } from '../subjects/upsert-subject.js';
+import { candidateRowsByIds } from './candidate-rows-by-ids.js';
 import { conflictedMemories } from './conflicted-memories.js';
 import { deleteDerivedOfSubject } from './delete-derived-of-subject.js';
 import { deleteMemories } from './delete-memories.js';
@@ -17,7 +18,7 @@ import { memoriesByIds } from './memories-by-ids.js';
 import { memoriesOfSubject } from './memories-of-subject.js';
 import { memoriesPage } from './memories-page.js';
 import { memoryHeadsOfSubject } from './memory-heads-of-subject.js';
-import { recallPageOfSubject } from './recall-page-of-subject.js';
+import { recallRowsOfSubject } from './recall-rows-of-subject.js';
 import { summariesOfSubject } from './summaries-of-subject.js';
 import { updateMemoriesIfRevision } from './update-memories-if-revision.js';
 
@@ -81,35 +82,30 @@ describe('memoriesByIds', () => {
   });
 });
 
-describe('recallPageOfSubject', () => {
+describe('recallRowsOfSubject', () => {
   it('pages a subject\'s memories in bytewise key order, after a key', async () => {
     const { memories } = await seeded('w-recall');
     const keys = memories.filter((m) => m.subject === 's').map((m) => m.timeline.key).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const first = (await recallPageOfSubject(pool, 'w-recall', 's', { after: null, limit: 2, shown: 2 })).rows;
+    const first = await recallRowsOfSubject(pool, 'w-recall', 's', { after: null, limit: 2 });
     expect(first.map((r) => r.key)).toEqual(keys.slice(0, 2));
     expect(first[0]).toEqual(expect.objectContaining({ subject: 's', scope: expect.any(String), summary: expect.objectContaining({ v: 1 }) }));
-    const rest = (await recallPageOfSubject(pool, 'w-recall', 's', { after: first[1]!.key, limit: 10, shown: 10 })).rows;
+    const rest = await recallRowsOfSubject(pool, 'w-recall', 's', { after: first[1]!.key, limit: 10 });
     expect(rest.map((r) => r.key)).toEqual(keys.slice(2));
-    expect(await recallPageOfSubject(pool, 'w-recall', 's', { after: keys.at(-1)!, limit: 10, shown: 10 })).toEqual({ rows: [], others: [] });
+    expect(await recallRowsOfSubject(pool, 'w-recall', 's', { after: keys.at(-1)!, limit: 10 })).toEqual([]);
   });
+});
 
-  it('reads in the same statement the side of each candidate off the page, from its summary when the row has none', async () => {
-    const { memories, day } = await seeded('w-candidate-rows');
-    const ofS = memories.filter((m) => m.subject === 's').sort((a, b) => (a.timeline.key < b.timeline.key ? -1 : 1));
-    const onPage = ofS.find((m) => m.timeline.memory_id !== day.timeline.memory_id)!;
-    const afterPage = ofS.at(-1)!;
-    // The page's first memory names `day`, a memory on the page, and the row after the page: only
-    // what is off the page is read as a side, and nothing for the row past the page's end.
-    const first = ofS[0]!;
-    await pool.query(`UPDATE memories SET candidates = $2::jsonb WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [
-      first.timeline.memory_id,
-      JSON.stringify([{ memory_id: day.timeline.memory_id, score: 0.9, reason: 'r' }, { memory_id: onPage.timeline.memory_id, score: 0.8, reason: 'r' }]),
-    ]);
-    const elsewhere = memories.find((m) => m.subject === 't')!;
-    await pool.query(`UPDATE memories SET candidates = $2::jsonb WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [afterPage.timeline.memory_id, JSON.stringify([{ memory_id: elsewhere.timeline.memory_id, score: 0.9, reason: 'r' }])]);
-    const shown = ofS.indexOf(afterPage);
-    const dayOnPage = ofS.indexOf(day) < shown;
-    const read = async () => recallPageOfSubject(pool, 'w-candidate-rows', 's', { after: null, limit: shown + 1, shown });
+describe('summariesOfSubject', () => {
+  it('maps each memory of a subject to its stored summary and side', async () => {
+    const { memories } = await seeded('w-summaries');
+    const ofS = memories.filter((m) => m.subject === 's');
+    expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side }])));
+  });
+});
+
+describe('candidateRowsByIds', () => {
+  it('reads a candidate\'s side, or of its summary only what names its side when the row has none', async () => {
+    const { day } = await seeded('w-candidate-rows');
     const expected = {
       id: day.timeline.memory_id,
       subject: 's',
@@ -119,31 +115,14 @@ describe('recallPageOfSubject', () => {
       etag: day.etag,
       summary: { v: 1, from: null, memory: { status: 'in_force', predicate: 'deploy_day', qualifiers: {}, current: [{ value: 'Tuesday' }], conflict: [] } },
     };
-    const { rows, others } = await read();
-    expect(rows.map((r) => r.id)).toEqual(ofS.slice(0, shown + 1).map((m) => m.timeline.memory_id));
-    expect(rows[0]!.candidates).toHaveLength(2);
-    // On the page, `day` is no candidate to read beside it; off it, its side is.
-    expect(others).toEqual(dayOnPage ? [] : [expected]);
-    // The row past the page's end says there is more; its candidates are not read.
-    expect(others.map((o) => o.id)).not.toContain(elsewhere.timeline.memory_id);
-    const whole = await recallPageOfSubject(pool, 'w-candidate-rows', 's', { after: null, limit: shown + 1, shown: shown + 1 });
-    expect(whole.others.map((o) => o.id)).toContain(elsewhere.timeline.memory_id);
-    // Moved off the page (a page of one), `day` is read as a side: the stored one, then, for a
-    // row from before the column, the same side taken from its summary.
-    const narrow = async () => (await recallPageOfSubject(pool, 'w-candidate-rows', 's', { after: null, limit: 1, shown: 1 })).others;
-    expect(await narrow()).toEqual(first.timeline.memory_id === day.timeline.memory_id ? [] : [expected]);
+    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id])).toEqual([expected]);
+    // The stored side is what is read: a marker in it comes back as it is.
     await pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,predicate}', '"marked"') WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [day.timeline.memory_id]);
-    expect((await narrow())[0]?.summary).toMatchObject({ memory: { predicate: 'marked' } });
+    expect((await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id]))[0]!.summary).toMatchObject({ memory: { predicate: 'marked' } });
+    // A row from before the column: the same side, taken from the summary.
     await pool.query(`UPDATE memories SET side = NULL WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [day.timeline.memory_id]);
-    expect(await narrow()).toEqual([expected]);
-  });
-});
-
-describe('summariesOfSubject', () => {
-  it('maps each memory of a subject to its stored summary and side', async () => {
-    const { memories } = await seeded('w-summaries');
-    const ofS = memories.filter((m) => m.subject === 's');
-    expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side }])));
+    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id])).toEqual([expected]);
+    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [])).toEqual([]);
   });
 });
 

@@ -1,0 +1,23 @@
+import type { Sql } from '../db.js';
+import type { MemoryRecallRow } from './rows.js';
+
+/**
+ * What a page needs of a candidate off the page: its key, scope and owner, and its side (status,
+ * predicate, qualifiers and the values it holds) — not the evidence and source texts of its
+ * summary. A row written before `side` existed has its side taken from its summary here.
+ */
+export async function candidateRowsByIds(sql: Sql, workspaceId: string, ids: readonly string[]): Promise<MemoryRecallRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql.query<MemoryRecallRow>(
+    `SELECT id, subject, key, scope, owner, etag,
+       coalesce(side, CASE WHEN summary IS NULL THEN NULL ELSE jsonb_build_object(
+         'v', summary->'v', 'from', summary->'from',
+         'memory', jsonb_build_object(
+           'status', summary#>'{memory,status}', 'predicate', summary#>'{memory,predicate}', 'qualifiers', summary#>'{memory,qualifiers}',
+           'current', (SELECT coalesce(jsonb_agg(jsonb_build_object('value', c.e->'value') ORDER BY c.i), '[]'::jsonb) FROM jsonb_array_elements(summary#>'{memory,current}') WITH ORDINALITY AS c(e, i)),
+           'conflict', (SELECT coalesce(jsonb_agg(jsonb_build_object('value', c.e->'value') ORDER BY c.i), '[]'::jsonb) FROM jsonb_array_elements(summary#>'{memory,conflict}') WITH ORDINALITY AS c(e, i)))) END) AS summary
+     FROM memories WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+    [workspaceId, ids],
+  );
+  return rows;
+}
