@@ -65,7 +65,7 @@ export async function appendAndCompile(
   const batch = await prepareBatch(principal, [episode]);
   const subject = batch.envelopes[0]!.subject;
   const ingested = await appendBatch(ctx.tx, principal, batch, (tx, created) =>
-    insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id }))),
+    insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id, scope: c.envelope.scope, owner: c.envelope.owner }))),
   );
   const item = ingested.items[0]!;
   if (item.status === 'refused') throw new SecretRefusedError(item.rule ?? 'secret', item.path ?? 'body');

@@ -137,7 +137,7 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     await beforeWrite();
     const result = await withWorkspace(pool, allUsersOf(ws), (tx) =>
       appendBatch(tx, principal, prepared, async (tx, created) => {
-        await insertPending(tx, ws, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id })));
+        await insertPending(tx, ws, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id, scope: c.envelope.scope, owner: c.envelope.owner })));
         const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
         if (options.enqueue && subjects.length > 0) await options.enqueue(tx, subjects);
       }),
