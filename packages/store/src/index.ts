@@ -22,7 +22,7 @@ export { insertApiKey } from './keys/insert-api-key.js';
 export { listApiKeys } from './keys/list-api-keys.js';
 export { revokeApiKey, type RevokeResult } from './keys/revoke-api-key.js';
 export { type ApiKeyRecord } from './keys/rows.js';
-export { appendEpisodes, type NewEpisode, type AppendResult } from './episodes/append-episodes.js';
+export { appendEpisodes, type NewEpisode, type AppendResult, type AppendOptions } from './episodes/append-episodes.js';
 export { episodeIdsOfSubject } from './episodes/episode-ids-of-subject.js';
 export { episodeSources } from './episodes/episode-sources.js';
 export { episodesByIds } from './episodes/episodes-by-ids.js';
