@@ -28,7 +28,7 @@ async function poison(canon: Pick<TestCanon, 'runtime'>, subject: string): Promi
      RETURNING id`,
     [subject],
   );
-  await canon.runtime.pool.query(`INSERT INTO pending (workspace_id, subject, episode_id) VALUES ('default', $1, $2)`, [subject, rows[0]!.id]);
+  await canon.runtime.pool.query(`INSERT INTO pending (workspace_id, subject, episode_id, scope) VALUES ('default', $1, $2, 'workspace')`, [subject, rows[0]!.id]);
 }
 
 describe('a poisoned subject is isolated', () => {

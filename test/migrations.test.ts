@@ -109,6 +109,83 @@ describe('migrations', () => {
     }
   });
 
+  it('give every waiting episode its scope and owner, drop the foreign key to workspaces and keep workspaces undeletable (0023)', async () => {
+    const db = await createEmptyDatabase();
+    dbs.push(db);
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-migrations-'));
+    const admin = createPool(db.url);
+    // As in 0020's test: an owner that is no superuser, under FORCE row-level security.
+    const owner = `canon_owner_${randomBytes(4).toString('hex')}`;
+    const url = new URL(db.url);
+    url.username = owner;
+    const password = randomBytes(12).toString('hex');
+    url.password = password;
+    const pool = createPool(url.toString());
+    try {
+      const pending = migrationsBefore('0023_ingest_without_lookups', before);
+      const client = await admin.connect();
+      try {
+        await migrate(drizzle(client), { migrationsFolder: before });
+      } finally {
+        client.release();
+      }
+      await admin.query(`INSERT INTO workspaces (id) VALUES ('w1')`);
+      const episode = (id: string, key: string, scope: string, who: string | null) =>
+        admin.query(
+          `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body, occurred_at, occurred_at_defaulted,
+             lineage, snapshot, actor_role, actor_user, content_hash)
+           VALUES ('w1', $1, 'api', $2, 's', $3, $4, 'claim', '{}', now(), false, 'l', false, 'member', $4, 'h')`,
+          [id, key, scope, who],
+        );
+      const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      await episode(id(1), 'a', 'workspace', null);
+      await episode(id(2), 'b', 'personal', 'ann');
+      // The third names no episode (one erased before its pending row went): it marks nothing.
+      for (const n of [1, 2, 3]) await admin.query(`INSERT INTO pending (workspace_id, subject, episode_id) VALUES ('w1', 's', $1)`, [id(n)]);
+      await admin.query(`CREATE ROLE ${owner} LOGIN PASSWORD '${password}'`);
+      await admin.query(`ALTER DATABASE ${db.name} OWNER TO ${owner}`);
+      await admin.query(`ALTER SCHEMA drizzle OWNER TO ${owner}`);
+      const { rows: owned } = await admin.query<{ t: string }>(`SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'drizzle')`);
+      for (const { t } of owned) await admin.query(`ALTER TABLE ${t} OWNER TO ${owner}`);
+
+      expect((await migrateDatabase(pool)).applied).toBe(pending);
+      expect(await liveSchema(pool)).toEqual(declaredSchema());
+      const { rows } = await admin.query('SELECT episode_id, scope, owner FROM pending ORDER BY episode_id');
+      expect(rows).toEqual([
+        { episode_id: id(1), scope: 'workspace', owner: null },
+        { episode_id: id(2), scope: 'personal', owner: 'ann' },
+      ]);
+      const { rows: tables } = await admin.query(
+        `SELECT c.relname, c.relforcerowsecurity FROM pg_class c WHERE c.oid IN ('episodes'::regclass, 'pending'::regclass) ORDER BY 1`,
+      );
+      expect(tables).toEqual([
+        { relname: 'episodes', relforcerowsecurity: true },
+        { relname: 'pending', relforcerowsecurity: true },
+      ]);
+      const { rows: fks } = await admin.query(`SELECT conname FROM pg_constraint WHERE conrelid = 'episodes'::regclass AND contype = 'f'`);
+      expect(fks).toEqual([]);
+      const { rows: grants } = await admin.query(
+        `SELECT r AS role, has_table_privilege(r, 'workspaces', 'DELETE') AS del, has_table_privilege(r, 'workspaces', 'TRUNCATE') AS trunc,
+                has_column_privilege(r, 'workspaces', 'id', 'UPDATE') AS id, has_column_privilege(r, 'workspaces', 'time_zone', 'UPDATE') AS tz
+         FROM unnest(ARRAY['canon_app', 'canon_system']) AS r ORDER BY 1`,
+      );
+      expect(grants).toEqual([
+        { role: 'canon_app', del: false, trunc: false, id: false, tz: true },
+        { role: 'canon_system', del: false, trunc: false, id: false, tz: true },
+      ]);
+    } finally {
+      await pool.end();
+      await admin.end();
+      fs.rmSync(before, { recursive: true, force: true });
+      await db.drop();
+      dbs.splice(dbs.indexOf(db), 1);
+      const roles = new URL(db.url);
+      roles.pathname = '/postgres';
+      const other = createPool(roles.toString());
+      await other.query(`DROP ROLE IF EXISTS ${owner}`).finally(() => other.end());
+    }
+  });
+
   it('run once when two runtimes start together on an empty database', async () => {
     const db = await createEmptyDatabase();
     dbs.push(db);

@@ -39,7 +39,7 @@ describe('row-level security', () => {
   it('refuses to write a row into another workspace', async () => {
     await expect(
       withWorkspace(canon.runtime.pool, 'alpha', (tx) =>
-        tx.query(`INSERT INTO pending (workspace_id, subject, episode_id) VALUES ('beta', 's', gen_random_uuid())`),
+        tx.query(`INSERT INTO pending (workspace_id, subject, episode_id, scope) VALUES ('beta', 's', gen_random_uuid(), 'workspace')`),
       ),
     ).rejects.toThrow(/row-level security/);
     const updated = await withWorkspace(canon.runtime.pool, 'alpha', (tx) => tx.query(`UPDATE subjects SET memories = 999 WHERE workspace_id = 'beta'`));

@@ -12,10 +12,17 @@ export interface JsonFault {
   message: string;
 }
 
+// String.prototype.isWellFormed (ES2024, Node 20) answers the lone-surrogate question natively,
+// several times faster than a Unicode-property expression over every string of every episode.
+const isWellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed()
+    : (s) => !/\p{Cs}/u.test(s);
+
 /** A string PostgreSQL and every JSON consumer accept: no lone surrogate, no U+0000. */
 export function stringFault(s: string): string | null {
   if (s.includes('\u0000')) return 'must not contain U+0000';
-  if (/\p{Cs}/u.test(s)) return 'must be well-formed Unicode (it holds a lone surrogate)';
+  if (!isWellFormed(s)) return 'must be well-formed Unicode (it holds a lone surrogate)';
   return null;
 }
 

@@ -70,6 +70,9 @@ export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: stri
     // database rule does: the host of a leaked credential is part of what leaked.
     rule: 'connection-string',
     find(text: string): SecretFinding[] {
+      // Each rule first asks for a literal its pattern cannot match without: most strings have
+      // none, and a substring search costs a fraction of a regular expression's scan.
+      if (!text.includes('://')) return [];
       const out: SecretFinding[] = [];
       for (const m of text.matchAll(/\b[a-z][a-z0-9+.-]{1,30}:\/\/([^\s:/?#@'"<>]*):([^\s/?#@'"<>]+)@[^\s/?#'"<>@]+/gi)) {
         if (isPlaceholder(m[2]!)) continue;
@@ -82,6 +85,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: stri
     // BEGIN … PRIVATE KEY through its END; a block cut short runs to the end of the string.
     rule: 'private-key',
     find(text: string): SecretFinding[] {
+      if (!text.includes('-----BEGIN')) return [];
       const out: SecretFinding[] = [];
       for (const m of text.matchAll(/-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g)) {
         out.push({ rule: 'private-key', start: m.index, end: m.index + m[0].length });
@@ -93,6 +97,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: stri
     // `.npmrc`: `//registry/:_authToken=…`, `_auth=…` (base64 user:password), `_password=…`.
     rule: 'npmrc-auth-token',
     find(text: string): SecretFinding[] {
+      if (!text.includes('_auth') && !text.includes('_password')) return [];
       return valueGroups(text, /(?:^|[\s;])(?:\/\/[^\s=]*:)?_(?:authToken|auth|password)[ \t]*=[ \t]*"?([^\s"]+)/dgm, 'npmrc-auth-token');
     },
   },
@@ -101,8 +106,11 @@ export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: stri
     // secrets count only in text shaped like one (`kind: Config`, or `users:` with `clusters:`).
     rule: 'kubeconfig-credential',
     find(text: string): SecretFinding[] {
-      const out = valueGroups(text, /\bclient-key-data:[ \t]*["']?([A-Za-z0-9+/=]{8,})/dg, 'kubeconfig-credential');
-      const kubeconfig = /^\s*kind:\s*["']?Config\b/m.test(text) || (/^\s*users:/m.test(text) && /^\s*clusters:/m.test(text));
+      if (!text.includes(':')) return [];
+      const out = text.includes('client-key-data') ? valueGroups(text, /\bclient-key-data:[ \t]*["']?([A-Za-z0-9+/=]{8,})/dg, 'kubeconfig-credential') : [];
+      const kubeconfig =
+        (text.includes('kind:') || text.includes('users:')) &&
+        (/^\s*kind:\s*["']?Config\b/m.test(text) || (/^\s*users:/m.test(text) && /^\s*clusters:/m.test(text)));
       if (kubeconfig) {
         out.push(
           ...valueGroups(
@@ -130,7 +138,12 @@ function valueGroups(text: string, re: RegExp, rule: string): SecretFinding[] {
 
 /** Canon's own rules over one string. */
 export function canonSecretFindings(text: string): SecretFinding[] {
-  return outsideMarkers(text, CANON_SECRET_RULES.flatMap((r) => r.find(text)));
+  const found: SecretFinding[] = [];
+  for (const r of CANON_SECRET_RULES) {
+    const own = r.find(text);
+    if (own.length > 0) found.push(...own);
+  }
+  return found.length === 0 ? found : outsideMarkers(text, found);
 }
 
 /**
@@ -176,12 +189,25 @@ const TEXT_FIELDS = ['idempotency_key', 'subject', 'lineage', 'source_ref'] as c
 
 /** Every string of the envelope a secret can be in, in a fixed order. */
 export function envelopeStrings(envelope: Envelope): EnvelopeString[] {
+  // The same walk as mapEnvelopeStrings, without building a copy of the envelope.
   const out: EnvelopeString[] = [];
-  mapEnvelopeStrings(envelope, (path, text) => {
-    out.push({ path, text });
-    return text;
-  });
+  for (const field of TEXT_FIELDS) {
+    const v = envelope[field];
+    if (typeof v === 'string') out.push({ path: field, text: v });
+  }
+  jsonStrings(envelope.body, 'body', out);
   return out;
+}
+
+function jsonStrings(value: unknown, path: string, out: EnvelopeString[]): void {
+  if (typeof value === 'string') out.push({ path, text: value });
+  else if (Array.isArray(value)) value.forEach((v, i) => jsonStrings(v, `${path}.${i}`, out));
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      out.push({ path: `${path}.{}`, text: k });
+      jsonStrings(v, `${path}.${k}`, out);
+    }
+  }
 }
 
 /**

@@ -2,7 +2,6 @@ import { PgBoss } from 'pg-boss';
 import { canWrite, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
 import {
   createPool,
-  insertPending,
   listEpisodes,
   episodesOfSubject,
   listSubjects,
@@ -115,7 +114,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async ingest(principal, items, ingestOptions = {}) {
       let queued: string[] = [];
       const result = await ingestEpisodes(pool, principal, items, async (tx, created) => {
-        await insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id })));
         const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
         if (boss && ingestOptions.compile !== 'wait' && subjects.length > 0) {
           await enqueueCompiles(boss, tx, principal.workspace_id, subjects, config.jobs);

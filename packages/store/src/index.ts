@@ -24,7 +24,7 @@ export { insertApiKey } from './keys/insert-api-key.js';
 export { listApiKeys } from './keys/list-api-keys.js';
 export { revokeApiKey, type RevokeResult } from './keys/revoke-api-key.js';
 export { type ApiKeyRecord } from './keys/rows.js';
-export { appendEpisodes, type NewEpisode, type AppendResult } from './episodes/append-episodes.js';
+export { appendEpisodes, type NewEpisode, type AppendResult, type AppendOptions } from './episodes/append-episodes.js';
 export { episodeIdsOfSubject } from './episodes/episode-ids-of-subject.js';
 export { episodeSources } from './episodes/episode-sources.js';
 export { episodesByIds } from './episodes/episodes-by-ids.js';
@@ -35,7 +35,8 @@ export { listEpisodes, type ListEpisodesQuery, type ListEpisodesResult } from '.
 export { parseCursor } from './episodes/cursor.js';
 export { keyOf, type LoggedEpisode } from './episodes/rows.js';
 export { deletePending } from './pending/delete-pending.js';
-export { insertPending } from './pending/insert-pending.js';
+export { insertPending, type PendingRow } from './pending/insert-pending.js';
+export { insertPendingOfSubject } from './pending/insert-pending-of-subject.js';
 export { subjectsWithPendingAtLeast } from './pending/subjects-with-pending-at-least.js';
 export { subjectsWithPending } from './pending/subjects-with-pending.js';
 export { takePending } from './pending/take-pending.js';

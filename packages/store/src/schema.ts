@@ -66,9 +66,10 @@ export const apiKeys = pgTable(
 export const episodes = pgTable(
   'episodes',
   {
-    workspace_id: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id),
+    // No foreign key to workspaces (migration 0023): every writer enters a workspace that a key
+    // or a connector instance created first (ensureWorkspace), workspaces are never updated or
+    // deleted (the roles may not), and the check cost one lookup per row, half of an ingest's insert.
+    workspace_id: text('workspace_id').notNull(),
     id: uuid('id').notNull(),
     /** Commit order within the log: (tx_id, position). */
     tx_id: xid8('tx_id')
@@ -126,9 +127,19 @@ export const pending = pgTable(
     workspace_id: text('workspace_id').notNull(),
     subject: text('subject').notNull(),
     episode_id: uuid('episode_id').notNull(),
+    /**
+     * The episode's scope and owner, written with the row from the same envelope (or read from
+     * the episode): the personal-scope policy reads them here instead of looking the episode up
+     * for every row (migration 0023).
+     */
+    scope: text('scope').notNull(),
+    owner: text('owner'),
     created_at: ms('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.workspace_id, t.subject, t.episode_id] })],
+  (t) => [
+    primaryKey({ columns: [t.workspace_id, t.subject, t.episode_id] }),
+    check('pending_scope_ck', sql`(${t.scope} = 'workspace' and ${t.owner} is null) or (${t.scope} = 'personal' and ${t.owner} is not null)`),
+  ],
 );
 
 export const claims = pgTable(

@@ -28,7 +28,7 @@ import {
   insertCompileRun,
   insertMarkers,
   insertMemories,
-  insertPending,
+  insertPendingOfSubject,
   inTransaction,
   lockSubject,
   StaleWriteError,
@@ -223,7 +223,7 @@ export async function rebuildInTransaction(
   const changes = newChangeLog(subject, at, await priorMemories(tx, workspaceId, subject, at), options.erasure ?? null);
   await deleteDerivedOfSubject(tx, workspaceId, subject);
   const all = await episodeIdsOfSubject(tx, workspaceId, subject);
-  await insertPending(tx, workspaceId, all.map((episode_id) => ({ subject, episode_id })));
+  await insertPendingOfSubject(tx, workspaceId, subject);
   if (all.length === 0) {
     noteRebuildRemovals(changes, new Set());
     await insertChanges(tx, workspaceId, null, changes.rows);

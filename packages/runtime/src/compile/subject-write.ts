@@ -1,5 +1,5 @@
 import { BusyError, NotFoundError, SecretRefusedError, ValidationError, type EpisodeInput } from '@canon/core';
-import { insertPending, lockSubject, LockTimeoutError, memoriesByIds, withLockTimeout, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
+import { lockSubject, LockTimeoutError, memoriesByIds, withLockTimeout, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
 import { compilePendingInTransaction, type CompileResult } from './compile.js';
 import { appendBatch, prepareBatch } from '../ingest/ingest.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -64,9 +64,8 @@ export async function appendAndCompile(
 ): Promise<{ episode_id: string; compiled: CompileResult }> {
   const batch = await prepareBatch(principal, [episode]);
   const subject = batch.envelopes[0]!.subject;
-  const ingested = await appendBatch(ctx.tx, principal, batch, (tx, created) =>
-    insertPending(tx, principal.workspace_id, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id }))),
-  );
+  // appendBatch marks the episode pending; the compile below takes it.
+  const ingested = await appendBatch(ctx.tx, principal, batch);
   const item = ingested.items[0]!;
   if (item.status === 'refused') throw new SecretRefusedError(item.rule ?? 'secret', item.path ?? 'body');
   if (item.status === 'erased' || item.episode_id === null) {

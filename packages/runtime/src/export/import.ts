@@ -14,7 +14,7 @@ import {
   type ExportHeader,
   type ExportManifest,
 } from '@canon/core';
-import { insertPending, insertTombstones, subjectLogStates, type Pool, type PoolClient } from '@canon/store';
+import { insertTombstones, subjectLogStates, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject } from '../compile/compile.js';
 import { appendBatch, prepareImportBatch, type ImportedItem } from '../ingest/ingest.js';
 import { loadPolicySet, savePolicySet, WorkspacePolicies } from '../writes/policies.js';
@@ -137,7 +137,6 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     await beforeWrite();
     const result = await withWorkspace(pool, allUsersOf(ws), (tx) =>
       appendBatch(tx, principal, prepared, async (tx, created) => {
-        await insertPending(tx, ws, created.map((c) => ({ subject: c.envelope.subject, episode_id: c.id })));
         const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
         if (options.enqueue && subjects.length > 0) await options.enqueue(tx, subjects);
       }),

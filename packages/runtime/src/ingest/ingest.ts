@@ -78,7 +78,7 @@ export interface IngestResult {
 }
 
 /**
- * Work to do inside the ingest transaction once the rows are in: pending markers and compile
+ * Work to do inside the ingest transaction once the rows are in (and marked pending): compile
  * jobs for what was created, a connector's cursor. Called even when nothing was created.
  */
 export type AfterAppend = (tx: PoolClient, created: Array<{ id: string; envelope: Envelope }>) => Promise<void>;
@@ -204,7 +204,8 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
   const hashes = batch.uniques.map((u) => erasedKeyHash(principal.workspace_id, u.envelope.source, u.envelope.idempotency_key));
   const erasedHashes = await erasedKeysAmong(tx, principal.workspace_id, hashes);
   const uniques = batch.uniques.filter((_, i) => !erasedHashes.has(hashes[i]!) && !refusedRule.has(i));
-  const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques);
+  // Every episode created waits for a compile of its subject: marked in the insert's statement.
+  const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques, { pending: true });
   const stored = new Map(existing.map((e) => [keyOf(e.source, e.idempotency_key), e]));
   const conflicts: KeyConflictError['conflicts'] = [];
   const status = uniques.map((u) => {

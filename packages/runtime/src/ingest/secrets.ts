@@ -103,7 +103,7 @@ export async function detectSecrets(texts: readonly string[]): Promise<SecretFin
     const own = await secretlintFindings(texts[index]!);
     found[index]!.push(...own);
   }
-  return found.map((f, index) => mergeFindings(outsideMarkers(texts[index]!, f)));
+  return found.map((f, index) => (f.length === 0 ? f : mergeFindings(outsideMarkers(texts[index]!, f))));
 }
 
 function lastAtOrBefore(sorted: readonly number[], value: number): number {

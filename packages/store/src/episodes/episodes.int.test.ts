@@ -42,6 +42,21 @@ describe('appendEpisodes', () => {
     expect([a.occurred_at, a.occurred_at_defaulted]).toEqual(['2026-01-02T03:04:05.678Z', false]);
     expect([b.occurred_at, b.occurred_at_defaulted]).toEqual([b.ingested_at, true]);
   });
+
+  it('marks pending, in the same statement, only the rows it inserted, each with its scope and owner', async () => {
+    await ensureWorkspace(pool, 'w-append-pending');
+    const first = [newEpisode('w-append-pending', { idempotency_key: 'a', subject: 's' })];
+    await appendEpisodes(pool, 'w-append-pending', first);
+    const batch = [
+      newEpisode('w-append-pending', { idempotency_key: 'a', subject: 's' }),
+      newEpisode('w-append-pending', { idempotency_key: 'b', subject: 't', scope: 'personal' }, { role: 'member', user: 'ann' }),
+    ];
+    const result = await appendEpisodes(pool, 'w-append-pending', batch, { pending: true });
+    expect([...result.inserted]).toEqual([keyOf('api', 'b')]);
+    expect(result.existing.map((e) => e.id)).toEqual([first[0]!.id]);
+    const { rows } = await pool.query(`SELECT subject, episode_id, scope, owner FROM pending WHERE workspace_id = 'w-append-pending'`);
+    expect(rows).toEqual([{ subject: 't', episode_id: batch[1]!.id, scope: 'personal', owner: 'ann' }]);
+  });
 });
 
 describe('findEpisodesByKeys', () => {

@@ -47,7 +47,7 @@ describe('deleteEpisodes', () => {
       { idempotency_key: 'a', subject: 's' },
       { idempotency_key: 'b', subject: 's' },
     ]);
-    await insertPending(pool, 'w-delete', [{ subject: 's', episode_id: a!.id }, { subject: 's', episode_id: b!.id }]);
+    await insertPending(pool, 'w-delete', [{ subject: 's', episode_id: a!.id, scope: 'workspace', owner: null }, { subject: 's', episode_id: b!.id, scope: 'workspace', owner: null }]);
     const deleted = await inTransaction(pool, async (tx) => {
       const n = await deleteEpisodes(tx, 'w-delete', [a!.id]);
       const setting = (await tx.query<{ v: string }>(`SELECT current_setting('canon.erasure', true) AS v`)).rows[0]!.v;

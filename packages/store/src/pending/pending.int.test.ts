@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { inWorkspace, useStoreDatabase } from '@canon/testing';
+import { inWorkspace, logEpisodes, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { deletePending } from './delete-pending.js';
 import { insertPending } from './insert-pending.js';
+import { insertPendingOfSubject } from './insert-pending-of-subject.js';
 import { subjectsWithPendingAtLeast } from './subjects-with-pending-at-least.js';
 import { subjectsWithPending } from './subjects-with-pending.js';
 import { takePending } from './take-pending.js';
@@ -20,22 +21,22 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
 describe('insertPending', () => {
   it('marks episodes as waiting, once however often it is told', async () => {
     await insertPending(pool, 'w-insert', [
-      { subject: 's', episode_id: id(1) },
-      { subject: 's', episode_id: id(2) },
+      { subject: 's', episode_id: id(1), scope: 'workspace', owner: null },
+      { subject: 's', episode_id: id(2), scope: 'workspace', owner: null },
     ]);
-    await insertPending(pool, 'w-insert', [{ subject: 's', episode_id: id(1) }]);
+    await insertPending(pool, 'w-insert', [{ subject: 's', episode_id: id(1), scope: 'workspace', owner: null }]);
     expect((await takePending(pool, 'w-insert', 's', 10)).sort()).toEqual([id(1), id(2)]);
   });
 });
 
 describe('takePending', () => {
   it('takes the oldest first, up to the limit, of one subject only', async () => {
-    await insertPending(pool, 'w-take', [{ subject: 's', episode_id: id(9) }]);
+    await insertPending(pool, 'w-take', [{ subject: 's', episode_id: id(9), scope: 'workspace', owner: null }]);
     // created_at is kept to the millisecond: the second insert must come a whole one later.
     await new Promise((r) => setTimeout(r, 5));
     await insertPending(pool, 'w-take', [
-      { subject: 's', episode_id: id(3) },
-      { subject: 't', episode_id: id(1) },
+      { subject: 's', episode_id: id(3), scope: 'workspace', owner: null },
+      { subject: 't', episode_id: id(1), scope: 'workspace', owner: null },
     ]);
     expect(await takePending(pool, 'w-take', 's', 1)).toEqual([id(9)]);
     expect(await takePending(pool, 'w-take', 's', 5)).toEqual([id(9), id(3)]);
@@ -46,9 +47,9 @@ describe('takePending', () => {
 describe('deletePending', () => {
   it('removes the named episodes of a subject and leaves the rest waiting', async () => {
     await insertPending(pool, 'w-delete', [
-      { subject: 's', episode_id: id(1) },
-      { subject: 's', episode_id: id(2) },
-      { subject: 't', episode_id: id(1) },
+      { subject: 's', episode_id: id(1), scope: 'workspace', owner: null },
+      { subject: 's', episode_id: id(2), scope: 'workspace', owner: null },
+      { subject: 't', episode_id: id(1), scope: 'workspace', owner: null },
     ]);
     await deletePending(pool, 'w-delete', 's', [id(1)]);
     expect(await takePending(pool, 'w-delete', 's', 10)).toEqual([id(2)]);
@@ -59,9 +60,9 @@ describe('deletePending', () => {
 describe('subjectsWithPendingAtLeast', () => {
   it('names the subjects with at least n episodes waiting, inside the workspace\'s transaction', async () => {
     await insertPending(pool, 'w-least', [
-      { subject: 'a', episode_id: id(1) },
-      { subject: 'a', episode_id: id(2) },
-      { subject: 'b', episode_id: id(3) },
+      { subject: 'a', episode_id: id(1), scope: 'workspace', owner: null },
+      { subject: 'a', episode_id: id(2), scope: 'workspace', owner: null },
+      { subject: 'b', episode_id: id(3), scope: 'workspace', owner: null },
     ]);
     const atLeast = (subjects: string[], n: number) => inWorkspace(pool, 'w-least', (tx) => subjectsWithPendingAtLeast(tx, 'w-least', subjects, n));
     expect(await atLeast(['a', 'b', 'c', 'a'], 2)).toEqual(['a']);
@@ -73,8 +74,8 @@ describe('subjectsWithPendingAtLeast', () => {
 
 describe('subjectsWithPending', () => {
   it('lists (workspace, subject) pairs with episodes waiting, of one workspace or all', async () => {
-    await insertPending(pool, 'w-with-1', [{ subject: 'x', episode_id: id(1) }, { subject: 'x', episode_id: id(2) }]);
-    await insertPending(pool, 'w-with-2', [{ subject: 'y', episode_id: id(1) }]);
+    await insertPending(pool, 'w-with-1', [{ subject: 'x', episode_id: id(1), scope: 'workspace', owner: null }, { subject: 'x', episode_id: id(2), scope: 'workspace', owner: null }]);
+    await insertPending(pool, 'w-with-2', [{ subject: 'y', episode_id: id(1), scope: 'workspace', owner: null }]);
     expect(await subjectsWithPending(pool, 'w-with-1')).toEqual([{ workspace_id: 'w-with-1', subject: 'x' }]);
     const all = await subjectsWithPending(pool);
     expect(all).toEqual(expect.arrayContaining([{ workspace_id: 'w-with-1', subject: 'x' }, { workspace_id: 'w-with-2', subject: 'y' }]));
@@ -85,7 +86,36 @@ describe('subjectsWithPending', () => {
 describe('totalPending', () => {
   it('counts every episode waiting in the database', async () => {
     const before = await totalPending(pool);
-    await insertPending(pool, 'w-total', [{ subject: 's', episode_id: id(1) }, { subject: 's', episode_id: id(2) }]);
+    await insertPending(pool, 'w-total', [{ subject: 's', episode_id: id(1), scope: 'workspace', owner: null }, { subject: 's', episode_id: id(2), scope: 'workspace', owner: null }]);
     expect(await totalPending(pool)).toBe(before + 2);
+  });
+});
+
+describe('insertPendingOfSubject', () => {
+  it('marks every episode of the subject, each with its own scope and owner', async () => {
+    const [shared] = await logEpisodes(pool, 'w-of-subject', [{ idempotency_key: 'a', subject: 's' }, { idempotency_key: 'b', subject: 't' }]);
+    const [mine] = await logEpisodes(pool, 'w-of-subject', [{ idempotency_key: 'c', subject: 's', scope: 'personal' }], { role: 'member', user: 'ann' });
+    await insertPendingOfSubject(pool, 'w-of-subject', 's');
+    const { rows } = await pool.query(`SELECT episode_id, scope, owner FROM pending WHERE workspace_id = 'w-of-subject' ORDER BY scope DESC`);
+    expect(rows).toEqual([
+      { episode_id: shared!.id, scope: 'workspace', owner: null },
+      { episode_id: mine!.id, scope: 'personal', owner: 'ann' },
+    ]);
+  });
+});
+
+describe('pending under the personal-scope policy', () => {
+  it('shows and takes a personal row only from its owner, and refuses one written for another user', async () => {
+    await insertPending(pool, 'w-personal', [
+      { subject: 's', episode_id: id(1), scope: 'workspace', owner: null },
+      { subject: 's', episode_id: id(2), scope: 'personal', owner: 'ann' },
+    ]);
+    const seen = (user: string) =>
+      inWorkspace(pool, 'w-personal', async (tx) => (await tx.query(`SELECT episode_id FROM pending ORDER BY episode_id`)).rows.map((r) => r.episode_id), user);
+    expect(await seen('ann')).toEqual([id(1), id(2)]);
+    expect(await seen('bob')).toEqual([id(1)]);
+    await expect(
+      inWorkspace(pool, 'w-personal', (tx) => insertPending(tx, 'w-personal', [{ subject: 's', episode_id: id(3), scope: 'personal', owner: 'ann' }]), 'bob'),
+    ).rejects.toThrow(/row-level security/);
   });
 });
