@@ -66,7 +66,7 @@ export const apiKeys = pgTable(
 export const episodes = pgTable(
   'episodes',
   {
-    // No foreign key to workspaces (migration 0023): every writer enters a workspace that a key
+    // No foreign key to workspaces (migration 0024): every writer enters a workspace that a key
     // or a connector instance created first (ensureWorkspace), workspaces are never updated or
     // deleted (the roles may not), and the check cost one lookup per row, half of an ingest's insert.
     workspace_id: text('workspace_id').notNull(),
@@ -106,6 +106,9 @@ export const episodes = pgTable(
     index('episodes_lineage_idx').on(t.workspace_id, t.lineage),
     // Every compile reads its subject's links: a few rows among many episodes.
     index('episodes_links_idx').on(t.workspace_id, t.subject).where(sql`${t.kind} = 'link'`),
+    // Snapshot episodes only: a compile asks for the snapshot versions of every lineage its claims
+    // come from, and most episodes are no snapshot, so the answer is usually read from an empty range.
+    index('episodes_snapshot_idx').on(t.workspace_id, t.subject, t.lineage).where(sql`${t.snapshot}`),
     // A document's text (prose, code) is searchable though it states no fact: full-text over
     // documents only, led by the workspace like every other index.
     index('episodes_document_fts_idx')
@@ -130,7 +133,7 @@ export const pending = pgTable(
     /**
      * The episode's scope and owner, written with the row from the same envelope (or read from
      * the episode): the personal-scope policy reads them here instead of looking the episode up
-     * for every row (migration 0023).
+     * for every row (migration 0024).
      */
     scope: text('scope').notNull(),
     owner: text('owner'),
