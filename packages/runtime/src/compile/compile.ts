@@ -172,10 +172,13 @@ async function compileChunkInTransaction(
   if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policies.fingerprint)) {
     return { result: await rebuildInTransaction(tx, workspaceId, subject, policies, options), more: false };
   }
-  const ids = await takePending(tx, workspaceId, subject, options.chunkSize);
-  if (ids.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
+  // One more than the chunk tells whether another chunk follows: a backlog of exactly one chunk
+  // would otherwise open a second transaction to scan the pending rows it has just deleted.
+  const taken = await takePending(tx, workspaceId, subject, options.chunkSize + 1);
+  if (taken.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
+  const ids = taken.slice(0, options.chunkSize);
   const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()));
-  return { result, more: ids.length === options.chunkSize };
+  return { result, more: taken.length > options.chunkSize };
 }
 
 /**
