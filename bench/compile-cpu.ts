@@ -39,32 +39,53 @@ async function backendCpuMs(runtime: Runtime, db: string): Promise<number> {
 }
 
 const mode = process.argv[2] ?? 'first';
-// QTIME=1: wall time per statement shape (first 60 characters), from send to answer.
-const qtime = new Map<string, { n: number; ms: number }>();
+// QTIME=1: per statement shape (first 70 characters), the wall time from the moment the server
+// could start on it (sent, and the connection's previous statement answered) to its answer, and
+// the CPU its backend spent meanwhile (from /proc: a connection runs one statement at a time).
+const qtime = new Map<string, { n: number; ms: number; cpu: number }>();
+const prevDone = new WeakMap<object, Promise<unknown>>();
 if (process.env['QTIME']) {
   const pg = (await import('pg')).default;
   const orig = pg.Client.prototype.query as (...a: unknown[]) => unknown;
-  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+  const last = new WeakMap<object, { done: number; ticks: number }>();
+  const ticksOf = (pid: number | undefined) => {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(f[11]) + Number(f[12]);
+    } catch {
+      return 0;
+    }
+  };
+  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: { processID?: number }, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : '';
-    const t0 = performance.now();
+    const sent = performance.now();
     const r = orig.apply(this, args);
     if (text && r && typeof (r as Promise<unknown>).then === 'function') {
-      (r as Promise<unknown>).then(
-        () => {
-          const k = text.replace(/\s+/g, ' ').slice(0, 70);
-          const q = qtime.get(k) ?? { n: 0, ms: 0 };
-          q.n += 1;
-          q.ms += performance.now() - t0;
-          qtime.set(k, q);
-        },
-        () => undefined,
-      );
+      const prev = last.get(this) ?? { done: 0, ticks: ticksOf(this.processID) };
+      const mine = { done: 0, ticks: 0 };
+      last.set(this, mine);
+      const settle = async () => {
+        await prevDone.get(prev);
+        const now = performance.now();
+        const ticks = ticksOf(this.processID);
+        mine.done = now;
+        mine.ticks = ticks;
+        const k = text.replace(/\s+/g, ' ').slice(0, 70);
+        const q = qtime.get(k) ?? { n: 0, ms: 0, cpu: 0 };
+        q.n += 1;
+        q.ms += now - Math.max(sent, prev.done);
+        q.cpu += (ticks - prev.ticks) * 10;
+        qtime.set(k, q);
+      };
+      const p = (r as Promise<unknown>).then(settle, settle);
+      prevDone.set(mine, p);
     }
     return r;
   };
 }
 process.on('exit', () => {
-  for (const [k, q] of [...qtime].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) console.error(`${Math.round(q.ms).toString().padStart(7)} ms ${q.n.toString().padStart(6)}× ${k}`);
+  for (const [k, q] of [...qtime].sort((a, b) => b[1].cpu - a[1].cpu).slice(0, 25))
+    console.error(`${Math.round(q.ms).toString().padStart(7)} ms ${q.cpu.toString().padStart(7)} ms cpu ${q.n.toString().padStart(6)}× ${k}`);
 });
 const cluster = await startBenchCluster();
 try {
