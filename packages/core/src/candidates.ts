@@ -362,6 +362,23 @@ function onlyIn(x: PredicateShape, y: PredicateShape): string[] {
   return out;
 }
 
+/**
+ * Of the words of `x` that `y` lacks (words naming the subject left out): how many are not a
+ * linking verb ("runs", "is", "uses": how it is said, not a substitution — "The ranker runs model
+ * {version}" / "Ranker model deployed: {version}"), and whether one names which of parallel facts
+ * it is.
+ */
+function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; qualified: boolean } {
+  let heavy = 0;
+  let qualified = false;
+  for (const w of x.words) {
+    if (y.words.has(w) || x.named.has(w) || y.named.has(w)) continue;
+    if (!LIGHT.has(w)) heavy += 1;
+    if (QUALIFYING.has(w)) qualified = true;
+  }
+  return { heavy, qualified };
+}
+
 export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true; loose?: true } | null {
   if (x.scope !== y.scope || x.qualifiers !== y.qualifiers || x.slots !== y.slots) return null;
   if (x.words.size === 0 || y.words.size === 0) return null;
@@ -371,8 +388,10 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   if (shared === 0) return null;
   // Every memory compared is about one subject, so a word naming it ("Amir", "backend") that one
   // side says and the other leaves implicit is no difference between them.
-  const onlyX = onlyIn(x, y);
-  const onlyY = onlyIn(y, x);
+  // Counted before anything is built: most pairs a subject's word index proposes fail here, and
+  // a subject of thousands of keys sharing a word ("setting 1" … "setting 2000") proposes millions.
+  const ox = onlyCounts(x, y);
+  const oy = onlyCounts(y, x);
   // Sharing only words every statement uses ("runs", "is kept") is two facts that happen to
   // share a verb. `sharedFacts` leaves out the words of the subject's name as well.
   let sharesContent = false;
@@ -386,15 +405,15 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
   // A word naming which of parallel facts it is ("EU", "staging", "least") on one side only.
   // A change may drop or add one ("Outbound mail goes through {host}" / "We switched the mail
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
-  const qualifiedX = onlyX.some((w) => QUALIFYING.has(w));
-  const qualifiedY = onlyY.some((w) => QUALIFYING.has(w));
-  if (qualifiedX && qualifiedY) return null;
-  const strict = !qualifiedX && !qualifiedY && strictlyNear(onlyX, onlyY, shared, sharedFacts, Math.min(x.words.size, y.words.size));
+  if (ox.qualified && oy.qualified) return null;
+  const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size));
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // in common and no qualifier on one side only is enough to show the two — but only as a
   // `loose` pair, which `findCandidates` keeps for a change that has no nearer fact to restate.
   if (!strict && !(change && sharesContent)) return null;
+  const onlyX = onlyIn(x, y);
+  const onlyY = onlyIn(y, x);
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
   const gramDice = (2 * overlap(x.grams, y.grams)) / (x.grams.size + y.grams.size);
   const score = Math.round(Math.max((wordDice + gramDice) / 2, SHARED_FLOOR) * 100) / 100;
@@ -412,11 +431,7 @@ export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: numb
  * The rules every pair meets unless one side is told as a change: words swapped on each side are
  * the shape of two facts unless the pair shares enough words of its own.
  */
-function strictlyNear(onlyX: readonly string[], onlyY: readonly string[], shared: number, sharedFacts: number, shorter: number): boolean {
-  // A linking verb only one side uses ("runs", "goes", "says") is how it is said, not a
-  // substitution: "The ranker runs model {version}" / "Ranker model deployed: {version}".
-  const onlyXCount = onlyX.filter((w) => !LIGHT.has(w)).length;
-  const onlyYCount = onlyY.filter((w) => !LIGHT.has(w)).length;
+function strictlyNear(onlyXCount: number, onlyYCount: number, shared: number, sharedFacts: number, shorter: number): boolean {
   const substitutions = Math.min(onlyXCount, onlyYCount);
   // Two statements that share most of their words and swap one or two (staging for production,
   // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
@@ -513,19 +528,41 @@ function candidateBlocks(byId: ReadonlyMap<string, PredicateShape>): Block[] {
 function scoredPairs(byId: ReadonlyMap<string, PredicateShape>, blocks: readonly Block[], threshold: number, focus?: ReadonlySet<string>): CandidatePair[] {
   const out: CandidatePair[] = [];
   for (const { ids, byWord } of blocks) {
+    // The last i that proposed each j: a j shared through several words is scored once.
+    const proposedBy = new Int32Array(ids.length).fill(-1);
     for (let i = 0; i < ids.length; i += 1) {
-      const seen = new Set<number>();
       const focused = !focus || focus.has(ids[i]!);
-      // With a focus (the memories a compile created), only pairs that hold one of them: the
-      // pair function is pure, so the other pairs are what they were.
-      for (const w of byId.get(ids[i]!)!.words) for (const j of byWord.get(w) ?? []) if (j > i && (focused || focus!.has(ids[j]!))) seen.add(j);
-      for (const j of [...seen].sort((p, q) => p - q)) {
-        const scored = scoreShapes(byId.get(ids[i]!)!, byId.get(ids[j]!)!);
-        if (scored && scored.score >= threshold) out.push({ a: ids[i]!, b: ids[j]!, ...scored });
+      const shape = byId.get(ids[i]!)!;
+      for (const w of shape.words) {
+        const list = byWord.get(w);
+        if (!list) continue;
+        // Each list is in index order: start past i, so every pair is proposed once, by its first.
+        for (let k = firstAbove(list, i); k < list.length; k += 1) {
+          const j = list[k]!;
+          if (proposedBy[j] === i) continue;
+          proposedBy[j] = i;
+          // With a focus (the memories a compile created), only pairs that hold one of them: the
+          // pair function is pure, so the other pairs are what they were.
+          if (!focused && !focus!.has(ids[j]!)) continue;
+          const scored = scoreShapes(shape, byId.get(ids[j]!)!);
+          if (scored && scored.score >= threshold) out.push({ a: ids[i]!, b: ids[j]!, ...scored });
+        }
       }
     }
   }
   return out.sort((p, q) => compareStrings(p.a, q.a) || compareStrings(p.b, q.b));
+}
+
+/** The position of the first entry of a sorted list greater than `i`. */
+function firstAbove(list: readonly number[], i: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! > i) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** Drops each loose pair whose statement told as a change has a strict pair or too many loose ones. */
