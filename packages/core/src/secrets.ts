@@ -189,25 +189,14 @@ const TEXT_FIELDS = ['idempotency_key', 'subject', 'lineage', 'source_ref'] as c
 
 /** Every string of the envelope a secret can be in, in a fixed order. */
 export function envelopeStrings(envelope: Envelope): EnvelopeString[] {
-  // The same walk as mapEnvelopeStrings, without building a copy of the envelope.
   const out: EnvelopeString[] = [];
-  for (const field of TEXT_FIELDS) {
-    const v = envelope[field];
-    if (typeof v === 'string') out.push({ path: field, text: v });
-  }
-  jsonStrings(envelope.body, 'body', out);
+  // The walk `mapEnvelopeStrings` makes, without building a copy of the envelope.
+  const keep = (path: string, text: string) => {
+    out.push({ path, text });
+    return text;
+  };
+  walkEnvelope(envelope, keep, false);
   return out;
-}
-
-function jsonStrings(value: unknown, path: string, out: EnvelopeString[]): void {
-  if (typeof value === 'string') out.push({ path, text: value });
-  else if (Array.isArray(value)) value.forEach((v, i) => jsonStrings(v, `${path}.${i}`, out));
-  else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      out.push({ path: `${path}.{}`, text: k });
-      jsonStrings(v, `${path}.${k}`, out);
-    }
-  }
 }
 
 /**
@@ -216,26 +205,40 @@ function jsonStrings(value: unknown, path: string, out: EnvelopeString[]): void 
  * by `.{}`, so a path never spells out a key that held a secret.
  */
 export function mapEnvelopeStrings(envelope: Envelope, fn: (path: string, text: string) => string): Envelope {
-  const out: Envelope = { ...envelope };
+  return walkEnvelope(envelope, fn, true);
+}
+
+/** The one walk over an envelope's strings; with `copy`, the envelope rebuilt from `fn`'s answers. */
+function walkEnvelope(envelope: Envelope, fn: (path: string, text: string) => string, copy: boolean): Envelope {
+  const out: Envelope = copy ? { ...envelope } : envelope;
   for (const field of TEXT_FIELDS) {
     const v = envelope[field];
-    if (typeof v === 'string') out[field] = fn(field, v);
+    if (typeof v === 'string') {
+      const mapped = fn(field, v);
+      if (copy) out[field] = mapped;
+    }
   }
-  out.body = mapJson(envelope.body, 'body', fn) as Envelope['body'];
+  const body = walkJson(envelope.body, 'body', fn, copy);
+  if (copy) out.body = body as Envelope['body'];
   return out;
 }
 
-function mapJson(value: unknown, path: string, fn: (path: string, text: string) => string): unknown {
+function walkJson(value: unknown, path: string, fn: (path: string, text: string) => string, copy: boolean): unknown {
   if (typeof value === 'string') return fn(path, value);
-  if (Array.isArray(value)) return value.map((v, i) => mapJson(v, `${path}.${i}`, fn));
+  if (Array.isArray(value)) {
+    if (copy) return value.map((v, i) => walkJson(v, `${path}.${i}`, fn, copy));
+    value.forEach((v, i) => walkJson(v, `${path}.${i}`, fn, copy));
+    return value;
+  }
   if (value !== null && typeof value === 'object') {
+    const entries: Array<[string, unknown]> = [];
+    for (const [k, v] of Object.entries(value)) {
+      const key = fn(`${path}.{}`, k);
+      const mapped = walkJson(v, `${path}.${key}`, fn, copy);
+      if (copy) entries.push([key, mapped]);
+    }
     // fromEntries defines properties, so a `__proto__` key stays a key.
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => {
-        const key = fn(`${path}.{}`, k);
-        return [key, mapJson(v, `${path}.${key}`, fn)];
-      }),
-    );
+    return copy ? Object.fromEntries(entries) : value;
   }
   return value;
 }
