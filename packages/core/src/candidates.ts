@@ -470,6 +470,12 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
  * computed for: `focus` widened by every statement told as a change that pairs with a memory in
  * it, since whether its loose pairs are kept depends on all its pairs. Every pair without a member
  * of the widened focus is what it was before the focus changed.
+ *
+ * Three passes at most, whatever the subject: the widened focus, then the changes that pair with
+ * it, scored only for their counts. A pair of such a change with a memory outside the focus is
+ * not returned: both ends' pairs are as they were (neither pairs with what was added or removed),
+ * so it is too. Widening until nothing more joins would follow a chain of changes, each sharing a
+ * word with the next, one pass per link.
  */
 export function candidatesAround(
   memories: readonly CandidateInput[],
@@ -480,20 +486,20 @@ export function candidatesAround(
   const subjects = new Map<string, ReadonlySet<string>>();
   for (const m of memories) byId.set(m.memory_id, shapeOf(m, subjects));
   const blocks = candidateBlocks(byId);
+  if (!focus) return { pairs: keepLoose(scoredPairs(byId, blocks, threshold), byId), focus };
+  const widen = (pairs: readonly CandidatePair[], to: ReadonlySet<string>) => {
+    const more = new Set(to);
+    for (const p of pairs) for (const id of [p.a, p.b]) if (byId.get(id)!.change) more.add(id);
+    return more;
+  };
   let pairs = scoredPairs(byId, blocks, threshold, focus);
-  let wide = focus;
-  if (focus) {
-    // Until every statement told as a change that pairs with the focus is in it: a few rounds
-    // at most, each only over the pairs of what it added.
-    for (;;) {
-      const more = new Set(wide);
-      for (const p of pairs) for (const id of [p.a, p.b]) if (byId.get(id)!.change) more.add(id);
-      if (more.size === wide!.size) break;
-      wide = more;
-      pairs = scoredPairs(byId, blocks, threshold, wide);
-    }
-  }
-  return { pairs: keepLoose(pairs, byId), focus: wide };
+  const wide = widen(pairs, focus);
+  if (wide.size > focus.size) pairs = scoredPairs(byId, blocks, threshold, wide);
+  // Every change at the end of a pair of the focus, its pairs all scored: what keepLoose counts.
+  const counted = widen(pairs, wide);
+  if (counted.size > wide.size) pairs = scoredPairs(byId, blocks, threshold, counted);
+  const touches = (p: CandidatePair) => wide.has(p.a) || wide.has(p.b);
+  return { pairs: keepLoose(pairs, byId).filter(touches), focus: wide };
 }
 
 interface Block {

@@ -103,28 +103,29 @@ export async function refreshCandidates(
   workspaceId: string,
   subject: string,
   links: SubjectLinks,
-  /** Incremental: the memories this compile created and removed; absent: recompute every pair. */
+  /** The memories this compile created and removed (incremental when none was removed); absent: recompute every pair. */
   change?: { created: readonly string[]; removed: readonly string[] },
 ): Promise<number> {
   const rows = await memoryShapesOfSubject(sql, workspaceId, subject);
   const keyOf = new Map(rows.map((r) => [r.id, r.key] as const));
-  const removed = new Set(change?.removed ?? []);
-  // The created memories, and those whose stored pairs named a removed one: a statement told as
-  // a change whose nearer fact went may show its loose pairs again.
-  const start = change ? new Set([...change.created, ...rows.filter((r) => (r.candidates as CandidateRef[]).some((c) => removed.has(c.memory_id))).map((r) => r.id)]) : undefined;
+  // Incremental only when memories were created and none removed. A removed memory (keys merged
+  // by a link, which is rare) may have been what kept a change's loose pairs out — its nearer
+  // fact, or one loose pair too many — and its shape is gone with its row: every pair is
+  // recomputed then, as a rebuild would.
+  const incremental = change && change.removed.length === 0 ? change : undefined;
   const around = candidatesAround(
     rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text })),
     undefined,
-    start,
+    incremental ? new Set(incremental.created) : undefined,
   );
   const pairs = around.pairs.filter((p) => !links.state.distinct.has(pairId(keyOf.get(p.a)!, keyOf.get(p.b)!)));
   const byMemory = candidatesByMemory(pairs);
-  if (change) {
+  if (incremental) {
     // Every pair without a memory of the (widened) focus is as stored: keep those refs, add the new ones.
     const focus = around.focus!;
     for (const r of rows) {
       if (focus.has(r.id)) continue;
-      const kept = (r.candidates as CandidateRef[]).filter((c) => !focus.has(c.memory_id) && !removed.has(c.memory_id));
+      const kept = (r.candidates as CandidateRef[]).filter((c) => !focus.has(c.memory_id));
       const added = byMemory.get(r.id) ?? [];
       if (kept.length + added.length > 0) byMemory.set(r.id, [...kept, ...added].sort(compareCandidateRefs));
     }
