@@ -264,13 +264,17 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   // "re-scheduled", "re-assigned": done again, differently.
   let change = /(?:^|[^\p{L}])re-\p{L}+ed\b/u.test(bare);
   let plan = false;
+  // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
+  let lastDirection = -1;
+  toks.forEach((t, i) => {
+    if (t === 'forward' || t === 'back') lastDirection = i;
+  });
   for (let i = 0; i < toks.length; i += 1) {
     const w = toks[i]!;
     const pair = `${w} ${toks[i + 1] ?? ''}`;
     if (PLAN_WORDS.has(w) || pair === 'going to' || pair === 'about to') plan = true;
     if (CHANGE_WORDS.has(w) || CHANGE_PAIRS.has(pair) || (w === 'new' && RULE_NOUNS.has(toks[i + 1] ?? ''))) change = true;
-    // "Roll the worker forward to", "rolled the flag back to".
-    if ((w === 'roll' || w === 'rolled') && toks.slice(i + 1).some((t) => t === 'forward' || t === 'back')) change = true;
+    if ((w === 'roll' || w === 'rolled') && i < lastDirection) change = true;
   }
   change &&= !plan;
   let afterSlot = false;
