@@ -35,155 +35,91 @@ describe('migrations', () => {
   });
 
   it('keep the claim decisions of a database created before they had that name (0020)', async () => {
-    const db = await createEmptyDatabase();
-    dbs.push(db);
-    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-migrations-'));
-    const admin = createPool(db.url);
-    // An installation's owner need not be a superuser, and row-level security (FORCE) applies to
-    // one that is not: 0020 runs as such an owner, not even a member of canon_system.
-    const owner = `canon_owner_${randomBytes(4).toString('hex')}`;
-    const url = new URL(db.url);
-    url.username = owner;
-    // The embedded server asks for a password (trust holds only on some machines' PostgreSQL).
-    const password = randomBytes(12).toString('hex');
-    url.password = password;
-    const pool = createPool(url.toString());
-    try {
-      const pending = migrationsBefore('0020_claim_decisions', before);
-      const client = await admin.connect();
-      try {
-        await migrate(drizzle(client), { migrationsFolder: before });
-      } finally {
-        client.release();
-      }
-      const timeline = { memory_id: 'm1', values: [], dispositions: [{ claim: { source: 'api', idempotency_key: 'k1', index: 0 }, kind: 'supports', target: null, reason: 'first value' }] };
-      await admin.query(
-        `INSERT INTO memories (workspace_id, id, subject, key, scope, predicate, qualifiers, revision, etag, digest, status, timeline)
-         VALUES ('w1', 'm1', 's', 'k', 'workspace', 'p', '{}', 1, 'e', 'd', 'in_force', $1)`,
-        [JSON.stringify(timeline)],
-      );
-      await admin.query(`INSERT INTO dispositions (workspace_id, memory_id, source, idempotency_key, claim_index, kind, target, reason) VALUES ('w1', 'm1', 'api', 'k1', 0, 'supports', NULL, 'first value')`);
-      await admin.query(`CREATE ROLE ${owner} LOGIN PASSWORD '${password}'`);
-      await admin.query(`ALTER DATABASE ${db.name} OWNER TO ${owner}`);
-      await admin.query(`ALTER SCHEMA drizzle OWNER TO ${owner}`);
-      const { rows: owned } = await admin.query<{ t: string }>(`SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'drizzle')`);
-      for (const { t } of owned) await admin.query(`ALTER TABLE ${t} OWNER TO ${owner}`);
-
-      expect((await migrateDatabase(pool)).applied).toBe(pending);
-      expect(await liveSchema(pool)).toEqual(declaredSchema());
-      const { rows: gone } = await admin.query(`SELECT to_regclass('dispositions') AS t`);
-      expect(gone[0].t).toBeNull();
-      const { rows: kept } = await admin.query('SELECT memory_id, idempotency_key, kind, reason FROM claim_decisions');
-      expect(kept).toEqual([{ memory_id: 'm1', idempotency_key: 'k1', kind: 'supports', reason: 'first value' }]);
-      const { rows: stored } = await admin.query(`SELECT timeline FROM memories WHERE id = 'm1'`);
-      expect(stored[0].timeline).toEqual({ memory_id: 'm1', values: [], decisions: timeline.dispositions });
-      // What 0005 and 0011 declared on the table holds under its new name.
-      const { rows: policies } = await admin.query(`SELECT policyname, permissive, roles::text[] AS roles FROM pg_policies WHERE tablename = 'claim_decisions' ORDER BY 1`);
-      expect(policies).toEqual([
-        { policyname: 'personal_scope', permissive: 'RESTRICTIVE', roles: ['canon_app'] },
-        { policyname: 'system_all', permissive: 'PERMISSIVE', roles: ['canon_system'] },
-        { policyname: 'workspace_isolation', permissive: 'PERMISSIVE', roles: ['canon_app'] },
-      ]);
-      const { rows: tables } = await admin.query(
-        `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity,
-                has_table_privilege('canon_app', c.oid, 'SELECT, INSERT, UPDATE, DELETE') AS app,
-                has_table_privilege('canon_system', c.oid, 'SELECT, INSERT, UPDATE, DELETE') AS system,
-                (SELECT conname FROM pg_constraint WHERE conrelid = c.oid AND contype = 'p') AS pk
-         FROM pg_class c WHERE c.oid IN ('claim_decisions'::regclass, 'memories'::regclass) ORDER BY 1`,
-      );
-      expect(tables).toMatchObject([
-        { relname: 'claim_decisions', relrowsecurity: true, relforcerowsecurity: true, app: true, system: true },
-        { relname: 'memories', relrowsecurity: true, relforcerowsecurity: true, app: true, system: true },
-      ]);
-      expect(tables[0].pk).toMatch(/^claim_decisions_workspace_id_memory_id_/);
-    } finally {
-      await pool.end();
-      await admin.end();
-      fs.rmSync(before, { recursive: true, force: true });
-      await db.drop();
-      dbs.splice(dbs.indexOf(db), 1);
-      const roles = new URL(db.url);
-      roles.pathname = '/postgres';
-      const other = createPool(roles.toString());
-      await other.query(`DROP ROLE IF EXISTS ${owner}`).finally(() => other.end());
-    }
+    const timeline = { memory_id: 'm1', values: [], dispositions: [{ claim: { source: 'api', idempotency_key: 'k1', index: 0 }, kind: 'supports', target: null, reason: 'first value' }] };
+    await migratedByOwner(
+      '0020_claim_decisions',
+      async (admin) => {
+        await admin.query(
+          `INSERT INTO memories (workspace_id, id, subject, key, scope, predicate, qualifiers, revision, etag, digest, status, timeline)
+           VALUES ('w1', 'm1', 's', 'k', 'workspace', 'p', '{}', 1, 'e', 'd', 'in_force', $1)`,
+          [JSON.stringify(timeline)],
+        );
+        await admin.query(`INSERT INTO dispositions (workspace_id, memory_id, source, idempotency_key, claim_index, kind, target, reason) VALUES ('w1', 'm1', 'api', 'k1', 0, 'supports', NULL, 'first value')`);
+      },
+      async ({ admin }) => {
+        const { rows: gone } = await admin.query(`SELECT to_regclass('dispositions') AS t`);
+        expect(gone[0].t).toBeNull();
+        const { rows: kept } = await admin.query('SELECT memory_id, idempotency_key, kind, reason FROM claim_decisions');
+        expect(kept).toEqual([{ memory_id: 'm1', idempotency_key: 'k1', kind: 'supports', reason: 'first value' }]);
+        const { rows: stored } = await admin.query(`SELECT timeline FROM memories WHERE id = 'm1'`);
+        expect(stored[0].timeline).toEqual({ memory_id: 'm1', values: [], decisions: timeline.dispositions });
+        // What 0005 and 0011 declared on the table holds under its new name.
+        const { rows: policies } = await admin.query(`SELECT policyname, permissive, roles::text[] AS roles FROM pg_policies WHERE tablename = 'claim_decisions' ORDER BY 1`);
+        expect(policies).toEqual([
+          { policyname: 'personal_scope', permissive: 'RESTRICTIVE', roles: ['canon_app'] },
+          { policyname: 'system_all', permissive: 'PERMISSIVE', roles: ['canon_system'] },
+          { policyname: 'workspace_isolation', permissive: 'PERMISSIVE', roles: ['canon_app'] },
+        ]);
+        const { rows: tables } = await admin.query(
+          `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity,
+                  has_table_privilege('canon_app', c.oid, 'SELECT, INSERT, UPDATE, DELETE') AS app,
+                  has_table_privilege('canon_system', c.oid, 'SELECT, INSERT, UPDATE, DELETE') AS system,
+                  (SELECT conname FROM pg_constraint WHERE conrelid = c.oid AND contype = 'p') AS pk
+           FROM pg_class c WHERE c.oid IN ('claim_decisions'::regclass, 'memories'::regclass) ORDER BY 1`,
+        );
+        expect(tables).toMatchObject([
+          { relname: 'claim_decisions', relrowsecurity: true, relforcerowsecurity: true, app: true, system: true },
+          { relname: 'memories', relrowsecurity: true, relforcerowsecurity: true, app: true, system: true },
+        ]);
+        expect(tables[0].pk).toMatch(/^claim_decisions_workspace_id_memory_id_/);
+      },
+    );
   });
 
   it('give every waiting episode its scope and owner, drop the foreign key to workspaces and keep workspaces undeletable (0023)', async () => {
-    const db = await createEmptyDatabase();
-    dbs.push(db);
-    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-migrations-'));
-    const admin = createPool(db.url);
-    // As in 0020's test: an owner that is no superuser, under FORCE row-level security.
-    const owner = `canon_owner_${randomBytes(4).toString('hex')}`;
-    const url = new URL(db.url);
-    url.username = owner;
-    const password = randomBytes(12).toString('hex');
-    url.password = password;
-    const pool = createPool(url.toString());
-    try {
-      const pending = migrationsBefore('0023_ingest_without_lookups', before);
-      const client = await admin.connect();
-      try {
-        await migrate(drizzle(client), { migrationsFolder: before });
-      } finally {
-        client.release();
-      }
-      await admin.query(`INSERT INTO workspaces (id) VALUES ('w1')`);
-      const episode = (id: string, key: string, scope: string, who: string | null) =>
-        admin.query(
-          `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body, occurred_at, occurred_at_defaulted,
-             lineage, snapshot, actor_role, actor_user, content_hash)
-           VALUES ('w1', $1, 'api', $2, 's', $3, $4, 'claim', '{}', now(), false, 'l', false, 'member', $4, 'h')`,
-          [id, key, scope, who],
+    const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    await migratedByOwner(
+      '0023_ingest_without_lookups',
+      async (admin) => {
+        await admin.query(`INSERT INTO workspaces (id) VALUES ('w1')`);
+        const episode = (id: string, key: string, scope: string, who: string | null) =>
+          admin.query(
+            `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body, occurred_at, occurred_at_defaulted,
+               lineage, snapshot, actor_role, actor_user, content_hash)
+             VALUES ('w1', $1, 'api', $2, 's', $3, $4, 'claim', '{}', now(), false, 'l', false, 'member', $4, 'h')`,
+            [id, key, scope, who],
+          );
+        await episode(id(1), 'a', 'workspace', null);
+        await episode(id(2), 'b', 'personal', 'ann');
+        // The third names no episode (one erased before its pending row went): it marks nothing.
+        for (const n of [1, 2, 3]) await admin.query(`INSERT INTO pending (workspace_id, subject, episode_id) VALUES ('w1', 's', $1)`, [id(n)]);
+      },
+      async ({ admin }) => {
+        const { rows } = await admin.query('SELECT episode_id, scope, owner FROM pending ORDER BY episode_id');
+        expect(rows).toEqual([
+          { episode_id: id(1), scope: 'workspace', owner: null },
+          { episode_id: id(2), scope: 'personal', owner: 'ann' },
+        ]);
+        const { rows: tables } = await admin.query(
+          `SELECT c.relname, c.relforcerowsecurity FROM pg_class c WHERE c.oid IN ('episodes'::regclass, 'pending'::regclass) ORDER BY 1`,
         );
-      const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-      await episode(id(1), 'a', 'workspace', null);
-      await episode(id(2), 'b', 'personal', 'ann');
-      // The third names no episode (one erased before its pending row went): it marks nothing.
-      for (const n of [1, 2, 3]) await admin.query(`INSERT INTO pending (workspace_id, subject, episode_id) VALUES ('w1', 's', $1)`, [id(n)]);
-      await admin.query(`CREATE ROLE ${owner} LOGIN PASSWORD '${password}'`);
-      await admin.query(`ALTER DATABASE ${db.name} OWNER TO ${owner}`);
-      await admin.query(`ALTER SCHEMA drizzle OWNER TO ${owner}`);
-      const { rows: owned } = await admin.query<{ t: string }>(`SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'drizzle')`);
-      for (const { t } of owned) await admin.query(`ALTER TABLE ${t} OWNER TO ${owner}`);
-
-      expect((await migrateDatabase(pool)).applied).toBe(pending);
-      expect(await liveSchema(pool)).toEqual(declaredSchema());
-      const { rows } = await admin.query('SELECT episode_id, scope, owner FROM pending ORDER BY episode_id');
-      expect(rows).toEqual([
-        { episode_id: id(1), scope: 'workspace', owner: null },
-        { episode_id: id(2), scope: 'personal', owner: 'ann' },
-      ]);
-      const { rows: tables } = await admin.query(
-        `SELECT c.relname, c.relforcerowsecurity FROM pg_class c WHERE c.oid IN ('episodes'::regclass, 'pending'::regclass) ORDER BY 1`,
-      );
-      expect(tables).toEqual([
-        { relname: 'episodes', relforcerowsecurity: true },
-        { relname: 'pending', relforcerowsecurity: true },
-      ]);
-      const { rows: fks } = await admin.query(`SELECT conname FROM pg_constraint WHERE conrelid = 'episodes'::regclass AND contype = 'f'`);
-      expect(fks).toEqual([]);
-      const { rows: grants } = await admin.query(
-        `SELECT r AS role, has_table_privilege(r, 'workspaces', 'DELETE') AS del, has_table_privilege(r, 'workspaces', 'TRUNCATE') AS trunc,
-                has_column_privilege(r, 'workspaces', 'id', 'UPDATE') AS id, has_column_privilege(r, 'workspaces', 'time_zone', 'UPDATE') AS tz
-         FROM unnest(ARRAY['canon_app', 'canon_system']) AS r ORDER BY 1`,
-      );
-      expect(grants).toEqual([
-        { role: 'canon_app', del: false, trunc: false, id: false, tz: true },
-        { role: 'canon_system', del: false, trunc: false, id: false, tz: true },
-      ]);
-    } finally {
-      await pool.end();
-      await admin.end();
-      fs.rmSync(before, { recursive: true, force: true });
-      await db.drop();
-      dbs.splice(dbs.indexOf(db), 1);
-      const roles = new URL(db.url);
-      roles.pathname = '/postgres';
-      const other = createPool(roles.toString());
-      await other.query(`DROP ROLE IF EXISTS ${owner}`).finally(() => other.end());
-    }
+        expect(tables).toEqual([
+          { relname: 'episodes', relforcerowsecurity: true },
+          { relname: 'pending', relforcerowsecurity: true },
+        ]);
+        const { rows: fks } = await admin.query(`SELECT conname FROM pg_constraint WHERE conrelid = 'episodes'::regclass AND contype = 'f'`);
+        expect(fks).toEqual([]);
+        const { rows: grants } = await admin.query(
+          `SELECT r AS role, has_table_privilege(r, 'workspaces', 'DELETE') AS del, has_table_privilege(r, 'workspaces', 'TRUNCATE') AS trunc,
+                  has_column_privilege(r, 'workspaces', 'id', 'UPDATE') AS id, has_column_privilege(r, 'workspaces', 'time_zone', 'UPDATE') AS tz
+           FROM unnest(ARRAY['canon_app', 'canon_system']) AS r ORDER BY 1`,
+        );
+        expect(grants).toEqual([
+          { role: 'canon_app', del: false, trunc: false, id: false, tz: true },
+          { role: 'canon_system', del: false, trunc: false, id: false, tz: true },
+        ]);
+      },
+    );
   });
 
   it('run once when two runtimes start together on an empty database', async () => {
@@ -211,6 +147,55 @@ describe('migrations', () => {
 
 /** The migrations folder as it was before `tag`: its SQL files and a journal that ends there. */
 /** Copies the migrations before `tag` into `dir`; answers how many were left out (`tag` and those after it). */
+/**
+ * A database of every migration before `tag`, seeded by `seed` as that schema stood, then handed
+ * to an owner that is no superuser — row-level security (FORCE) applies to such an owner, not even
+ * a member of canon_system, as an installation's may be — who applies the rest: the result is
+ * exactly the declared schema, and `check` looks at what the migration did to the data.
+ */
+async function migratedByOwner(tag: string, seed: (admin: pg.Pool) => Promise<unknown>, check: (c: { admin: pg.Pool }) => Promise<void>): Promise<void> {
+  const db = await createEmptyDatabase();
+  dbs.push(db);
+  const before = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-migrations-'));
+  const admin = createPool(db.url);
+  const owner = `canon_owner_${randomBytes(4).toString('hex')}`;
+  const url = new URL(db.url);
+  url.username = owner;
+  // The embedded server asks for a password (trust holds only on some machines' PostgreSQL).
+  const password = randomBytes(12).toString('hex');
+  url.password = password;
+  const pool = createPool(url.toString());
+  try {
+    const pending = migrationsBefore(tag, before);
+    const client = await admin.connect();
+    try {
+      await migrate(drizzle(client), { migrationsFolder: before });
+    } finally {
+      client.release();
+    }
+    await seed(admin);
+    await admin.query(`CREATE ROLE ${owner} LOGIN PASSWORD '${password}'`);
+    await admin.query(`ALTER DATABASE ${db.name} OWNER TO ${owner}`);
+    await admin.query(`ALTER SCHEMA drizzle OWNER TO ${owner}`);
+    const { rows: owned } = await admin.query<{ t: string }>(`SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'drizzle')`);
+    for (const { t } of owned) await admin.query(`ALTER TABLE ${t} OWNER TO ${owner}`);
+
+    expect((await migrateDatabase(pool)).applied).toBe(pending);
+    expect(await liveSchema(pool)).toEqual(declaredSchema());
+    await check({ admin });
+  } finally {
+    await pool.end();
+    await admin.end();
+    fs.rmSync(before, { recursive: true, force: true });
+    await db.drop();
+    dbs.splice(dbs.indexOf(db), 1);
+    const roles = new URL(db.url);
+    roles.pathname = '/postgres';
+    const other = createPool(roles.toString());
+    await other.query(`DROP ROLE IF EXISTS ${owner}`).finally(() => other.end());
+  }
+}
+
 function migrationsBefore(tag: string, dir: string): number {
   const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
   const end = journal.entries.findIndex((e) => e.tag === tag);
