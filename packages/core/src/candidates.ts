@@ -540,22 +540,24 @@ function scoredPairs(byId: ReadonlyMap<string, PredicateShape>, blocks: readonly
   for (const { ids, byWord } of blocks) {
     // The last i that proposed each j: a j shared through several words is scored once.
     const proposedBy = new Int32Array(ids.length).fill(-1);
-    for (let i = 0; i < ids.length; i += 1) {
-      const focused = !focus || focus.has(ids[i]!);
-      const shape = byId.get(ids[i]!)!;
-      for (const w of shape.words) {
+    // With a focus (the memories a compile created), only pairs that hold one of them — the pair
+    // function is pure, so the other pairs are what they were — and only the focus's own word
+    // lists are read: a compile that creates one key in a subject of thousands sharing a word
+    // reads one list, not every memory's.
+    const from = focus ? ids.flatMap((id, i) => (focus.has(id) ? [i] : [])) : ids.map((_, i) => i);
+    for (const i of from) {
+      for (const w of byId.get(ids[i]!)!.words) {
         const list = byWord.get(w);
         if (!list) continue;
-        // Each list is in index order: start past i, so every pair is proposed once, by its first.
-        for (let k = firstAbove(list, i); k < list.length; k += 1) {
+        // Without a focus each list is read from past i, so every pair is proposed once, by its
+        // first; with one, from its start, and a pair of two focused memories by the first of them.
+        for (let k = focus ? 0 : firstAbove(list, i); k < list.length; k += 1) {
           const j = list[k]!;
-          if (proposedBy[j] === i) continue;
+          if (j === i || proposedBy[j] === i || (j < i && focus!.has(ids[j]!))) continue;
           proposedBy[j] = i;
-          // With a focus (the memories a compile created), only pairs that hold one of them: the
-          // pair function is pure, so the other pairs are what they were.
-          if (!focused && !focus!.has(ids[j]!)) continue;
-          const scored = scoreShapes(shape, byId.get(ids[j]!)!);
-          if (scored && scored.score >= threshold) out.push({ a: ids[i]!, b: ids[j]!, ...scored });
+          const [lo, hi] = i < j ? [i, j] : [j, i];
+          const scored = scoreShapes(byId.get(ids[lo]!)!, byId.get(ids[hi]!)!);
+          if (scored && scored.score >= threshold) out.push({ a: ids[lo]!, b: ids[hi]!, ...scored });
         }
       }
     }
