@@ -108,11 +108,8 @@ describe('candidateRowsByIds', () => {
     const { day } = await seeded('w-candidate-rows');
     const expected = {
       id: day.timeline.memory_id,
-      subject: 's',
-      key: day.timeline.key,
       scope: 'workspace',
       owner: null,
-      etag: day.etag,
       summary: { v: 1, from: null, memory: { status: 'in_force', predicate: 'deploy_day', qualifiers: {}, current: [{ value: 'Tuesday' }], conflict: [] } },
     };
     expect(await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id])).toEqual([expected]);

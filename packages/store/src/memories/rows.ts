@@ -29,6 +29,9 @@ export interface MemoryRecallRow {
   candidates?: CandidateRefRow[];
 }
 
+/** A memory named as a candidate by a page it is not on: who may see it, and its side. */
+export type CandidateSideRow = Pick<MemoryRecallRow, 'id' | 'scope' | 'owner' | 'summary'>;
+
 export const RECALL_COLUMNS = 'id, subject, key, scope, owner, etag, summary, candidates';
 
 export interface MemoryWrite {
