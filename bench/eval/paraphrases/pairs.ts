@@ -20,7 +20,7 @@ export type PairStatement = z.infer<typeof Statement>;
 
 export const Pair = z
   .strictObject({
-    id: z.string().regex(/^p-[abc]-\d{3}$/),
+    id: z.string().regex(/^p-[abcd]-\d{3}$/),
     kind: z.enum(KINDS),
     /** Both statements are about this subject. */
     subject: z.string().min(1),
@@ -49,8 +49,12 @@ export const Pair = z
   });
 export type Pair = z.infer<typeof Pair>;
 
-export const SPLITS = ['a', 'b', 'c'] as const;
-/** a and b: development; c: the unseen third, measured once at the end. */
+export const SPLITS = ['a', 'b', 'c', 'd'] as const;
+/**
+ * a and b: development; c: held out until it was read while tuning (README, "Protocol"), so
+ * development data since; d: written afterwards by someone who had read no candidate rule, the
+ * unseen split now.
+ */
 export type PairSplit = (typeof SPLITS)[number];
 
 export const PAIRS_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -65,7 +69,7 @@ export function loadPairFile(file: string): Pair[] {
 }
 
 /**
- * The pairs of one split, or of all three (a, b, c in that order) when no split is given.
+ * The pairs of one split, or of every split (a, b, c, d in that order) when no split is given.
  * Ids are unique and carry their split's letter.
  */
 export function loadPairs(split?: PairSplit): Pair[] {
@@ -85,7 +89,9 @@ export function loadPairs(split?: PairSplit): Pair[] {
   return pairs;
 }
 
-/** The development splits; c is held out. */
+/** The split nobody tuning candidates has read. */
+export const HELD_OUT: PairSplit = 'd';
+
 export function isHeldOut(pair: Pair): boolean {
-  return pair.id.startsWith('p-c-');
+  return pair.id.startsWith(`p-${HELD_OUT}-`);
 }

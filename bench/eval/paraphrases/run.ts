@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Runtime } from '@canon/runtime';
 import { pool, RESULTS, withServedRuntime } from '../../harness.js';
 import { canonParaphrases } from './canon.js';
-import { loadPairs, type Pair, type PairSplit } from './pairs.js';
+import { HELD_OUT, loadPairs, type Pair, type PairSplit } from './pairs.js';
 import { appendOnly, tokenOverlapMerger, trigramFlagger, type PairOutcome, type ParaphraseSystem } from './systems.js';
 
 export const SECTION = '## Paraphrases: candidates and links';
@@ -85,7 +85,7 @@ export async function evaluateParaphrases(systems: readonly ParaphraseSystem[], 
     log(`${system.name}: ${all.length} pairs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const by_split: Record<string, ParaphraseMetrics> = {};
     for (const [s, pairs] of bySplit) by_split[s] = score(pairs, outcomes);
-    const dev = splits.filter((s) => s !== 'c');
+    const dev = splits.filter((s) => s !== HELD_OUT);
     if (dev.length > 1) by_split[dev.join('+')] = score(dev.flatMap((s) => bySplit.get(s)!), outcomes);
     results.push({ system: system.name, description: system.description, by_split, outcomes: Object.fromEntries(outcomes) });
   }
@@ -107,7 +107,7 @@ export function paraphraseMarkdown(results: readonly SystemResult[], groups: rea
   for (const g of groups) {
     const any = results[0]?.by_split[g];
     if (!any) continue;
-    const label = g === 'c' ? 'held-out split c (unseen while tuning)' : `development split${g.length > 1 ? 's' : ''} ${g}`;
+    const label = g === HELD_OUT ? `held-out split ${g} (written after the rules, by someone who had read none of them)` : `development split${g.length > 1 ? 's' : ''} ${g}`;
     out.push(`### ${label}: ${any.pairs} pairs (${any.contradictions} contradictions, ${any.duplicates} duplicates, ${any.different} different facts)`, '');
     out.push(`| metric | ${results.map((r) => r.system).join(' | ')} |`, `|---|${results.map(() => '---:').join('|')}|`);
     for (const [label2, f] of rows) out.push(`| ${label2} | ${results.map((r) => f(r.by_split[g]!)).join(' | ')} |`);
@@ -156,8 +156,8 @@ export async function runParaphrases(runtime: Runtime, url: string, splits: read
   const key = (await runtime.createKey({ workspace: 'paraphrases', role: 'member', user: 'eval' })).key;
   const canon = canonParaphrases({ request: (p, init) => fetch(`${url}${p}`, init), key }, run);
   const results = await evaluateParaphrases([canon, appendOnly, tokenOverlapMerger, trigramFlagger], splits, log);
-  const dev = splits.filter((s) => s !== 'c');
-  const groups = [...(dev.length > 1 ? [dev.join('+')] : dev), ...(splits.includes('c') ? ['c'] : [])];
+  const dev = splits.filter((s) => s !== HELD_OUT);
+  const groups = [...(dev.length > 1 ? [dev.join('+')] : dev), ...(splits.includes(HELD_OUT) ? [HELD_OUT] : [])];
   fs.mkdirSync(RESULTS, { recursive: true });
   fs.writeFileSync(
     path.join(RESULTS, 'paraphrases.json'),
@@ -167,10 +167,10 @@ export async function runParaphrases(runtime: Runtime, url: string, splits: read
   return paraphraseMarkdown(results, groups);
 }
 
-/** `npm run eval:paraphrases [-- --splits a,b,c]`: the development splits unless told otherwise. */
+/** `npm run eval:paraphrases [-- --splits a,b,c,d]`: the development splits unless told otherwise. */
 async function main() {
   const arg = process.argv.indexOf('--splits');
-  const splits = (arg === -1 ? 'a,b' : process.argv[arg + 1]!).split(',') as PairSplit[];
+  const splits = (arg === -1 ? 'a,b,c' : process.argv[arg + 1]!).split(',') as PairSplit[];
   await withServedRuntime('canon_bench_paraphrases', async (runtime, url) => {
     const md = await runParaphrases(runtime, url, splits);
     writeParaphraseSection(md);
