@@ -122,6 +122,52 @@ describe('migrations', () => {
     );
   });
 
+  it('compress the large columns with lz4 where the server has it, and migrate all the same where it has not (0025)', async () => {
+    const db = await createEmptyDatabase();
+    dbs.push(db);
+    const pool = createPool(db.url);
+    try {
+      await migrateDatabase(pool);
+      // Whether this server was built with lz4, asked of the server itself, not of the migration.
+      const client = await pool.connect();
+      let lz4 = true;
+      try {
+        await client.query('BEGIN');
+        await client.query('CREATE TEMP TABLE lz4_probe (t text COMPRESSION lz4)');
+      } catch (err) {
+        expect((err as { code?: string }).code).toBe('0A000');
+        lz4 = false;
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+      const { rows } = await pool.query(
+        `SELECT attrelid::regclass::text || '.' || attname AS col, attcompression AS c FROM pg_attribute
+         WHERE (attrelid, attname) IN (('memories'::regclass, 'timeline'), ('episodes'::regclass, 'body'), ('claims'::regclass, 'claim'))
+         ORDER BY 1`,
+      );
+      const method = lz4 ? 'l' : '';
+      expect(rows).toEqual([
+        { col: 'claims.claim', c: method },
+        { col: 'episodes.body', c: method },
+        { col: 'memories.timeline', c: method },
+      ]);
+      // A value past the compression threshold reads back whole either way.
+      const big = { text: 'x'.repeat(50_000) };
+      await pool.query(`INSERT INTO workspaces (id) VALUES ('w-lz4')`);
+      await pool.query(
+        `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, kind, body, occurred_at, occurred_at_defaulted, lineage, snapshot, actor_role, content_hash)
+         VALUES ('w-lz4', gen_random_uuid(), 'api', 'k', 's', 'workspace', 'note', $1, now(), false, 'l', false, 'member', 'h')`,
+        [big],
+      );
+      const back = await pool.query(`SELECT body, pg_column_compression(body) AS m FROM episodes WHERE workspace_id = 'w-lz4'`);
+      expect(back.rows[0].body).toEqual(big);
+      expect(back.rows[0].m).toBe(lz4 ? 'lz4' : 'pglz');
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('run once when two runtimes start together on an empty database', async () => {
     const db = await createEmptyDatabase();
     dbs.push(db);
