@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { claimBody, compiledFrom, logEpisodes, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertMemories } from '../memories/insert-memories.js';
@@ -51,6 +52,56 @@ describe('writeProjections', () => {
     const { rows: text } = await pool.query<{ search_text: string }>('SELECT search_text FROM memory_values WHERE workspace_id = $1', ['w-write']);
     expect(text.map((r) => r.search_text)).toEqual([searchText(before.timeline, 'Tuesday')]);
     expect(text[0]!.search_text).toBe('deploy day env prod Tuesday');
+  });
+});
+
+/** Every projected row of a workspace, every column but the workspace, in one order. */
+async function allRows(workspaceId: string) {
+  const read = async (table: string, order: string) =>
+    (await pool.query(`SELECT * FROM ${table} WHERE workspace_id = $1 ORDER BY ${order}`, [workspaceId])).rows.map(({ workspace_id: _, ...r }) => r);
+  return {
+    values: await read('memory_values', 'memory_id, ord'),
+    evidence: await read('evidence', 'memory_id, value_ord, source, idempotency_key, claim_index'),
+    decisions: await read('claim_decisions', 'memory_id, source, idempotency_key, claim_index'),
+  };
+}
+
+describe('writeProjections, as a diff', () => {
+  it('leaves the rows that writing the last timeline whole leaves, after any sequence of timelines of a key', async () => {
+    // Six statements of one key by two authors, some backdated: each step's timeline is folded
+    // from a different subset, so rows change at the end, in the middle, and go.
+    const days = ['Monday', 'Tuesday', 'Wednesday', 'Thursday'];
+    const logged = await logEpisodes(
+      pool,
+      'w-diff',
+      Array.from({ length: 6 }, (_, i) => ({
+        idempotency_key: `d${i}`,
+        subject: 's',
+        occurred_at: `2026-01-0${i + 1}T00:00:00.000Z`,
+        body: claimBody('deploy_day', days[(i * 3) % days.length]!, i % 3 === 2 ? { effective_from: '2025-12-01T00:00:00.000Z' } : {}),
+      })),
+      { role: 'owner', user: 'ann' },
+    );
+    const member = await logEpisodes(pool, 'w-diff', [{ idempotency_key: 'm', subject: 's', occurred_at: '2026-01-03T12:00:00.000Z', body: claimBody('deploy_day', 'Friday') }], { role: 'member', user: 'bo' });
+    const pool7 = [...logged, ...member];
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.subarray(pool7, { minLength: 1 }), { minLength: 1, maxLength: 4 }), async (steps) => {
+        run += 1;
+        const ws = `w-diff-${run}`;
+        const timelines = steps.map((subset) => compiledFrom(subset).memories[0]!);
+        // The same timelines under another workspace id: only the rows are compared.
+        const write = (i: number) => ({ ...timelines[i]!, timeline: { ...timelines[i]!.timeline } });
+        await writeProjections(pool, ws, [{ write: write(0), before: null }]);
+        for (let i = 1; i < timelines.length; i += 1) await writeProjections(pool, ws, [{ write: write(i), before: timelines[i - 1]!.timeline }]);
+        const diffed = await allRows(ws);
+        const whole = `${ws}-whole`;
+        await writeProjections(pool, whole, [{ write: write(timelines.length - 1), before: null }]);
+        expect(diffed).toEqual(await allRows(whole));
+        expect(diffed.decisions).toHaveLength(timelines.at(-1)!.timeline.decisions.length);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

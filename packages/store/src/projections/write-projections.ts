@@ -31,8 +31,40 @@ const decisionId = (memoryId: string, d: Timeline['decisions'][number]) =>
 const projectedDecision = (d: Timeline['decisions'][number]) =>
   JSON.stringify([d.kind, d.target ? [d.target.source, d.target.idempotency_key, d.target.index] : null, d.reason]);
 
-const projectedValue = (v: Timeline['values'][number]) =>
-  JSON.stringify([v.value, v.valid_from, v.valid_to, v.status, v.superseded_by, v.conditions, v.standing, v.support]);
+
+type Ref = { source: string; idempotency_key: string; index: number };
+
+const sameRef = (a: Ref, b: Ref) => a.index === b.index && a.idempotency_key === b.idempotency_key && a.source === b.source;
+
+/** What `projectedDecision` compares, without building its strings. */
+const sameDecision = (a: Timeline['decisions'][number], b: Timeline['decisions'][number]) =>
+  a.kind === b.kind && a.reason === b.reason && (a.target ? !!b.target && sameRef(a.target, b.target) : !b.target);
+
+/** Whether a value row would be written unchanged: strings are built only for the value and its conditions. */
+const sameValue = (a: Timeline['values'][number], b: Timeline['values'][number]) =>
+  a.valid_from === b.valid_from &&
+  a.valid_to === b.valid_to &&
+  a.status === b.status &&
+  a.superseded_by === b.superseded_by &&
+  a.standing === b.standing &&
+  a.support === b.support &&
+  JSON.stringify(a.conditions) === JSON.stringify(b.conditions) &&
+  JSON.stringify(a.value) === JSON.stringify(b.value);
+
+/**
+ * The two lists after their longest common prefix of same-named items (`same`), each pair of
+ * that prefix handed to `paired`. A key restated ten thousand times changes only at its end:
+ * comparing the prefix in place costs no string per item, where naming every item did (a
+ * tenth of such a compile).
+ */
+function unmatchedTails<T>(before: readonly T[], after: readonly T[], same: (a: T, b: T) => boolean, paired?: (a: T, b: T) => void): [readonly T[], readonly T[]] {
+  let i = 0;
+  while (i < before.length && i < after.length && same(before[i]!, after[i]!)) {
+    paired?.(before[i]!, after[i]!);
+    i += 1;
+  }
+  return i === 0 ? [before, after] : [before.slice(i), after.slice(i)];
+}
 
 /**
  * Brings the row projections of these memories (values, evidence, decisions) in line with
@@ -64,28 +96,41 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
       continue;
     }
     const old = before.values;
+    // Searchable text is the predicate and qualifiers with the value: with the same key text on
+    // both sides, an unchanged value has an unchanged text.
+    const sameKeyText = before.fact_key.predicate === w.timeline.fact_key.predicate && JSON.stringify(before.fact_key.qualifiers) === JSON.stringify(w.timeline.fact_key.qualifiers);
     w.timeline.values.forEach((v, ord) => {
       const prior = old[ord];
-      if (!prior || projectedValue(prior) !== projectedValue(v) || searchText(before, prior.value) !== searchText(w.timeline, v.value)) {
+      if (!prior || !sameValue(prior, v) || (!sameKeyText && searchText(before, prior.value) !== searchText(w.timeline, v.value))) {
         valuesToWrite.push({ w, v, ord });
       }
-      const had = new Set((prior?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
-      for (const e of v.evidence) if (!had.has(evidenceId(id, ord, e))) evidenceToWrite.push({ x: { w, v, ord }, e });
+      const [, has] = unmatchedTails(prior?.evidence ?? [], v.evidence, sameRef);
+      if (has.length === 0) return;
+      const hadIds = new Set((prior?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
+      for (const e of has) if (!hadIds.has(evidenceId(id, ord, e))) evidenceToWrite.push({ x: { w, v, ord }, e });
     });
     old.forEach((prior, ord) => {
       const now = w.timeline.values[ord];
       if (!now) valuesToDelete.push({ memory_id: id, ord });
+      const [had] = unmatchedTails(prior.evidence, now?.evidence ?? [], sameRef);
+      if (had.length === 0) return;
       const keep = new Set((now?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
-      for (const e of prior.evidence) if (!keep.has(evidenceId(id, ord, e))) evidenceToDelete.push({ memory_id: id, ord, source: e.source, idempotency_key: e.idempotency_key, index: e.index });
+      for (const e of had) if (!keep.has(evidenceId(id, ord, e))) evidenceToDelete.push({ memory_id: id, ord, source: e.source, idempotency_key: e.idempotency_key, index: e.index });
     });
-    const priorDecisions = new Map(before.decisions.map((d) => [decisionId(id, d), projectedDecision(d)]));
+    // Decisions are named by their claim, once each in a timeline (one per claim folded): the
+    // common prefix is compared in place, and only what follows it is matched by name. Evidence
+    // above is matched against the whole other list once its tails differ.
+    const [gone, now] = unmatchedTails(before.decisions, w.timeline.decisions, (a, b) => sameRef(a.claim, b.claim), (a, b) => {
+      if (!sameDecision(a, b)) decisionsToWrite.push({ w, d: b });
+    });
+    const priorDecisions = new Map(gone.map((d) => [decisionId(id, d), projectedDecision(d)]));
     const nowIds = new Set<string>();
-    for (const d of w.timeline.decisions) {
+    for (const d of now) {
       const did = decisionId(id, d);
       nowIds.add(did);
       if (priorDecisions.get(did) !== projectedDecision(d)) decisionsToWrite.push({ w, d });
     }
-    for (const d of before.decisions) {
+    for (const d of gone) {
       if (!nowIds.has(decisionId(id, d))) decisionsToDelete.push({ memory_id: id, source: d.claim.source, idempotency_key: d.claim.idempotency_key, index: d.claim.index });
     }
   }
