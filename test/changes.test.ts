@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent, Principal } from '@canon/runtime';
-import { pruneChangeFeed } from '@canon/runtime/internals';
+import { pruneChangeFeed, pruneJobProgress } from '@canon/runtime/internals';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 // Follow it live (issue 17): what each compile changed, as a feed a key follows from a cursor —
@@ -212,6 +212,15 @@ describe('the change feed', { timeout: 180_000 }, () => {
     expect(await pruneChangeFeed(canon.runtime.pool, 30)).toBe(1);
     expect((await all(owner.key, '0.0', '&subject=service%3Aaged')).map((c) => c.cursor)).toEqual([feed[1]!.cursor]);
     expect(await pruneChangeFeed(canon.runtime.pool, 30)).toBe(0);
+  });
+
+  it('ages out the progress of jobs reported before the job retention, as the system role', async () => {
+    const [aged, fresh] = ['00000000-0000-4000-8000-00000000a9e1', '00000000-0000-4000-8000-00000000a9e2'];
+    for (const id of [aged, fresh]) await canon.runtime.pool.query(`INSERT INTO job_progress (workspace_id, job_id, done, total) VALUES ('w-aged-jobs', $1, 1, 1)`, [id]);
+    await canon.runtime.pool.query(`UPDATE job_progress SET updated_at = now() - interval '8 days' WHERE job_id = $1`, [aged]);
+    expect(await pruneJobProgress(canon.runtime.pool, 7)).toBe(1);
+    const { rows } = await canon.runtime.pool.query(`SELECT job_id FROM job_progress WHERE workspace_id = 'w-aged-jobs'`);
+    expect(rows).toEqual([{ job_id: fresh }]);
   });
 
   it('refuses a malformed cursor with a 400 problem', async () => {

@@ -2,7 +2,7 @@
 export { freePort } from './ops/embedded-postgres.js';
 export { CONNECTOR_RUN_QUEUE, connectorScheduleKey } from './connectors/schedules.js';
 export { compileSubject } from './compile/compile.js';
-export { QUEUES, compileMany, pruneChangeFeed, scheduledCompile } from './compile/jobs.js';
+export { QUEUES, compileMany, pruneChangeFeed, pruneJobProgress, scheduledCompile } from './compile/jobs.js';
 export { summarize } from './recall/recall.js';
 export { withWorkspace, withSystem, enterWorkspace } from './auth/scope.js';
 export { estimateTokens } from './recall/context.js';

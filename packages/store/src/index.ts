@@ -113,6 +113,7 @@ export { noteWebhookError } from './webhooks/note-webhook-error.js';
 export { recordDeliveryAttempt } from './webhooks/record-delivery-attempt.js';
 export { webhookById } from './webhooks/webhook-by-id.js';
 export { type WebhookRow } from './webhooks/rows.js';
+export { deleteJobProgressBefore } from './jobs/delete-job-progress-before.js';
 export { getJobProgress } from './jobs/get-job-progress.js';
 export { recentlyReportedJobs } from './jobs/recently-reported-jobs.js';
 export { saveJobProgress } from './jobs/save-job-progress.js';

@@ -1,7 +1,7 @@
 import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
-import { deleteChangesBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
+import { deleteChangesBefore, deleteJobProgressBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { allUsersOf, withSystem, withWorkspace } from '../auth/scope.js';
@@ -117,6 +117,15 @@ export async function pruneChangeFeed(pool: Pool, retentionDays: number, now: Da
   return withSystem(pool, (tx) => deleteChangesBefore(tx, before));
 }
 
+/**
+ * Deletes the progress rows of jobs last reported before the job retention, in every workspace:
+ * by then pg-boss has deleted the jobs themselves. Returns how many went.
+ */
+export async function pruneJobProgress(pool: Pool, retentionDays: number, now: Date = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - retentionDays * 86_400_000).toISOString();
+  return withSystem(pool, (tx) => deleteJobProgressBefore(tx, before));
+}
+
 /** The queue the scheduled compile had before it was named for what it is. */
 const LEGACY_SCHEDULE_QUEUE = 'nightly';
 
@@ -181,7 +190,7 @@ export const POLLING = Object.freeze({ pollingIntervalSeconds: 0.5, notifyPollin
 export async function startWorkers(
   boss: PgBoss,
   pool: Pool,
-  settings: Pick<JobSettings, 'compileChunk' | 'changesRetentionDays'>,
+  settings: Pick<JobSettings, 'compileChunk' | 'changesRetentionDays' | 'retentionDays'>,
   /** Runs after a compile job (never a rebuild): the resolver asks about new candidates here. */
   afterCompile?: (workspaceId: string, subject: string) => Promise<void>,
 ): Promise<void> {
@@ -216,9 +225,14 @@ export async function startWorkers(
       const keyed = new Set((await boss.getSchedules(QUEUES.scheduledCompile)).map((s) => s.key).filter((k) => k !== DEFAULT_SCHEDULE_KEY));
       const covers = own ? (ws: string) => ws === own : (ws: string) => !keyed.has(ws);
       const compiled = await scheduledCompile(pool, job!.id, deadLetter(boss), covers);
-      // The default schedule also ages out the change feed, once a night for every workspace.
+      // The default schedule also ages out the change feed and the progress of old jobs, once a
+      // night for every workspace.
       if (own) return compiled;
-      return { ...compiled, changes_pruned: await pruneChangeFeed(pool, settings.changesRetentionDays) };
+      return {
+        ...compiled,
+        changes_pruned: await pruneChangeFeed(pool, settings.changesRetentionDays),
+        job_progress_pruned: await pruneJobProgress(pool, settings.retentionDays),
+      };
     }),
   );
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
+import { deleteJobProgressBefore } from './delete-job-progress-before.js';
 import { getJobProgress } from './get-job-progress.js';
 import { recentlyReportedJobs } from './recently-reported-jobs.js';
 import { saveJobProgress } from './save-job-progress.js';
@@ -45,5 +46,22 @@ describe('recentlyReportedJobs', () => {
     expect(await recentlyReportedJobs(pool, 'w-recent', 10)).toEqual([...ids].reverse());
     expect(await recentlyReportedJobs(pool, 'w-recent', 2)).toEqual([ids[2], ids[1]]);
     expect(await recentlyReportedJobs(pool, 'w-none', 10)).toEqual([]);
+  });
+});
+
+describe('deleteJobProgressBefore', () => {
+  it('deletes the progress last reported before the instant, in every workspace, and keeps the rest', async () => {
+    const old = '00000000-0000-4000-8000-0000000000d1';
+    const recent = '00000000-0000-4000-8000-0000000000d2';
+    await saveJobProgress(pool, 'w-prune-1', old, 1, 2);
+    await saveJobProgress(pool, 'w-prune-2', old, 1, 2);
+    await saveJobProgress(pool, 'w-prune-1', recent, 1, 2);
+    await pool.query(`UPDATE job_progress SET updated_at = now() - interval '8 days' WHERE job_id = $1`, [old]);
+    const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
+    expect(await deleteJobProgressBefore(pool, weekAgo)).toBe(2);
+    expect(await getJobProgress(pool, 'w-prune-1', old)).toBeNull();
+    expect(await getJobProgress(pool, 'w-prune-2', old)).toBeNull();
+    expect(await getJobProgress(pool, 'w-prune-1', recent)).toEqual({ done: 1, total: 2 });
+    expect(await deleteJobProgressBefore(pool, weekAgo)).toBe(0);
   });
 });
