@@ -149,6 +149,12 @@ if (Object.keys(errors).length > 0) {
 }
 process.exit(0);
 
+/** The ingest stage starts a server of its own (the embedded one unless DATABASE_URL names one): say so when it differs. */
+function ingestServer(latest: Record<string, unknown> & { machine: { postgres: string } }): string {
+  const own = (latest['ingest'] as { machine?: { postgres?: string } } | null)?.machine?.postgres;
+  return own && own !== latest.machine.postgres ? ` The ingest stage ran on a PostgreSQL ${own} of its own.` : '';
+}
+
 function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof machine> & { postgres: string } }, targets: Target[], cases: CompileCase[]): string {
   const m = latest.machine;
   const load = latest['load_average'] as { before: number[]; after: number[] };
@@ -157,7 +163,7 @@ function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof
     '',
     `\`npm run bench\`${SMALL ? ' with `BENCH_SCALE=small`' : ''}, ${String(latest['measured_at']).slice(0, 16).replace('T', ' ')} UTC, ${String(latest['duration_s'])} s.`,
     '',
-    `Machine: ${m.cores} cores (${m.cpu}), ${m.memory_gib} GiB, PostgreSQL ${m.postgres} (embedded, same machine), Node ${m.node}, ${m.platform}.`,
+    `Machine: ${m.cores} cores (${m.cpu}), ${m.memory_gib} GiB, PostgreSQL ${m.postgres} (${process.env['BENCH_DATABASE_URL'] ? 'the server BENCH_DATABASE_URL names' : 'embedded'}, same machine), Node ${m.node}, ${m.platform}.${ingestServer(latest)}`,
     latest['shared_machine']
       ? `The machine was shared with other work during the run (1-minute load average ${load.before[0]} at the start, ${load.after[0]} at the end, on ${m.cores} cores): latencies are noisier and higher than on an idle machine.`
       : `Load average ${load.before[0]} at the start, ${load.after[0]} at the end.`,
