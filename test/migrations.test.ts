@@ -168,6 +168,57 @@ describe('migrations', () => {
     }
   });
 
+  it('give every memory with a summary its side, as recall read it from the summary (0026)', async () => {
+    const memory = (id: string, summary: unknown, side: unknown) => ({ id, summary: summary === null ? null : JSON.stringify(summary), side: side === null ? null : JSON.stringify(side) });
+    const summary = {
+      v: 1,
+      from: '2026-01-02T00:00:00.000Z',
+      memory: {
+        id: 'm1',
+        key: 'k1',
+        status: 'conflicted',
+        predicate: 'deploy_day',
+        qualifiers: { env: 'prod' },
+        current: [],
+        conflict: [
+          { value: 'Tuesday', standing: 50, sources: [{ source: 'api', idempotency_key: 'a', source_ref: null, text: '' }] },
+          { value: { day: 'Thursday' }, standing: 50, sources: [] },
+        ],
+        scheduled: [],
+        needs_verification: true,
+      },
+    };
+    const rows = [memory('m1', summary, null), memory('m2', null, null), memory('m3', summary, { v: 1, from: null, memory: { kept: true } })];
+    await migratedByOwner(
+      '0026_side_backfill',
+      async (admin) => {
+        for (const r of rows)
+          await admin.query(
+            `INSERT INTO memories (workspace_id, id, subject, key, scope, predicate, qualifiers, revision, etag, digest, status, timeline, summary, side)
+             VALUES ('w1', $1, 's', $1, 'workspace', 'deploy_day', '{}', 1, 'e', 'd', 'conflicted', '{}', $2, $3)`,
+            [r.id, r.summary, r.side],
+          );
+      },
+      async ({ admin }) => {
+        const { rows: sides } = await admin.query('SELECT id, side FROM memories ORDER BY id');
+        expect(sides).toEqual([
+          {
+            id: 'm1',
+            side: {
+              v: 1,
+              from: '2026-01-02T00:00:00.000Z',
+              memory: { status: 'conflicted', predicate: 'deploy_day', qualifiers: { env: 'prod' }, current: [], conflict: [{ value: 'Tuesday' }, { value: { day: 'Thursday' } }] },
+            },
+          },
+          { id: 'm2', side: null },
+          { id: 'm3', side: { v: 1, from: null, memory: { kept: true } } },
+        ]);
+        const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'memories'::regclass`);
+        expect(forced).toEqual([{ relforcerowsecurity: true }]);
+      },
+    );
+  });
+
   it('run once when two runtimes start together on an empty database', async () => {
     const db = await createEmptyDatabase();
     dbs.push(db);

@@ -104,7 +104,7 @@ describe('summariesOfSubject', () => {
 });
 
 describe('candidateRowsByIds', () => {
-  it('reads a candidate\'s side, or of its summary only what names its side when the row has none', async () => {
+  it('reads a candidate\'s scope, owner and stored side', async () => {
     const { day } = await seeded('w-candidate-rows');
     const expected = {
       id: day.timeline.memory_id,
@@ -116,9 +116,6 @@ describe('candidateRowsByIds', () => {
     // The stored side is what is read: a marker in it comes back as it is.
     await pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,predicate}', '"marked"') WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [day.timeline.memory_id]);
     expect((await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id]))[0]!.summary).toMatchObject({ memory: { predicate: 'marked' } });
-    // A row from before the column: the same side, taken from the summary.
-    await pool.query(`UPDATE memories SET side = NULL WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [day.timeline.memory_id]);
-    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id])).toEqual([expected]);
     expect(await candidateRowsByIds(pool, 'w-candidate-rows', [])).toEqual([]);
   });
 });
