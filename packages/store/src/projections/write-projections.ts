@@ -15,27 +15,14 @@ type EvidenceRow = { x: ValueRow; e: Timeline['values'][number]['evidence'][numb
 
 type DecisionRow = { w: MemoryWrite; d: Timeline['decisions'][number] };
 
-const valueId = (memoryId: string, ord: number) => `${memoryId}\u0000${ord}`;
-
-const evidenceId = (memoryId: string, ord: number, e: { source: string; idempotency_key: string; index: number }) =>
-  JSON.stringify([memoryId, ord, e.source, e.idempotency_key, e.index]);
-
-const decisionId = (memoryId: string, d: Timeline['decisions'][number]) =>
-  JSON.stringify([memoryId, d.claim.source, d.claim.idempotency_key, d.claim.index]);
-
-/**
- * What a decision row holds, field by field: a timeline read back from jsonb has its members
- * in jsonb's order, so comparing JSON.stringify of the two objects found every row changed and
- * rewrote all of a hot key's decisions at each compile.
- */
-const projectedDecision = (d: Timeline['decisions'][number]) =>
-  JSON.stringify([d.kind, d.target ? [d.target.source, d.target.idempotency_key, d.target.index] : null, d.reason]);
-
 type Ref = { source: string; idempotency_key: string; index: number };
+
+/** A claim reference as one string, for matching a list's items by name. */
+const refKey = (r: Ref) => JSON.stringify([r.source, r.idempotency_key, r.index]);
 
 const sameRef = (a: Ref, b: Ref) => a.index === b.index && a.idempotency_key === b.idempotency_key && a.source === b.source;
 
-/** What `projectedDecision` compares, without building its strings. */
+/** Whether a decision row would be written unchanged. */
 const sameDecision = (a: Timeline['decisions'][number], b: Timeline['decisions'][number]) =>
   a.kind === b.kind && a.reason === b.reason && (a.target ? !!b.target && sameRef(a.target, b.target) : !b.target);
 
@@ -95,89 +82,109 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
       continue;
     }
     const old = before.values;
+    const values = w.timeline.values;
     // Searchable text is the predicate and qualifiers with the value: with the same key text on
     // both sides, an unchanged value has an unchanged text.
     const sameKeyText = before.fact_key.predicate === w.timeline.fact_key.predicate && JSON.stringify(before.fact_key.qualifiers) === JSON.stringify(w.timeline.fact_key.qualifiers);
-    w.timeline.values.forEach((v, ord) => {
+    for (let ord = 0; ord < Math.max(old.length, values.length); ord += 1) {
       const prior = old[ord];
-      if (!prior || !sameValue(prior, v) || (!sameKeyText && searchText(before, prior.value) !== searchText(w.timeline, v.value))) {
-        valuesToWrite.push({ w, v, ord });
+      const v = values[ord];
+      if (!v) valuesToDelete.push({ memory_id: id, ord });
+      else if (!prior || !sameValue(prior, v) || (!sameKeyText && searchText(before, prior.value) !== searchText(w.timeline, v.value))) valuesToWrite.push({ w, v, ord });
+      // Past their common prefix, a value's evidence is matched by name against the whole other list.
+      const [had, has] = unmatchedTails(prior?.evidence ?? [], v?.evidence ?? [], sameRef);
+      if (v && has.length > 0) {
+        const hadKeys = new Set((prior?.evidence ?? []).map(refKey));
+        for (const e of has) if (!hadKeys.has(refKey(e))) evidenceToWrite.push({ x: { w, v, ord }, e });
       }
-      const [, has] = unmatchedTails(prior?.evidence ?? [], v.evidence, sameRef);
-      if (has.length === 0) return;
-      const hadIds = new Set((prior?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
-      for (const e of has) if (!hadIds.has(evidenceId(id, ord, e))) evidenceToWrite.push({ x: { w, v, ord }, e });
-    });
-    old.forEach((prior, ord) => {
-      const now = w.timeline.values[ord];
-      if (!now) valuesToDelete.push({ memory_id: id, ord });
-      const [had] = unmatchedTails(prior.evidence, now?.evidence ?? [], sameRef);
-      if (had.length === 0) return;
-      const keep = new Set((now?.evidence ?? []).map((e) => evidenceId(id, ord, e)));
-      for (const e of had) if (!keep.has(evidenceId(id, ord, e))) evidenceToDelete.push({ memory_id: id, ord, source: e.source, idempotency_key: e.idempotency_key, index: e.index });
-    });
-    // Decisions are named by their claim, once each in a timeline (one per claim folded): the
-    // common prefix is compared in place, and only what follows it is matched by name. Evidence
-    // above is matched against the whole other list once its tails differ.
+      if (had.length > 0) {
+        const keep = new Set((v?.evidence ?? []).map(refKey));
+        for (const e of had) if (!keep.has(refKey(e))) evidenceToDelete.push({ memory_id: id, ord, source: e.source, idempotency_key: e.idempotency_key, index: e.index });
+      }
+    }
+    // Decisions are named by their claim, once each in a timeline (one per claim folded): past
+    // their common prefix, the rest are matched by name.
     const [gone, now] = unmatchedTails(before.decisions, w.timeline.decisions, (a, b) => sameRef(a.claim, b.claim), (a, b) => {
       if (!sameDecision(a, b)) decisionsToWrite.push({ w, d: b });
     });
-    const priorDecisions = new Map(gone.map((d) => [decisionId(id, d), projectedDecision(d)]));
-    const nowIds = new Set<string>();
+    const priorDecisions = new Map(gone.map((d) => [refKey(d.claim), d] as const));
+    const nowKeys = new Set<string>();
     for (const d of now) {
-      const did = decisionId(id, d);
-      nowIds.add(did);
-      if (priorDecisions.get(did) !== projectedDecision(d)) decisionsToWrite.push({ w, d });
+      const key = refKey(d.claim);
+      nowKeys.add(key);
+      const prior = priorDecisions.get(key);
+      if (!prior || !sameDecision(prior, d)) decisionsToWrite.push({ w, d });
     }
     for (const d of gone) {
-      if (!nowIds.has(decisionId(id, d))) decisionsToDelete.push({ memory_id: id, source: d.claim.source, idempotency_key: d.claim.idempotency_key, index: d.claim.index });
+      if (!nowKeys.has(refKey(d.claim))) decisionsToDelete.push({ memory_id: id, source: d.claim.source, idempotency_key: d.claim.idempotency_key, index: d.claim.index });
     }
   }
 
-  if (valuesToDelete.length > 0) {
-    await sql.query(
-      `DELETE FROM memory_values v USING unnest($2::text[], $3::int[]) AS d(memory_id, ord)
-       WHERE v.workspace_id = $1 AND v.memory_id = d.memory_id AND v.ord = d.ord`,
-      [workspaceId, valuesToDelete.map((d) => d.memory_id), valuesToDelete.map((d) => d.ord)],
-    );
-  }
-  if (evidenceToDelete.length > 0) {
-    await sql.query(
-      `DELETE FROM evidence e USING unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[]) AS d(memory_id, ord, source, idempotency_key, idx)
-       WHERE e.workspace_id = $1 AND e.memory_id = d.memory_id AND e.value_ord = d.ord AND e.source = d.source
-         AND e.idempotency_key = d.idempotency_key AND e.claim_index = d.idx`,
-      [
-        workspaceId,
-        evidenceToDelete.map((d) => d.memory_id),
-        evidenceToDelete.map((d) => d.ord),
-        evidenceToDelete.map((d) => d.source),
-        evidenceToDelete.map((d) => d.idempotency_key),
-        evidenceToDelete.map((d) => d.index),
-      ],
-    );
-  }
-  if (decisionsToDelete.length > 0) {
-    await sql.query(
-      `DELETE FROM claim_decisions x USING unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS d(memory_id, source, idempotency_key, idx)
-       WHERE x.workspace_id = $1 AND x.memory_id = d.memory_id AND x.source = d.source
-         AND x.idempotency_key = d.idempotency_key AND x.claim_index = d.idx`,
-      [
-        workspaceId,
-        decisionsToDelete.map((d) => d.memory_id),
-        decisionsToDelete.map((d) => d.source),
-        decisionsToDelete.map((d) => d.idempotency_key),
-        decisionsToDelete.map((d) => d.index),
-      ],
-    );
-  }
+  await deleteRows(sql, workspaceId, 'memory_values', valuesToDelete, [
+    ['memory_id', 'text', (d) => d.memory_id],
+    ['ord', 'int', (d) => d.ord],
+  ]);
+  await deleteRows(sql, workspaceId, 'evidence', evidenceToDelete, [
+    ['memory_id', 'text', (d) => d.memory_id],
+    ['value_ord', 'int', (d) => d.ord],
+    ['source', 'text', (d) => d.source],
+    ['idempotency_key', 'text', (d) => d.idempotency_key],
+    ['claim_index', 'int', (d) => d.index],
+  ]);
+  await deleteRows(sql, workspaceId, 'claim_decisions', decisionsToDelete, [
+    ['memory_id', 'text', (d) => d.memory_id],
+    ['source', 'text', (d) => d.source],
+    ['idempotency_key', 'text', (d) => d.idempotency_key],
+    ['claim_index', 'int', (d) => d.index],
+  ]);
 
-  await insertValueRows(sql, workspaceId, fresh.values, false);
-  await insertValueRows(sql, workspaceId, valuesToWrite, true);
-  await insertEvidenceRows(sql, workspaceId, fresh.evidence, false);
-  await insertEvidenceRows(sql, workspaceId, evidenceToWrite, true);
-  await insertDecisionRows(sql, workspaceId, fresh.decisions, false);
-  await insertDecisionRows(sql, workspaceId, decisionsToWrite, true);
+  await insertRows(sql, workspaceId, 'memory_values', fresh.values, VALUE_COLUMNS);
+  await insertRows(sql, workspaceId, 'memory_values', valuesToWrite, VALUE_COLUMNS, VALUE_UPSERT);
+  await insertRows(sql, workspaceId, 'evidence', fresh.evidence, EVIDENCE_COLUMNS);
+  await insertRows(sql, workspaceId, 'evidence', evidenceToWrite, EVIDENCE_COLUMNS, 'ON CONFLICT DO NOTHING');
+  await insertRows(sql, workspaceId, 'claim_decisions', fresh.decisions, DECISION_COLUMNS);
+  await insertRows(sql, workspaceId, 'claim_decisions', decisionsToWrite, DECISION_COLUMNS, DECISION_UPSERT);
 }
+
+/** A column of rows sent as one array parameter: its name in the table, its type, its value in a row. */
+type Column<R> = readonly [name: string, type: string, of: (row: R) => unknown];
+
+const VALUE_COLUMNS: ReadonlyArray<Column<ValueRow>> = [
+  ['memory_id', 'text', (x) => x.w.timeline.memory_id],
+  ['ord', 'int', (x) => x.ord],
+  ['subject', 'text', (x) => x.w.subject],
+  ['scope', 'text', (x) => x.w.timeline.fact_key.scope],
+  ['owner', 'text', (x) => x.w.timeline.fact_key.owner],
+  ['value', 'jsonb', (x) => JSON.stringify(x.v.value)],
+  ['search_text', 'text', (x) => searchText(x.w.timeline, x.v.value)],
+  ['valid_from', 'timestamptz', (x) => x.v.valid_from],
+  ['valid_to', 'timestamptz', (x) => x.v.valid_to],
+  ['status', 'text', (x) => x.v.status],
+  ['superseded_by', 'text', (x) => x.v.superseded_by],
+  ['conditions', 'jsonb', (x) => JSON.stringify(x.v.conditions)],
+  ['standing', 'int', (x) => x.v.standing],
+  ['support', 'int', (x) => x.v.support],
+];
+
+const EVIDENCE_COLUMNS: ReadonlyArray<Column<EvidenceRow>> = [
+  ['memory_id', 'text', (r) => r.x.w.timeline.memory_id],
+  ['value_ord', 'int', (r) => r.x.ord],
+  ['source', 'text', (r) => r.e.source],
+  ['idempotency_key', 'text', (r) => r.e.idempotency_key],
+  ['claim_index', 'int', (r) => r.e.index],
+  ['lineage', 'text', (r) => r.e.lineage],
+  ['source_ref', 'text', (r) => r.e.source_ref],
+];
+
+const DECISION_COLUMNS: ReadonlyArray<Column<DecisionRow>> = [
+  ['memory_id', 'text', (r) => r.w.timeline.memory_id],
+  ['source', 'text', (r) => r.d.claim.source],
+  ['idempotency_key', 'text', (r) => r.d.claim.idempotency_key],
+  ['claim_index', 'int', (r) => r.d.claim.index],
+  ['kind', 'text', (r) => r.d.kind],
+  ['target', 'jsonb', (r) => (r.d.target ? JSON.stringify(r.d.target) : null)],
+  ['reason', 'text', (r) => r.d.reason],
+];
 
 const VALUE_UPSERT = `ON CONFLICT (workspace_id, memory_id, ord) DO UPDATE SET value = EXCLUDED.value, search_text = EXCLUDED.search_text,
   valid_from = EXCLUDED.valid_from, valid_to = EXCLUDED.valid_to, status = EXCLUDED.status,
@@ -187,76 +194,26 @@ const VALUE_UPSERT = `ON CONFLICT (workspace_id, memory_id, ord) DO UPDATE SET v
 const DECISION_UPSERT = `ON CONFLICT (workspace_id, memory_id, source, idempotency_key, claim_index) DO UPDATE SET kind = EXCLUDED.kind,
   target = EXCLUDED.target, reason = EXCLUDED.reason`;
 
-async function insertValueRows(sql: Sql, workspaceId: string, rows: readonly ValueRow[], conflict: boolean): Promise<void> {
-  if (rows.length === 0) return;
-  await sql.query(
-    `INSERT INTO memory_values (workspace_id, memory_id, ord, subject, scope, owner, value, search_text, valid_from, valid_to,
-       status, superseded_by, conditions, standing, support)
-     SELECT $1, u.memory_id, u.ord, u.subject, u.scope, u.owner, u.value, u.search_text, u.valid_from, u.valid_to,
-       u.status, u.superseded_by, u.conditions, u.standing, u.support
-     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::timestamptz[],
-                 $10::timestamptz[], $11::text[], $12::text[], $13::jsonb[], $14::int[], $15::int[])
-       AS u(memory_id, ord, subject, scope, owner, value, search_text, valid_from, valid_to, status, superseded_by, conditions, standing, support)
-       ${conflict ? VALUE_UPSERT : ''}`,
-    [
-      workspaceId,
-      rows.map((x) => x.w.timeline.memory_id),
-      rows.map((x) => x.ord),
-      rows.map((x) => x.w.subject),
-      rows.map((x) => x.w.timeline.fact_key.scope),
-      rows.map((x) => x.w.timeline.fact_key.owner),
-      rows.map((x) => JSON.stringify(x.v.value)),
-      rows.map((x) => searchText(x.w.timeline, x.v.value)),
-      rows.map((x) => x.v.valid_from),
-      rows.map((x) => x.v.valid_to),
-      rows.map((x) => x.v.status),
-      rows.map((x) => x.v.superseded_by),
-      rows.map((x) => JSON.stringify(x.v.conditions)),
-      rows.map((x) => x.v.standing),
-      rows.map((x) => x.v.support),
-    ],
-  );
+/** The rows' columns as array parameters after the workspace ($1), and `unnest`'s list of them. */
+function arrays<R>(rows: readonly R[], columns: ReadonlyArray<Column<R>>) {
+  return {
+    names: columns.map(([name]) => name).join(', '),
+    unnest: `unnest(${columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')})`,
+    params: columns.map(([, , of]) => rows.map(of)),
+  };
 }
 
-async function insertEvidenceRows(sql: Sql, workspaceId: string, rows: readonly EvidenceRow[], conflict: boolean): Promise<void> {
+/** One statement for all the rows: each column is one array parameter, turned back into rows by `unnest`. */
+async function insertRows<R>(sql: Sql, workspaceId: string, table: string, rows: readonly R[], columns: ReadonlyArray<Column<R>>, onConflict = ''): Promise<void> {
   if (rows.length === 0) return;
-  await sql.query(
-    `INSERT INTO evidence (workspace_id, memory_id, value_ord, source, idempotency_key, claim_index, lineage, source_ref)
-     SELECT $1, u.memory_id, u.value_ord, u.source, u.idempotency_key, u.claim_index, u.lineage, u.source_ref
-     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[])
-       AS u(memory_id, value_ord, source, idempotency_key, claim_index, lineage, source_ref)
-       ${conflict ? 'ON CONFLICT DO NOTHING' : ''}`,
-    [
-      workspaceId,
-      rows.map((r) => r.x.w.timeline.memory_id),
-      rows.map((r) => r.x.ord),
-      rows.map((r) => r.e.source),
-      rows.map((r) => r.e.idempotency_key),
-      rows.map((r) => r.e.index),
-      rows.map((r) => r.e.lineage),
-      rows.map((r) => r.e.source_ref),
-    ],
-  );
+  const a = arrays(rows, columns);
+  await sql.query(`INSERT INTO ${table} (workspace_id, ${a.names}) SELECT $1, * FROM ${a.unnest} AS u(${a.names}) ${onConflict}`, [workspaceId, ...a.params]);
 }
 
-async function insertDecisionRows(sql: Sql, workspaceId: string, rows: readonly DecisionRow[], conflict: boolean): Promise<void> {
+/** Deletes the rows of the table that match one of these on every column named. */
+async function deleteRows<R>(sql: Sql, workspaceId: string, table: string, rows: readonly R[], columns: ReadonlyArray<Column<R>>): Promise<void> {
   if (rows.length === 0) return;
-  await sql.query(
-    `INSERT INTO claim_decisions (workspace_id, memory_id, source, idempotency_key, claim_index, kind, target, reason)
-     SELECT $1, u.memory_id, u.source, u.idempotency_key, u.claim_index, u.kind, u.target, u.reason
-     FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::jsonb[], $8::text[])
-       AS u(memory_id, source, idempotency_key, claim_index, kind, target, reason)
-       ${conflict ? DECISION_UPSERT : ''}`,
-    [
-      workspaceId,
-      rows.map((r) => r.w.timeline.memory_id),
-      rows.map((r) => r.d.claim.source),
-      rows.map((r) => r.d.claim.idempotency_key),
-      rows.map((r) => r.d.claim.index),
-      rows.map((r) => r.d.kind),
-      rows.map((r) => (r.d.target ? JSON.stringify(r.d.target) : null)),
-      rows.map((r) => r.d.reason),
-    ],
-  );
+  const a = arrays(rows, columns);
+  const match = columns.map(([name]) => `t.${name} = d.${name}`).join(' AND ');
+  await sql.query(`DELETE FROM ${table} t USING ${a.unnest} AS d(${a.names}) WHERE t.workspace_id = $1 AND ${match}`, [workspaceId, ...a.params]);
 }
-
