@@ -111,10 +111,14 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
   }
 }
 
+/** The instant `days` before `now`: what a retention of that many days keeps is after it. */
+function retainedSince(days: number, now: Date): string {
+  return new Date(now.getTime() - days * 86_400_000).toISOString();
+}
+
 /** Deletes the change feed's rows older than the retention, in every workspace. Returns how many went. */
 export async function pruneChangeFeed(pool: Pool, retentionDays: number, now: Date = new Date()): Promise<number> {
-  const before = new Date(now.getTime() - retentionDays * 86_400_000).toISOString();
-  return withSystem(pool, (tx) => deleteChangesBefore(tx, before));
+  return withSystem(pool, (tx) => deleteChangesBefore(tx, retainedSince(retentionDays, now)));
 }
 
 /**
@@ -122,8 +126,7 @@ export async function pruneChangeFeed(pool: Pool, retentionDays: number, now: Da
  * by then pg-boss has deleted the jobs themselves. Returns how many went.
  */
 export async function pruneJobProgress(pool: Pool, retentionDays: number, now: Date = new Date()): Promise<number> {
-  const before = new Date(now.getTime() - retentionDays * 86_400_000).toISOString();
-  return withSystem(pool, (tx) => deleteJobProgressBefore(tx, before));
+  return withSystem(pool, (tx) => deleteJobProgressBefore(tx, retainedSince(retentionDays, now)));
 }
 
 /** The queue the scheduled compile had before it was named for what it is. */
