@@ -91,7 +91,3 @@ export function loadPairs(split?: PairSplit): Pair[] {
 
 /** The split nobody tuning candidates has read. */
 export const HELD_OUT: PairSplit = 'd';
-
-export function isHeldOut(pair: Pair): boolean {
-  return pair.id.startsWith(`p-${HELD_OUT}-`);
-}

@@ -72,6 +72,11 @@ export interface SystemResult {
   outcomes: Record<string, PairOutcome>;
 }
 
+/** The splits of a run that are not held out: scored together as development data. */
+function developmentSplits(splits: readonly PairSplit[]): PairSplit[] {
+  return splits.filter((s) => s !== HELD_OUT);
+}
+
 export async function evaluateParaphrases(systems: readonly ParaphraseSystem[], splits: readonly PairSplit[], log: (msg: string) => void): Promise<SystemResult[]> {
   const bySplit = new Map(splits.map((s) => [s, loadPairs(s)] as const));
   const all = [...bySplit.values()].flat();
@@ -85,7 +90,7 @@ export async function evaluateParaphrases(systems: readonly ParaphraseSystem[], 
     log(`${system.name}: ${all.length} pairs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const by_split: Record<string, ParaphraseMetrics> = {};
     for (const [s, pairs] of bySplit) by_split[s] = score(pairs, outcomes);
-    const dev = splits.filter((s) => s !== HELD_OUT);
+    const dev = developmentSplits(splits);
     if (dev.length > 1) by_split[dev.join('+')] = score(dev.flatMap((s) => bySplit.get(s)!), outcomes);
     results.push({ system: system.name, description: system.description, by_split, outcomes: Object.fromEntries(outcomes) });
   }
@@ -156,7 +161,7 @@ export async function runParaphrases(runtime: Runtime, url: string, splits: read
   const key = (await runtime.createKey({ workspace: 'paraphrases', role: 'member', user: 'eval' })).key;
   const canon = canonParaphrases({ request: (p, init) => fetch(`${url}${p}`, init), key }, run);
   const results = await evaluateParaphrases([canon, appendOnly, tokenOverlapMerger, trigramFlagger], splits, log);
-  const dev = splits.filter((s) => s !== HELD_OUT);
+  const dev = developmentSplits(splits);
   const groups = [...(dev.length > 1 ? [dev.join('+')] : dev), ...(splits.includes(HELD_OUT) ? [HELD_OUT] : [])];
   fs.mkdirSync(RESULTS, { recursive: true });
   fs.writeFileSync(
