@@ -89,16 +89,15 @@ describe('writeProjections, as a diff', () => {
       fc.asyncProperty(fc.array(fc.subarray(pool7, { minLength: 1 }), { minLength: 1, maxLength: 4 }), async (steps) => {
         run += 1;
         const ws = `w-diff-${run}`;
-        const timelines = steps.map((subset) => compiledFrom(subset).memories[0]!);
-        // The same timelines under another workspace id: only the rows are compared.
-        const write = (i: number) => ({ ...timelines[i]!, timeline: { ...timelines[i]!.timeline } });
-        await writeProjections(pool, ws, [{ write: write(0), before: null }]);
-        for (let i = 1; i < timelines.length; i += 1) await writeProjections(pool, ws, [{ write: write(i), before: timelines[i - 1]!.timeline }]);
+        const writes = steps.map((subset) => compiledFrom(subset).memories[0]!);
+        await writeProjections(pool, ws, [{ write: writes[0]!, before: null }]);
+        for (let i = 1; i < writes.length; i += 1) await writeProjections(pool, ws, [{ write: writes[i]!, before: writes[i - 1]!.timeline }]);
         const diffed = await allRows(ws);
+        // The last timeline written whole, into a workspace of its own: only the rows are compared.
         const whole = `${ws}-whole`;
-        await writeProjections(pool, whole, [{ write: write(timelines.length - 1), before: null }]);
+        await writeProjections(pool, whole, [{ write: writes.at(-1)!, before: null }]);
         expect(diffed).toEqual(await allRows(whole));
-        expect(diffed.decisions).toHaveLength(timelines.at(-1)!.timeline.decisions.length);
+        expect(diffed.decisions).toHaveLength(writes.at(-1)!.timeline.decisions.length);
       }),
       { numRuns: 60 },
     );
