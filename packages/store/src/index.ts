@@ -35,7 +35,6 @@ export { listEpisodes, type ListEpisodesQuery, type ListEpisodesResult } from '.
 export { parseCursor } from './episodes/cursor.js';
 export { keyOf, type LoggedEpisode } from './episodes/rows.js';
 export { deletePending } from './pending/delete-pending.js';
-export { insertPending, type PendingRow } from './pending/insert-pending.js';
 export { insertPendingOfSubject } from './pending/insert-pending-of-subject.js';
 export { subjectsWithPendingAtLeast } from './pending/subjects-with-pending-at-least.js';
 export { subjectsWithPending } from './pending/subjects-with-pending.js';

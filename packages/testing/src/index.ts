@@ -5,4 +5,4 @@ export { actorName, deploymentStory, freezeResolution, shuffled, storyActors, ty
 export { runCanon, type CliOutcome } from './cli.js';
 export { isAlive, killChild, untilServing, type ServingProcess } from './processes.js';
 export { PLANTED_SECRETS, plantedKubeconfig } from './secrets.js';
-export { useStoreDatabase, newEpisode, logEpisodes, claimBody, compiledFrom, memoryWrite, inWorkspace, type EpisodeFixture } from './store-fixtures.js';
+export { useStoreDatabase, newEpisode, logEpisodes, markPending, claimBody, compiledFrom, memoryWrite, inWorkspace, type EpisodeFixture } from './store-fixtures.js';

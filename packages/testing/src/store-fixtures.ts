@@ -84,6 +84,23 @@ export async function logEpisodes(sql: Sql, workspaceId: string, inputs: readonl
   return batch.map((e) => logged.get(e.id)!);
 }
 
+/**
+ * Marks episode ids as waiting for a compile of their subject, whether or not the log holds them:
+ * the backlog's own operations are tested on rows alone. (Canon itself writes a pending row only
+ * in the statement that appends its episode, `appendEpisodes` with `pending`.)
+ */
+export async function markPending(
+  sql: Sql,
+  workspaceId: string,
+  rows: ReadonlyArray<{ subject: string; episode_id: string; scope?: 'workspace' | 'personal'; owner?: string | null }>,
+): Promise<void> {
+  await sql.query(
+    `INSERT INTO pending (workspace_id, subject, episode_id, scope, owner)
+     SELECT $1, u.subject, u.episode_id, u.scope, u.owner FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[]) AS u(subject, episode_id, scope, owner)`,
+    [workspaceId, rows.map((r) => r.subject), rows.map((r) => r.episode_id), rows.map((r) => r.scope ?? 'workspace'), rows.map((r) => r.owner ?? null)],
+  );
+}
+
 /** A structured claim's body: `{claims: [{predicate, value}]}`. */
 export const claimBody = (predicate: string, value: unknown, more: Record<string, unknown> = {}) => ({ claims: [{ predicate, value, ...more }] });
 

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { inWorkspace, logEpisodes, useStoreDatabase } from '@canon/testing';
+import { inWorkspace, logEpisodes, markPending, useStoreDatabase } from '@canon/testing';
 import { inTransaction, type Pool } from '../db.js';
 import { insertCompileRun } from '../compile-runs/insert-compile-run.js';
 import { episodesOfSubject } from '../episodes/episodes-of-subject.js';
 import { getJobProgress } from '../jobs/get-job-progress.js';
 import { saveJobProgress } from '../jobs/save-job-progress.js';
-import { insertPending } from '../pending/insert-pending.js';
 import { takePending } from '../pending/take-pending.js';
 import { deleteCompileRunsOfSubject } from './delete-compile-runs-of-subject.js';
 import { deleteEpisodes } from './delete-episodes.js';
@@ -47,7 +46,7 @@ describe('deleteEpisodes', () => {
       { idempotency_key: 'a', subject: 's' },
       { idempotency_key: 'b', subject: 's' },
     ]);
-    await insertPending(pool, 'w-delete', [{ subject: 's', episode_id: a!.id, scope: 'workspace', owner: null }, { subject: 's', episode_id: b!.id, scope: 'workspace', owner: null }]);
+    await markPending(pool, 'w-delete', [{ subject: 's', episode_id: a!.id }, { subject: 's', episode_id: b!.id }]);
     const deleted = await inTransaction(pool, async (tx) => {
       const n = await deleteEpisodes(tx, 'w-delete', [a!.id]);
       const setting = (await tx.query<{ v: string }>(`SELECT current_setting('canon.erasure', true) AS v`)).rows[0]!.v;

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inWorkspace, logEpisodes, useStoreDatabase } from '@canon/testing';
+import { inWorkspace, logEpisodes, markPending, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { deletePending } from './delete-pending.js';
-import { insertPending } from './insert-pending.js';
 import { insertPendingOfSubject } from './insert-pending-of-subject.js';
 import { subjectsWithPendingAtLeast } from './subjects-with-pending-at-least.js';
 import { subjectsWithPending } from './subjects-with-pending.js';
@@ -18,25 +17,14 @@ useStoreDatabase((p) => {
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-describe('insertPending', () => {
-  it('marks episodes as waiting, once however often it is told', async () => {
-    await insertPending(pool, 'w-insert', [
-      { subject: 's', episode_id: id(1), scope: 'workspace', owner: null },
-      { subject: 's', episode_id: id(2), scope: 'workspace', owner: null },
-    ]);
-    await insertPending(pool, 'w-insert', [{ subject: 's', episode_id: id(1), scope: 'workspace', owner: null }]);
-    expect((await takePending(pool, 'w-insert', 's', 10)).sort()).toEqual([id(1), id(2)]);
-  });
-});
-
 describe('takePending', () => {
   it('takes the oldest first, up to the limit, of one subject only', async () => {
-    await insertPending(pool, 'w-take', [{ subject: 's', episode_id: id(9), scope: 'workspace', owner: null }]);
+    await markPending(pool, 'w-take', [{ subject: 's', episode_id: id(9) }]);
     // created_at is kept to the millisecond: the second insert must come a whole one later.
     await new Promise((r) => setTimeout(r, 5));
-    await insertPending(pool, 'w-take', [
-      { subject: 's', episode_id: id(3), scope: 'workspace', owner: null },
-      { subject: 't', episode_id: id(1), scope: 'workspace', owner: null },
+    await markPending(pool, 'w-take', [
+      { subject: 's', episode_id: id(3) },
+      { subject: 't', episode_id: id(1) },
     ]);
     expect(await takePending(pool, 'w-take', 's', 1)).toEqual([id(9)]);
     expect(await takePending(pool, 'w-take', 's', 5)).toEqual([id(9), id(3)]);
@@ -46,10 +34,10 @@ describe('takePending', () => {
 
 describe('deletePending', () => {
   it('removes the named episodes of a subject and leaves the rest waiting', async () => {
-    await insertPending(pool, 'w-delete', [
-      { subject: 's', episode_id: id(1), scope: 'workspace', owner: null },
-      { subject: 's', episode_id: id(2), scope: 'workspace', owner: null },
-      { subject: 't', episode_id: id(1), scope: 'workspace', owner: null },
+    await markPending(pool, 'w-delete', [
+      { subject: 's', episode_id: id(1) },
+      { subject: 's', episode_id: id(2) },
+      { subject: 't', episode_id: id(1) },
     ]);
     await deletePending(pool, 'w-delete', 's', [id(1)]);
     expect(await takePending(pool, 'w-delete', 's', 10)).toEqual([id(2)]);
@@ -59,10 +47,10 @@ describe('deletePending', () => {
 
 describe('subjectsWithPendingAtLeast', () => {
   it('names the subjects with at least n episodes waiting, inside the workspace\'s transaction', async () => {
-    await insertPending(pool, 'w-least', [
-      { subject: 'a', episode_id: id(1), scope: 'workspace', owner: null },
-      { subject: 'a', episode_id: id(2), scope: 'workspace', owner: null },
-      { subject: 'b', episode_id: id(3), scope: 'workspace', owner: null },
+    await markPending(pool, 'w-least', [
+      { subject: 'a', episode_id: id(1) },
+      { subject: 'a', episode_id: id(2) },
+      { subject: 'b', episode_id: id(3) },
     ]);
     const atLeast = (subjects: string[], n: number) => inWorkspace(pool, 'w-least', (tx) => subjectsWithPendingAtLeast(tx, 'w-least', subjects, n));
     expect(await atLeast(['a', 'b', 'c', 'a'], 2)).toEqual(['a']);
@@ -74,8 +62,8 @@ describe('subjectsWithPendingAtLeast', () => {
 
 describe('subjectsWithPending', () => {
   it('lists (workspace, subject) pairs with episodes waiting, of one workspace or all', async () => {
-    await insertPending(pool, 'w-with-1', [{ subject: 'x', episode_id: id(1), scope: 'workspace', owner: null }, { subject: 'x', episode_id: id(2), scope: 'workspace', owner: null }]);
-    await insertPending(pool, 'w-with-2', [{ subject: 'y', episode_id: id(1), scope: 'workspace', owner: null }]);
+    await markPending(pool, 'w-with-1', [{ subject: 'x', episode_id: id(1) }, { subject: 'x', episode_id: id(2) }]);
+    await markPending(pool, 'w-with-2', [{ subject: 'y', episode_id: id(1) }]);
     expect(await subjectsWithPending(pool, 'w-with-1')).toEqual([{ workspace_id: 'w-with-1', subject: 'x' }]);
     const all = await subjectsWithPending(pool);
     expect(all).toEqual(expect.arrayContaining([{ workspace_id: 'w-with-1', subject: 'x' }, { workspace_id: 'w-with-2', subject: 'y' }]));
@@ -86,7 +74,7 @@ describe('subjectsWithPending', () => {
 describe('totalPending', () => {
   it('counts every episode waiting in the database', async () => {
     const before = await totalPending(pool);
-    await insertPending(pool, 'w-total', [{ subject: 's', episode_id: id(1), scope: 'workspace', owner: null }, { subject: 's', episode_id: id(2), scope: 'workspace', owner: null }]);
+    await markPending(pool, 'w-total', [{ subject: 's', episode_id: id(1) }, { subject: 's', episode_id: id(2) }]);
     expect(await totalPending(pool)).toBe(before + 2);
   });
 });
@@ -106,8 +94,8 @@ describe('insertPendingOfSubject', () => {
 
 describe('pending under the personal-scope policy', () => {
   it('shows and takes a personal row only from its owner, and refuses one written for another user', async () => {
-    await insertPending(pool, 'w-personal', [
-      { subject: 's', episode_id: id(1), scope: 'workspace', owner: null },
+    await markPending(pool, 'w-personal', [
+      { subject: 's', episode_id: id(1) },
       { subject: 's', episode_id: id(2), scope: 'personal', owner: 'ann' },
     ]);
     const seen = (user: string) =>
@@ -115,7 +103,7 @@ describe('pending under the personal-scope policy', () => {
     expect(await seen('ann')).toEqual([id(1), id(2)]);
     expect(await seen('bob')).toEqual([id(1)]);
     await expect(
-      inWorkspace(pool, 'w-personal', (tx) => insertPending(tx, 'w-personal', [{ subject: 's', episode_id: id(3), scope: 'personal', owner: 'ann' }]), 'bob'),
+      inWorkspace(pool, 'w-personal', (tx) => markPending(tx, 'w-personal', [{ subject: 's', episode_id: id(3), scope: 'personal', owner: 'ann' }]), 'bob'),
     ).rejects.toThrow(/row-level security/);
   });
 });

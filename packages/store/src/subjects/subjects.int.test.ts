@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { claimBody, compiledFrom, logEpisodes, useStoreDatabase } from '@canon/testing';
+import { claimBody, compiledFrom, logEpisodes, markPending, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertMemories } from '../memories/insert-memories.js';
-import { insertPending } from '../pending/insert-pending.js';
 import { getSubject } from './get-subject.js';
 import { listSubjects } from './list-subjects.js';
 import type { SubjectRow } from './rows.js';
@@ -43,7 +42,7 @@ async function seeded(workspaceId: string) {
   await insertMemories(pool, workspaceId, compiledFrom(episodes).memories);
   await upsertSubject(pool, state(workspaceId, 's', { memories: 2, open_conflicts: 1 }));
   const [waiting] = await logEpisodes(pool, workspaceId, [{ idempotency_key: '4', subject: 't', body: claimBody('owner', 'bob') }]);
-  await insertPending(pool, workspaceId, [{ subject: 't', episode_id: waiting!.id, scope: 'workspace', owner: null }]);
+  await markPending(pool, workspaceId, [{ subject: 't', episode_id: waiting!.id }]);
 }
 
 describe('getSubject', () => {
@@ -78,7 +77,7 @@ describe('staleSubjects', () => {
 describe('subjectsOfWorkspace', () => {
   it('lists compiled subjects and those with episodes waiting, once each', async () => {
     await seeded('w-of-workspace');
-    await insertPending(pool, 'w-of-workspace', [{ subject: 's', episode_id: '00000000-0000-4000-8000-000000000009', scope: 'workspace', owner: null }]);
+    await markPending(pool, 'w-of-workspace', [{ subject: 's', episode_id: '00000000-0000-4000-8000-000000000009' }]);
     expect(await subjectsOfWorkspace(pool, 'w-of-workspace')).toEqual(['s', 't']);
     expect(await subjectsOfWorkspace(pool, 'w-empty')).toEqual([]);
   });
