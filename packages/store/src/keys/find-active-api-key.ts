@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Pool } from '../db.js';
+import { SYSTEM_ROLE_STATEMENT } from '../session/enter-system-role.js';
 import { type ApiKeyRecord, COLUMNS } from './rows.js';
 
 /**
@@ -12,7 +13,7 @@ export async function findActiveApiKey(pool: Pool, keyHash: string): Promise<Api
   const client = await pool.connect();
   try {
     const results = (await client.query(
-      `BEGIN; SELECT set_config('role', 'canon_system', true);
+      `BEGIN; ${SYSTEM_ROLE_STATEMENT};
        SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ${pg.escapeLiteral(keyHash)} AND revoked_at IS NULL;
        COMMIT`,
     )) as unknown as Array<pg.QueryResult<ApiKeyRecord>>;

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Sql } from '../db.js';
 
 /**
@@ -18,9 +19,17 @@ export interface SessionScope {
  * `canon.all_users` is on). set_config(…, true): all of it ends with the transaction.
  */
 export async function enterScope(tx: Sql, scope: SessionScope): Promise<void> {
-  await tx.query(
-    `SELECT set_config('canon.workspace_id', $1, true), set_config('canon.user', $2, true),
-            set_config('canon.all_users', $3, true), set_config('role', 'canon_app', true)`,
-    [scope.workspace_id, scope.user ?? '', scope.all_users ? 'on' : 'off'],
-  );
+  await tx.query(scopeStatement(scope));
+}
+
+/**
+ * The statement `enterScope` runs, with the settings written as literals so that `beginInScope`
+ * can send it after BEGIN in the same simple query (which takes no parameters). Each value is
+ * escaped whole (`escapeLiteral` quotes and doubles what needs it, backslashes included); a NUL,
+ * which no literal may hold, never reaches here (the door refuses it).
+ */
+export function scopeStatement(scope: SessionScope): string {
+  const lit = (v: string) => pg.escapeLiteral(v);
+  return `SELECT set_config('canon.workspace_id', ${lit(scope.workspace_id)}, true), set_config('canon.user', ${lit(scope.user ?? '')}, true),
+            set_config('canon.all_users', ${lit(scope.all_users ? 'on' : 'off')}, true), set_config('role', 'canon_app', true)`;
 }
