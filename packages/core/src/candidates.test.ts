@@ -107,6 +107,32 @@ describe('candidates', () => {
     expect(predicateWords('On-call pay went up to {money}').words).not.toContain('limit');
   });
 
+  it('reads "stop doing" as a negation, "re…ed" of a word it repeats and "from the next", "new … terms" as changes', () => {
+    const [stop] = findCandidates([mem('Nightly jobs email the report to {quoted}'), mem('Nightly jobs stopped emailing the report to {quoted}')]);
+    expect(stop?.opposite).toBe(true);
+    expect(predicateWords('Stop tracking the bug in {quoted}').negated).toBe(true);
+    expect(predicateWords('Stop words are listed in {quoted}').negated).toBe(false);
+    expect(predicateWords('We resharded the cache to {quantity} shards').change).toBe(true);
+    expect(predicateWords('We resharded the cache to {quantity} shards').words).not.toContain('resharded');
+    // "Required" is not "quired" done again.
+    expect(predicateWords('Reviews required before {quantity} merges').change).toBe(false);
+    expect(predicateWords('From the next quarter, seats cost {money}').change).toBe(true);
+    expect(predicateWords('New hosting terms: storage costs {money}').change).toBe(true);
+    expect(predicateWords('New hires get {quantity} laptops').change).toBe(false);
+  });
+
+  it('takes a plan with a date for the schedule a later date restates, and never a plan of another kind', () => {
+    expect(pairsOf([mem('The v1 API will be switched off on {date}'), mem('The v1 API switch-off slipped to {date}')])).toHaveLength(1);
+    expect(pairsOf([mem('The cluster runs {version}'), mem('The cluster will run {version}')])).toEqual([]);
+  });
+
+  it('meets a certificate and its cert, an expiry and what expires, a probe and a check, closure and closed', () => {
+    expect(pairsOf([mem('The VPN cert expiry is {date}'), mem('The VPN certificate expires on {date}')])).toHaveLength(1);
+    expect(pairsOf([mem('Health checks run every {quantity}'), mem('We now probe health every {quantity}')])).toHaveLength(1);
+    expect(pairsOf([mem('The depot closure is on {date}'), mem('The depot is closed on {date}')])).toHaveLength(1);
+    expect(pairsOf([mem('The depot closure is on {date}'), mem('The warehouse closure is on {date}')])).toEqual([]);
+  });
+
   it('asks two shared words of a pair that swaps a word on each side, and none of them a word of the subject', () => {
     expect(pairsOf([mem('Sprints are {quantity} long'), mem('Release cycles are {quantity} long')])).toEqual([]);
     expect(pairsOf([mem('Pin terraform to {version}'), mem('Pin the AWS provider to {version}')])).toEqual([]);

@@ -56,14 +56,14 @@ const FILLER = new Set(
   (
     'a an the is are was were be been being am do does did has have had will would shall should can could may might must ' +
     'we our you your i my me he she it its they their them this that these those there here ' +
-    'on in at of to for by with from as into onto per via ' +
+    'on in at of to for by with from as into onto per via within after through ' +
     'every each all any some now currently presently today still always usually normally generally typically ' +
     'also just then so too very really actually already again ' +
     'set configured going gets get got ' +
     // How a change is told, not what changed: "moved to", "switched to", "bumped to", "from now on".
     'moved move moving switched switch changed change upgraded upgrade raised raise bumped bump lowered lower ' +
     'cut extended extend rescheduled reschedule pushed pulled forward tightened increased decreased reduced ' +
-    'went up down over back new newly longer anymore since starting instead reorg last night ' +
+    'went up down over back new newly longer anymore since starting instead last night ' +
     'these days heads reminder fyi note please only about around roughly approximately ' +
     'and or but if when while which who whom whose what where how than then out off'
   ).split(' '),
@@ -95,7 +95,7 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['limit', 'cap', 'maximum', 'max', 'ceiling'],
   ['timeout', 'time-out'],
   ['size', 'capacity'],
-  ['end', 'finish', 'stop', 'close'],
+  ['end', 'finish', 'stop', 'close', 'closed', 'closure', 'closing'],
   ['meeting', 'meet', 'sync', 'standup', 'stand-up'],
   ['owner', 'own', 'owned', 'maintain', 'maintainer', 'responsible', 'lead'],
   ['cost', 'price', 'pay', 'charge', 'fee'],
@@ -105,6 +105,11 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['need', 'require', 'required', 'requirement', 'must', 'mandatory'],
   ['work', 'job', 'employed', 'employer'],
   ['version', 'release'],
+  ['check', 'probe', 'healthcheck'],
+  ['certificate', 'cert', 'certs'],
+  ['credential', 'credentials', 'creds', 'cred'],
+  ['expire', 'expiry', 'expiration', 'expires', 'expired'],
+  ['edit', 'editor', 'editing'],
 ];
 
 const SYNONYM_OF = new Map<string, string>();
@@ -192,13 +197,14 @@ const CHANGE_WORDS = new Set(
     'cancelled canceled discontinued scrapped stopped suspended ' +
     'shifted upped hiked slashed lengthened narrowed widened tweaked modified altered amended transitioned ' +
     'became become turned flipped renegotiated recently lately effective since ' +
+    'slipped slip slips renewed reorg raise ' +
     'now nowadays anymore instead henceforth'
   ).split(' '),
 );
 // Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on".
 const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on']);
 // "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
-const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup']);
+const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup', 'contract', 'terms', 'agreement', 'pricing']);
 // A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
 const PLAN_WORDS = new Set(['will', 'shall', "'ll", 'planned', 'plans']);
 // After the value of a change, a clause that gives its reason or circumstance ("to suit APAC",
@@ -222,6 +228,20 @@ const RANGE_PHRASES = new Map([
   ['at most', 'limit'],
   ['up to', 'limit'],
 ]);
+
+// "Stop running", "quit sending", "ceased offering".
+const STOP_WORDS = new Set(['stop', 'stopped', 'quit', 'cease', 'ceased']);
+
+/**
+ * "We repartitioned events to 12 partitions", "re-sharded … shards": a word made of "re" and
+ * another word of the same statement, done again with a new value.
+ */
+function redone(w: string, toks: readonly string[]): boolean {
+  const m = /^re(\p{L}{4,})ed$/u.exec(w);
+  if (!m) return false;
+  const base = dropE(stem(m[1]!));
+  return toks.some((t) => t !== w && dropE(stem(t)) === base);
+}
 
 /** The words of a text, lower-case: hyphenated words split ("prod-eu"), contractions cut ("there's"). */
 function tokens(text: string): string[] {
@@ -273,8 +293,13 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const w = toks[i]!;
     const pair = `${w} ${toks[i + 1] ?? ''}`;
     if (PLAN_WORDS.has(w) || pair === 'going to' || pair === 'about to') plan = true;
-    if (CHANGE_WORDS.has(w) || CHANGE_PAIRS.has(pair) || (w === 'new' && RULE_NOUNS.has(toks[i + 1] ?? ''))) change = true;
+    // "The new policy", "New payment terms": a rule noun right after "new" or one word on.
+    const newRule = w === 'new' && (RULE_NOUNS.has(toks[i + 1] ?? '') || RULE_NOUNS.has(toks[i + 2] ?? ''));
+    // "From the next billing cycle": when a new value takes effect.
+    const fromNext = w === 'from' && (toks[i + 1] === 'next' || (toks[i + 1] === 'the' && toks[i + 2] === 'next'));
+    if (CHANGE_WORDS.has(w) || CHANGE_PAIRS.has(pair) || newRule || fromNext) change = true;
     if ((w === 'roll' || w === 'rolled') && i < lastDirection) change = true;
+    if (redone(w, toks)) change = true;
   }
   change &&= !plan;
   let afterSlot = false;
@@ -297,14 +322,16 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       words.add(period);
       continue;
     }
-    if (NEGATION.has(w) || w.endsWith("n't")) {
+    // "Stop running the full suite": the negation of running it, not a word of the fact.
+    const stops = STOP_WORDS.has(w) && (toks[i + 1] ?? '').endsWith('ing');
+    if (NEGATION.has(w) || w.endsWith("n't") || stops) {
       negated = !negated;
       // "no longer", "no more": the negation of a change, not a word of the fact.
       if (w === 'no' && (toks[i + 1] === 'longer' || toks[i + 1] === 'more')) i += 1;
       continue;
     }
     // How a change is told is no word of the fact ("rebooked", "adjusted", "cancelled").
-    if (FILLER.has(w) || CHANGE_WORDS.has(w) || w === "'ll") continue;
+    if (FILLER.has(w) || CHANGE_WORDS.has(w) || w === "'ll" || redone(w, toks)) continue;
     words.add(canonicalWord(w));
   }
   return { words, slots, negated, change, plan };
@@ -386,8 +413,10 @@ function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; qual
 export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true; loose?: true } | null {
   if (x.scope !== y.scope || x.qualifiers !== y.qualifiers || x.slots !== y.slots) return null;
   if (x.words.size === 0 || y.words.size === 0) return null;
-  // "Redis will be upgraded to {version}" does not say which version runs now.
-  if (x.plan !== y.plan) return null;
+  // "Redis will be upgraded to {version}" does not say which version runs now; but a date is
+  // when something happens, and "will be switched off on {date}" is what "the shutdown slipped
+  // to {date}" restates.
+  if (x.plan !== y.plan && !x.slots.includes('{date}')) return null;
   const shared = overlap(x.words, y.words);
   if (shared === 0) return null;
   // Every memory compared is about one subject, so a word naming it ("Amir", "backend") that one
