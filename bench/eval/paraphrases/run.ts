@@ -172,10 +172,10 @@ export async function runParaphrases(runtime: Runtime, url: string, splits: read
   return paraphraseMarkdown(results, groups);
 }
 
-/** `npm run eval:paraphrases [-- --splits a,b,c,d]`: the development splits unless told otherwise. */
+/** `npm run eval:paraphrases [-- --splits a,b,c,d,e]`: the development splits unless told otherwise. */
 async function main() {
   const arg = process.argv.indexOf('--splits');
-  const splits = (arg === -1 ? 'a,b,c' : process.argv[arg + 1]!).split(',') as PairSplit[];
+  const splits = (arg === -1 ? 'a,b,c,d' : process.argv[arg + 1]!).split(',') as PairSplit[];
   await withServedRuntime('canon_bench_paraphrases', async (runtime, url) => {
     const md = await runParaphrases(runtime, url, splits);
     writeParaphraseSection(md);
