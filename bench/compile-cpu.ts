@@ -12,7 +12,7 @@ import { episode } from './compile.js';
  *
  *   tsx --conditions=source bench/compile-cpu.ts seed            # once
  *   tsx --conditions=source bench/compile-cpu.ts first [subject] # a first compile
- *   tsx --conditions=source bench/compile-cpu.ts hot [runs]      # one-episode compiles of the hot key
+ *   tsx --conditions=source bench/compile-cpu.ts hot [runs] [subject] # one-episode compiles (of the hot key by default)
  */
 const SEED = 'canon_bench_cpu_seed';
 const RUN = 'canon_bench_cpu_run';
@@ -129,7 +129,7 @@ try {
       console.log(JSON.stringify({ mode, subject, ...m, episodes_per_s: Math.round(n / (m.wall_ms / 1000)), per_cpu_s: Math.round(n / (m.node_cpu_ms / 1000)), state_hash: state }));
     } else if (mode === 'hot') {
       const runs = Number(process.argv[3] ?? 10);
-      const s = SUBJECTS[2]!;
+      const s = SUBJECTS.find((x) => x.subject === (process.argv[4] ?? 'bench:hot-key'))!;
       await compileSubject(runtime.pool, principal.workspace_id, s.subject);
       await runtime.pool.query('VACUUM ANALYZE');
       const out: Array<{ wall_ms: number; node_cpu_ms: number; pg_cpu_ms: number }> = [];
