@@ -61,7 +61,7 @@ const FILLER = new Set(
     'also just then so too very really actually already again ' +
     'set configured going gets get got ' +
     // How a change is told, not what changed: "moved to", "switched to", "bumped to", "from now on".
-    'moved move moving switched switch changed change upgraded upgrade raised raise bumped bump lowered lower ' +
+    'moved move moving switched switch changed change upgraded upgrade raised bumped bump lowered lower ' +
     'cut extended extend rescheduled reschedule pushed pulled forward tightened increased decreased reduced ' +
     'went up down over back new newly longer anymore since starting instead last night ' +
     'these days heads reminder fyi note please only about around roughly approximately ' +
@@ -286,6 +286,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   let plan = false;
   // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
   let lastDirection = -1;
+  const redoneWords = new Set(toks.filter((t) => redone(t, toks)));
   toks.forEach((t, i) => {
     if (t === 'forward' || t === 'back') lastDirection = i;
   });
@@ -299,7 +300,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const fromNext = w === 'from' && (toks[i + 1] === 'next' || (toks[i + 1] === 'the' && toks[i + 2] === 'next'));
     if (CHANGE_WORDS.has(w) || CHANGE_PAIRS.has(pair) || newRule || fromNext) change = true;
     if ((w === 'roll' || w === 'rolled') && i < lastDirection) change = true;
-    if (redone(w, toks)) change = true;
+    if (redoneWords.has(w)) change = true;
   }
   change &&= !plan;
   let afterSlot = false;
@@ -331,7 +332,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       continue;
     }
     // How a change is told is no word of the fact ("rebooked", "adjusted", "cancelled").
-    if (FILLER.has(w) || CHANGE_WORDS.has(w) || w === "'ll" || redone(w, toks)) continue;
+    if (FILLER.has(w) || CHANGE_WORDS.has(w) || w === "'ll" || redoneWords.has(w)) continue;
     words.add(canonicalWord(w));
   }
   return { words, slots, negated, change, plan };
@@ -377,8 +378,8 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 
 /**
  * The score of two predicate shapes, or null when they can never be one fact: another scope or
- * owner, other qualifiers, other slot kinds, a plan against what is, or no content word in
- * common. One negated and the other not ("Deploys are allowed on {weekday}" / "We no longer allow
+ * owner, other qualifiers, other slot kinds, a plan against what is (unless the value is a date),
+ * or no content word in common. One negated and the other not ("Deploys are allowed on {weekday}" / "We no longer allow
  * deploys on {weekday}") is `opposite`: the same fact whose truth may have changed.
  *
  * The score is the mean of word Dice and trigram Dice over the content words. A word that only
