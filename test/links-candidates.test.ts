@@ -126,6 +126,33 @@ describe('candidates: similarity proposes, never applies', () => {
     expect(await memories(subject)).toEqual(after);
   });
 
+  it('compares a statement told as a change by a cue ("going forward") as a change, though the cue is not in its predicate', async () => {
+    const principal = await canon.runtime.authenticate(owner);
+    // The same two statements in two subjects, the later one told plainly in one and as a change in the other.
+    for (const [subject, lead] of [['team:archive-plain', ''], ['team:archive-change', 'Going forward, ']] as const) {
+      await say(member, `${subject}-1`, 'Audit records are kept for 365 days.', '2026-11-01T10:00:00Z', subject);
+      await say(member, `${subject}-2`, `${lead}audit logs on the box are retained 60 days.`, '2026-11-02T10:00:00Z', subject);
+    }
+    const candidates = async (subject: string) => (await memories(subject)).flatMap((m) => m.candidates.map((c) => `${m.predicate}: ${c.kind}`)).sort();
+    // Worded alike but told plainly: two facts, a word apart on each side.
+    expect(await candidates('team:archive-plain')).toEqual([]);
+    const after = await memories('team:archive-change');
+    // The cue is not part of the predicate: both subjects hold the same two keys.
+    expect(after.map((m) => m.predicate).sort()).toEqual(['Audit logs on the box are retained {quantity}', 'Audit records are kept for {quantity}']);
+    expect(await candidates('team:archive-change')).toEqual([
+      'Audit logs on the box are retained {quantity}: possible_contradiction',
+      'Audit records are kept for {quantity}: possible_contradiction',
+    ]);
+    expect((await canon.runtime.verify(principal, 'team:archive-change')).ok).toBe(true);
+    await canon.runtime.rebuild(principal, 'team:archive-change');
+    expect(await memories('team:archive-change')).toEqual(after);
+    // The flag is derived from the claims, and verify holds the stored one to them.
+    const { rowCount } = await canon.runtime.pool.query(`UPDATE memories SET told_as_change = NOT told_as_change WHERE subject = 'team:archive-change' AND predicate LIKE 'Audit logs%'`);
+    expect(rowCount).toBe(1);
+    const report = await canon.runtime.verify(principal, 'team:archive-change');
+    expect(report.differences.map((d) => [d.what, d.expected, d.actual])).toEqual([['told_as_change', true, false]]);
+  });
+
   it('leaves the state hash to the timelines: verify and a rebuild agree with the incremental compile', async () => {
     const principal = await canon.runtime.authenticate(owner);
     const report = await canon.runtime.verify(principal, SUBJECT);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidatesAround, candidatesByMemory, findCandidates, LOOSE_LIMIT, predicateWords, type CandidateInput } from './candidates.js';
+import { candidatesAround, candidatesByMemory, findCandidates, LOOSE_LIMIT, predicateWords, toldAsChange, type CandidateInput } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
 
 const WS = 'ws_test';
@@ -124,6 +124,36 @@ describe('candidates', () => {
   it('takes a plan with a date for the schedule a later date restates, and never a plan of another kind', () => {
     expect(pairsOf([mem('The v1 API will be switched off on {date}'), mem('The v1 API switch-off slipped to {date}')])).toHaveLength(1);
     expect(pairsOf([mem('The cluster runs {version}'), mem('The cluster will run {version}')])).toEqual([]);
+  });
+
+  it('takes any inflection of a verb of change for a change, but not one acting on "a" thing', () => {
+    expect(predicateWords('lower the cache sampling to {percent} of reads').change).toBe(false);
+    expect(predicateWords('reduce cache sampling to {percent} of reads').change).toBe(true);
+    expect(predicateWords('This PR increases the worker ceiling to {quantity}').change).toBe(true);
+    expect(predicateWords('Upload parts were enlarged to {quantity}').change).toBe(true);
+    expect(predicateWords('Upload parts were enlarged to {quantity}').words).not.toContain('enlarg');
+    expect(predicateWords('Disk usage above {percent} raises a warning').change).toBe(false);
+    expect(pairsOf([mem('The gateway samples {percent} of traces'), mem('reduce gateway trace sampling to {percent}')])).toHaveLength(1);
+  });
+
+  it('reads a ban as the negation of a permission, and "going to a" as a move, not a plan', () => {
+    const [ban] = findCandidates([mem('Deploying to prod on {weekday} is fine'), mem('Production releases on {weekday} are banned')]);
+    expect(ban?.opposite).toBe(true);
+    expect(predicateWords('Fine-grained tokens expire after {quantity}').words).not.toContain('allow');
+    expect(predicateWords('The app is going to a monthly release every {quantity}')).toMatchObject({ plan: false, change: true });
+    expect(predicateWords('The app is going to release every {quantity}')).toMatchObject({ plan: true, change: false });
+  });
+
+  it('compares a memory whose claims were told as a change by a cue as a change, and never a plan', () => {
+    expect(toldAsChange([{ cues: [] }, { cues: ['from-now-on'] }])).toBe(true);
+    expect(toldAsChange([{ cues: ['correction-label'] }])).toBe(true);
+    expect(toldAsChange([{ cues: ['hedge-maybe'] }, { cues: [] }])).toBe(false);
+    // "Going forward, retention of audit records is {quantity}": the cue is gone from the predicate.
+    const old = mem('Audit records are kept for {quantity}');
+    const plain = mem('For compliance, audit logs on the box are retained {quantity}');
+    expect(findCandidates([old, plain])).toEqual([]);
+    expect(findCandidates([old, { ...plain, told_as_change: true }])).toHaveLength(1);
+    expect(findCandidates([mem('The cluster runs {version}'), { ...mem('The cluster will run {version}'), told_as_change: true }])).toEqual([]);
   });
 
   it('meets a certificate and its cert, an expiry and what expires, a probe and a check, closure and closed', () => {

@@ -1,6 +1,8 @@
 import { compareStrings } from './normalize.js';
 import type { FactKey } from './fact-key.js';
 import { NOTE_PREDICATE } from './extract.js';
+import type { Claim } from './claim.js';
+import { CUES } from './cues.js';
 
 /**
  * Candidates (design §1, law 3): two memories of one subject and scope whose predicates are near
@@ -18,6 +20,11 @@ export interface CandidateInput {
   fact_key: FactKey;
   /** A note's words (its value); a note's key holds only their fingerprint. */
   note_text?: string | null;
+  /**
+   * A claim of the memory was told as a change or a correction by a cue the extractor took out of
+   * its wording ("Going forward, demos happen {weekday} afternoons"): see `toldAsChange`.
+   */
+  told_as_change?: boolean;
 }
 
 export interface CandidatePair {
@@ -86,11 +93,12 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['theme', 'mode', 'scheme', 'colour', 'color'],
   ['alert', 'alerts', 'page', 'paged', 'paging', 'notification', 'notify', 'notified', 'ping', 'pings'],
   ['budget', 'allowance', 'spend'],
+  ['allow', 'allowed', 'allows', 'permit', 'permitted', 'permits'],
   ['pull', 'pr', 'prs'],
   ['cost', 'price', 'priced', 'pay', 'pays'],
   ['meet', 'meeting', 'meets'],
   ['like', 'prefer', 'love', 'favor', 'favour', 'want', 'enjoy'],
-  ['deploy', 'deployment', 'release', 'rollout'],
+  ['deploy', 'deployment', 'release', 'rollout', 'ship', 'shipping', 'ships', 'shipped'],
   ['use', 'using', 'utilize', 'rely', 'run'],
   ['limit', 'cap', 'maximum', 'max', 'ceiling'],
   ['timeout', 'time-out'],
@@ -149,7 +157,7 @@ const QUALIFYING = new Set(
     'first last final next previous early late minimum min maximum max least most lower upper floor ceiling ' +
     'internal external public private client server frontend backend mobile web desktop ' +
     'weekday weekend morning evening daily weekly monthly yearly annual quarterly ' +
-    'warning critical error info debug major minor patch'
+    'warning critical error info debug major minor patch non'
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
@@ -201,6 +209,26 @@ const CHANGE_WORDS = new Set(
     'now nowadays anymore instead henceforth'
   ).split(' '),
 );
+// Verbs that change an amount or a setting, in any inflection: "reduce relevance sampling to",
+// "this raises the ceiling to", "export chunks were enlarged to". Their base forms are mostly
+// WordNet 3.1's verbs under "increase" and "decrease" (make bigger / smaller) that technical
+// writing uses; words that are as often a noun of a fact ("switch", "scale", "cut", "lower") are
+// listed above in the forms that are only a change.
+const CHANGE_VERBS = new Set(
+  (
+    'increase decrease reduce raise enlarge expand shrink shorten lengthen widen narrow boost hike slash halve ' +
+    'triple quadruple trim bump upgrade downgrade migrate relocate reschedule postpone adjust revise tweak modify ' +
+    'amend lessen diminish loosen tighten relax upsize downsize resize rescale'
+  )
+    .split(' ')
+    .map((w) => dropE(stem(w))),
+);
+
+/** A word of a change: one of the forms listed, or any inflection of a verb of change. */
+function changeWord(w: string): boolean {
+  return CHANGE_WORDS.has(w) || CHANGE_VERBS.has(dropE(stem(w)));
+}
+
 // Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on".
 const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on']);
 // "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
@@ -228,6 +256,15 @@ const RANGE_PHRASES = new Map([
   ['at most', 'limit'],
   ['up to', 'limit'],
 ]);
+
+// A ban is the negation of a permission: "Deploys on {weekday} are fine" / "… have been banned".
+const PROHIBIT = new Set(['ban', 'bans', 'banned', 'forbid', 'forbids', 'forbidden', 'prohibit', 'prohibits', 'prohibited', 'disallow', 'disallows', 'disallowed']);
+// "is fine", "are ok": a permission, said after a form of "to be".
+const FINE = new Set(['fine', 'ok', 'okay', 'acceptable']);
+const TO_BE = new Set(['is', 'are', 'was', 'were', 'be', 's']);
+// "Raises a warning", "increases an alert's severity": a change verb before an article acts on a
+// thing, it does not set the fact's value.
+const ARTICLES = new Set(['a', 'an']);
 
 // "Stop running", "quit sending", "ceased offering".
 const STOP_WORDS = new Set(['stop', 'stopped', 'quit', 'cease', 'ceased']);
@@ -293,12 +330,15 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   for (let i = 0; i < toks.length; i += 1) {
     const w = toks[i]!;
     const pair = `${w} ${toks[i + 1] ?? ''}`;
-    if (PLAN_WORDS.has(w) || pair === 'going to' || pair === 'about to') plan = true;
+    // "Going to a store release every {quantity}" moves to something; "going to upgrade" plans.
+    const movesTo = pair === 'going to' && ['a', 'an', 'the'].includes(toks[i + 2] ?? '');
+    if (PLAN_WORDS.has(w) || (pair === 'going to' && !movesTo) || pair === 'about to') plan = true;
+    if (movesTo) change = true;
     // "The new policy", "New payment terms": a rule noun right after "new" or one word on.
     const newRule = w === 'new' && (RULE_NOUNS.has(toks[i + 1] ?? '') || RULE_NOUNS.has(toks[i + 2] ?? ''));
     // "From the next billing cycle": when a new value takes effect.
     const fromNext = w === 'from' && (toks[i + 1] === 'next' || (toks[i + 1] === 'the' && toks[i + 2] === 'next'));
-    if (CHANGE_WORDS.has(w) || CHANGE_PAIRS.has(pair) || newRule || fromNext) change = true;
+    if ((changeWord(w) && !ARTICLES.has(toks[i + 1] ?? '')) || CHANGE_PAIRS.has(pair) || newRule || fromNext) change = true;
     if ((w === 'roll' || w === 'rolled') && i < lastDirection) change = true;
     if (redoneWords.has(w)) change = true;
   }
@@ -325,6 +365,15 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     }
     // "Stop running the full suite": the negation of running it, not a word of the fact.
     const stops = STOP_WORDS.has(w) && (toks[i + 1] ?? '').endsWith('ing');
+    if (PROHIBIT.has(w)) {
+      negated = !negated;
+      words.add('allow');
+      continue;
+    }
+    if (FINE.has(w) && TO_BE.has(toks[i - 1] ?? '')) {
+      words.add('allow');
+      continue;
+    }
     if (NEGATION.has(w) || w.endsWith("n't") || stops) {
       negated = !negated;
       // "no longer", "no more": the negation of a change, not a word of the fact.
@@ -332,17 +381,33 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       continue;
     }
     // How a change is told is no word of the fact ("rebooked", "adjusted", "cancelled").
-    if (FILLER.has(w) || CHANGE_WORDS.has(w) || w === "'ll" || redoneWords.has(w)) continue;
+    if (FILLER.has(w) || changeWord(w) || w === "'ll" || redoneWords.has(w)) continue;
     words.add(canonicalWord(w));
   }
   return { words, slots, negated, change, plan };
+}
+
+// Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
+// are taken out of a statement's wording before its predicate is made.
+const CHANGE_CUES = new Set(CUES.filter((c) => c.class === 'change' || c.class === 'correction').map((c) => c.name));
+
+/**
+ * Whether any of a memory's claims was told as a change or a correction by a cue: such a
+ * statement restates an earlier fact with a new value, and is compared as one (`scoreShapes`).
+ * A function of the set of claims, so a rebuild and any order of compiles agree.
+ */
+export function toldAsChange(claims: Iterable<Pick<Claim, 'cues'>>): boolean {
+  for (const c of claims) if (c.cues.some((name) => CHANGE_CUES.has(name))) return true;
+  return false;
 }
 
 /** `subjects` caches the words of each subject's name over one search. */
 export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet<string>> = new Map()): PredicateShape {
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
-  const { words, slots, negated, change, plan } = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
+  const { words, slots, negated, change: worded, plan } = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
+  // The cue that told it as a change is no longer in the predicate's words, but it was said.
+  const change = worded || (input.told_as_change === true && !plan);
   const qualifiers = Object.entries(fk.qualifiers)
     .filter(([k]) => !(isNote && k === 'fingerprint'))
     .map(([k, v]) => `${k}=${v}`)

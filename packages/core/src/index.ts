@@ -102,6 +102,7 @@ export {
   candidatesAround,
   LOOSE_LIMIT,
   candidatesByMemory,
+  toldAsChange,
   compareCandidateRefs,
   predicateWords,
   scoreShapes,

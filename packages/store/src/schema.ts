@@ -200,6 +200,12 @@ export const memories = pgTable(
      * small values instead of taking 400 summaries apart. Null on older rows: read from `summary`.
      */
     side: jsonb('side'),
+    /**
+     * A claim of the memory was told as a change or a correction by a cue taken out of its
+     * wording (`toldAsChange`): the candidate search compares it as a restatement. Derived at
+     * compile from the memory's claims, like the timeline.
+     */
+    told_as_change: boolean('told_as_change').notNull().default(false),
   },
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.id] }),

@@ -8,6 +8,7 @@ import {
   policyFor,
   timelineDigest,
   timelineEtagAndJson,
+  toldAsChange,
   updateStateHash,
   type Claim,
   type LineageVersion,
@@ -425,7 +426,16 @@ async function compileEpisodes(
       const before = existing.get(id);
       if (before?.etag === etag) continue;
       const summary = storedSummary({ id: timeline.memory_id, subject, etag }, timeline);
-      const write: MemoryWrite = { timeline, json, subject, etag, digest: timelineDigest(timeline), summary, side: storedSide(summary) };
+      const write: MemoryWrite = {
+        timeline,
+        json,
+        subject,
+        etag,
+        digest: timelineDigest(timeline),
+        summary,
+        side: storedSide(summary),
+        told_as_change: toldAsChange(memoryClaims),
+      };
       if (!before) {
         inserts.push(write);
         result.memories_created += 1;

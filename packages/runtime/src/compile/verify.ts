@@ -1,4 +1,4 @@
-import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, type Claim, type PolicySet } from '@canon/core';
+import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, toldAsChange, type Claim, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemory } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -41,7 +41,14 @@ export async function recomputeAndCompare(pool: Pool, workspaceId: string, subje
  * A subject recomputed from its log alone under a policy set, in memory: extract, links, fold.
  * What verify holds the stored rows to, and what a preview folds under proposed policies.
  */
-export async function foldSubjectFromLog(sql: Sql, workspaceId: string, subject: string, set: PolicySet): Promise<Map<string, Timeline>> {
+export async function foldSubjectFromLog(
+  sql: Sql,
+  workspaceId: string,
+  subject: string,
+  set: PolicySet,
+  /** Filled, when given, with whether each memory was told as a change (`toldAsChange`). */
+  told?: Map<string, boolean>,
+): Promise<Map<string, Timeline>> {
   const episodes = await episodesOfSubject(sql, workspaceId, subject);
   const claims = episodes.flatMap((e) => extract(e, set));
   const byMemory = new Map<string, Claim[]>();
@@ -71,10 +78,13 @@ export async function foldSubjectFromLog(sql: Sql, workspaceId: string, subject:
   const expected = new Map<string, Timeline>();
   for (const [id, cs] of byMemory) {
     const group = links.groupOfId.get(id);
-    if (!group) expected.set(id, foldMemory(cs, set, versions));
-    else if (!expected.has(group.canonicalId)) {
+    if (!group) {
+      expected.set(id, foldMemory(cs, set, versions));
+      told?.set(id, toldAsChange(cs));
+    } else if (!expected.has(group.canonicalId)) {
       const t = foldGroup(group, byMemory, set, versions);
       if (t) expected.set(group.canonicalId, t);
+      told?.set(group.canonicalId, toldAsChange(group.ids.flatMap((m) => byMemory.get(m) ?? [])));
     }
   }
   return expected;
@@ -82,7 +92,8 @@ export async function foldSubjectFromLog(sql: Sql, workspaceId: string, subject:
 
 async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {
   const { set } = await loadPolicySet(sql, workspaceId);
-  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set);
+  const told = new Map<string, boolean>();
+  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set, told);
 
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
   const summaries = await summariesOfSubject(sql, workspaceId, subject);
@@ -118,7 +129,8 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     if (timelineEtag(actual) !== row.etag) diff('etag', timelineEtag(actual), row.etag);
     // Recall reads the summary, not the timeline: it must say what the timeline says (a row from
     // before summaries existed has none, and recall reads its timeline).
-    const { summary, side } = summaries.get(row.id) ?? { summary: null, side: null };
+    const { summary, side, told_as_change } = summaries.get(row.id) ?? { summary: null, side: null, told_as_change: false };
+    if (told_as_change !== (told.get(row.id) ?? false)) diff('told_as_change', told.get(row.id) ?? false, told_as_change);
     if (summary !== null) {
       const wanted = storedSummary(row, actual);
       if (canonicalJson(wanted) !== canonicalJson(summary)) diff('summary', wanted.memory, (summary as { memory?: unknown }).memory ?? summary);

@@ -114,7 +114,7 @@ export async function refreshCandidates(
   // recomputed then, as a rebuild would.
   const incremental = change && change.removed.length === 0 ? change : undefined;
   const around = candidatesAround(
-    rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text })),
+    rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text, told_as_change: r.told_as_change })),
     undefined,
     incremental ? new Set(incremental.created) : undefined,
   );

@@ -31,7 +31,7 @@ describe('memoryShapesOfSubject', () => {
     const { note, day } = await seeded('w-shapes');
     const shapes = await memoryShapesOfSubject(pool, 'w-shapes', 's');
     expect(shapes).toHaveLength(2);
-    expect(shapes.find((s) => s.id === note.timeline.memory_id)).toEqual({ id: note.timeline.memory_id, key: note.timeline.key, note_text: note.timeline.values[0]!.value, candidates: [] });
+    expect(shapes.find((s) => s.id === note.timeline.memory_id)).toEqual({ id: note.timeline.memory_id, key: note.timeline.key, note_text: note.timeline.values[0]!.value, told_as_change: false, candidates: [] });
     expect(shapes.find((s) => s.id === day.timeline.memory_id)!.note_text).toBeNull();
     expect(await memoryShapesOfSubject(pool, 'w-shapes', 'none')).toEqual([]);
   });

@@ -6,7 +6,7 @@ export async function memoryShapesOfSubject(sql: Sql, workspaceId: string, subje
   const { rows } = await sql.query<MemoryShapeRow>(
     `SELECT id, key,
             CASE WHEN predicate = 'note' THEN timeline->'values'->0->>'value' END AS note_text,
-            candidates
+            told_as_change, candidates
        FROM memories WHERE workspace_id = $1 AND subject = $2 ORDER BY id`,
     [workspaceId, subject],
   );

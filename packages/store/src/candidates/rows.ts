@@ -4,6 +4,8 @@ export interface MemoryShapeRow {
   key: string;
   /** The first value of a note (its words); null for any other predicate. */
   note_text: string | null;
+  /** See `memories.told_as_change`. */
+  told_as_change: boolean;
   candidates: CandidateRefRow[];
 }
 

@@ -8,9 +8,9 @@ import { type MemoryWrite, jsonRows } from './rows.js';
 export async function insertMemories(sql: Sql, workspaceId: string, writes: readonly MemoryWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await sql.query(
-    `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, summary, side)
+    `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, summary, side, told_as_change)
      SELECT $1, m->>'id', m->>'subject', m->>'key', m->>'scope', m->>'owner', m->>'predicate', m->'qualifiers', (m->>'revision')::int,
-       m->>'etag', m->>'digest', m->>'status', m->'timeline', m->'summary', m->'side'
+       m->>'etag', m->>'digest', m->>'status', m->'timeline', m->'summary', m->'side', (m->>'told_as_change')::boolean
      FROM jsonb_array_elements($2::jsonb) AS m`,
     [workspaceId, jsonRows(writes.map((w) => ({ w })))],
   );

@@ -45,6 +45,8 @@ export interface MemoryWrite {
   summary: unknown;
   /** What a page shows of this memory as another's candidate (see `memories.side`). */
   side: unknown;
+  /** See `memories.told_as_change`. */
+  told_as_change: boolean;
 }
 
 /** Memory rows as one JSON array (the timeline serialized once, as the bytes of the array). */
@@ -66,6 +68,7 @@ export function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revi
         status: t.status_hint,
         summary: w.summary,
         side: w.side,
+        told_as_change: w.told_as_change,
         ...(expected ? { expected_revision: expected.revision, expected_etag: expected.etag } : {}),
       });
       return `${head.slice(0, -1)},"timeline":${w.json ?? JSON.stringify(t)}}`;

@@ -15,7 +15,8 @@ export async function updateMemoriesIfRevision(
   if (updates.length === 0) return { ok: true };
   const { rows } = await sql.query<{ id: string }>(
     `UPDATE memories SET revision = (m->>'revision')::int, etag = m->>'etag', digest = m->>'digest', status = m->>'status',
-       timeline = m->'timeline', summary = m->'summary', side = m->'side'
+       timeline = m->'timeline', summary = m->'summary', side = m->'side',
+       told_as_change = (m->>'told_as_change')::boolean
      FROM jsonb_array_elements($2::jsonb) AS m
      WHERE memories.workspace_id = $1 AND memories.id = m->>'id'
        AND memories.revision = (m->>'expected_revision')::int AND memories.etag = m->>'expected_etag'
