@@ -105,7 +105,7 @@ async function main() {
     writeExtractionSection(extraction);
     console.log(extraction);
     // Development splits and the held-out third, reported apart.
-    const paraphrases = await runParaphrases(runtime, url, ['a', 'b', 'c', 'd', 'e', 'f']);
+    const paraphrases = await runParaphrases(runtime, url, ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
     writeParaphraseSection(paraphrases);
     console.log(paraphrases);
   });
