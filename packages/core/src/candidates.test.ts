@@ -144,7 +144,7 @@ describe('candidates', () => {
     expect(predicateWords('The app is going to release every {quantity}')).toMatchObject({ plan: true, change: false });
   });
 
-  it('compares a memory whose claims were told as a change by a cue as a change, and never a plan', () => {
+  it('compares a memory whose claims were told as a change by a cue as a change, and a plan only when it plans a change', () => {
     expect(toldAsChange([{ cues: [] }, { cues: ['from-now-on'] }])).toBe(true);
     expect(toldAsChange([{ cues: ['correction-label'] }])).toBe(true);
     expect(toldAsChange([{ cues: ['hedge-maybe'] }, { cues: [] }])).toBe(false);
@@ -153,7 +153,57 @@ describe('candidates', () => {
     const plain = mem('For compliance, audit logs on the box are retained {quantity}');
     expect(findCandidates([old, plain])).toEqual([]);
     expect(findCandidates([old, { ...plain, told_as_change: true }])).toHaveLength(1);
-    expect(findCandidates([mem('The cluster runs {version}'), { ...mem('The cluster will run {version}'), told_as_change: true }])).toEqual([]);
+    // "The cluster will run v2 from now on": the cue says when the future tense starts, so it
+    // restates what runs; "will be upgraded to" plans an upgrade whatever cue matched it.
+    expect(findCandidates([mem('The cluster runs {version}'), { ...mem('The cluster will run {version}'), told_as_change: true }])).toHaveLength(1);
+    expect(findCandidates([mem('Redis in prod runs {version}'), { ...mem('Redis in prod will be upgraded to {version}'), told_as_change: true }])).toEqual([]);
+    expect(findCandidates([mem('The cluster runs {version}'), mem('The cluster will run {version}')])).toEqual([]);
+  });
+
+  it('takes an intention for a plan ("aims to cut", "wants to replace"), but a wish that is no change for what holds', () => {
+    expect(predicateWords('Wayfarer aims to cut onboarding time by {percent}')).toMatchObject({ plan: true, change: false });
+    expect(predicateWords('kiln-design wants to replace the icons with {quoted}')).toMatchObject({ plan: true, change: false });
+    expect(predicateWords('Ops plans to move the backups to {host}').plan).toBe(true);
+    expect(predicateWords('Dana wants to be paged on {quoted}').plan).toBe(false);
+    expect(pairsOf([mem('Wayfarer aims to cut onboarding time by {percent}'), mem('Wayfarer aims to cut support tickets by {percent}')])).toEqual([]);
+    expect(pairsOf([mem('kiln-design currently ships icons from {quoted}'), { ...mem('kiln-design wants to replace the icons with {quoted}'), told_as_change: true }])).toEqual([]);
+  });
+
+  it('reads the present tense of a verb of change as what a thing does, unless a commit says it of itself', () => {
+    expect(predicateWords('avocet-media resizes thumbnails to a width of {quantity}').change).toBe(false);
+    expect(predicateWords('This raises the HPA ceiling to {quantity}').change).toBe(true);
+    expect(predicateWords('resized thumbnails to a width of {quantity}').change).toBe(true);
+    expect(pairsOf([mem('avocet-media resizes thumbnails to a width of {quantity}'), mem('avocet-media resizes previews to a width of {quantity}')])).toEqual([]);
+  });
+
+  it('reads "switched off" and "turned off" as the negation of what was on', () => {
+    expect(predicateWords('we switched off {quoted} as a login option')).toMatchObject({ negated: true });
+    expect(predicateWords('the {quoted} sign-in was turned off')).toMatchObject({ negated: true });
+    expect(predicateWords('the {quoted} sign-in was turned on')).toMatchObject({ negated: false });
+    const [p] = findCandidates([mem('People sign in with {quoted}'), mem('We switched off {quoted} as a login option')]);
+    expect(p?.opposite).toBe(true);
+  });
+
+  it('leaves out a clause after the value that holds no value of its own', () => {
+    expect(predicateWords('Enforces a minimum invoice amount of {money}; smaller balances roll over').words).not.toContain('balanc');
+    expect(predicateWords('Staging moved; use {host}').words).toContain('stag');
+    expect(pairsOf([mem('Enforces a minimum invoice amount of {money}; smaller balances roll over'), mem('Enforces a minimum prepaid top-up of {money}; smaller amounts are rejected')])).toEqual([]);
+  });
+
+  it('reads a word done again ("relicensed") as the word the other side says, told as a change', () => {
+    const [p] = findCandidates([mem('ferrous-sdk is licensed under {quoted}'), mem('ferrous-sdk is relicensed to {quoted}')]);
+    expect(p?.reason).toMatch(/shared: [a-z, ]*licens/);
+    expect(p?.reason).toContain('told as a change');
+    // "Reports" is no "ports" done again: a base of fewer than five letters never counts.
+    expect(pairsOf([mem('The gateway reports errors on {quantity}'), mem('The gateway ports errors on {quantity}')])).toEqual([]);
+  });
+
+  it('tells parallel facts by how they run, what they are (goal or result) and whom they are for', () => {
+    expect(pairsOf([mem('curlew caps scheduled reports at {quantity} rows'), mem('curlew caps ad-hoc reports at {quantity} rows')])).toEqual([]);
+    expect(pairsOf([mem('Tinderbox target: {percent} fewer build minutes'), mem('Tinderbox result so far: {percent} fewer build minutes on the pilot repos')])).toEqual([]);
+    expect(pairsOf([mem('Admin sessions expire after {quantity} idle'), mem('Customer sessions expire after {quantity} idle')])).toEqual([]);
+    // A change may still restate the goal in other words.
+    expect(pairsOf([mem('The cache hit rate target is {percent}'), mem('We raised the cache hit rate to {percent}')])).toHaveLength(1);
   });
 
   it('meets a certificate and its cert, an expiry and what expires, a probe and a check, closure and closed', () => {

@@ -118,6 +118,7 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['credential', 'credentials', 'creds', 'cred'],
   ['expire', 'expiry', 'expiration', 'expires', 'expired'],
   ['edit', 'editor', 'editing'],
+  ['login', 'logon', 'signin', 'sign'],
 ];
 
 const SYNONYM_OF = new Map<string, string>();
@@ -157,7 +158,10 @@ const QUALIFYING = new Set(
     'first last final next previous early late minimum min maximum max least most lower upper floor ceiling ' +
     'internal external public private client server frontend backend mobile web desktop ' +
     'weekday weekend morning evening daily weekly monthly yearly annual quarterly ' +
-    'warning critical error info debug major minor patch non'
+    'warning critical error info debug major minor patch non ' +
+    // How a thing is done (scheduled reports / ad-hoc exports), whether a figure is the goal or
+    // what was reached (target / result), and whom a rule is for (admin / customer sessions).
+    'ad hoc adhoc manual automatic automated target goal actual admin customer guest anonymous employee contractor'
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
@@ -224,6 +228,21 @@ const CHANGE_VERBS = new Set(
     .map((w) => dropE(stem(w))),
 );
 
+// What a commit or a pull request calls itself when it says what it does: "This raises the
+// ceiling to", "PR increases the pool to".
+const SELF = new Set(['this', 'it', 'which', 'pr', 'commit', 'patch', 'change', 'release', 'mr', 'diff']);
+
+/**
+ * "Resizes thumbnails to a width of {quantity}", "reduces sampling to {percent}": the present tense
+ * of a verb of change says what a thing does each time, not that something changed — unless a
+ * commit or a pull request says it of itself ("This raises the ceiling to").
+ */
+function habitual(toks: readonly string[], i: number): boolean {
+  const w = toks[i]!;
+  if (CHANGE_WORDS.has(w) || !/[^s]s$/.test(w)) return false;
+  return !SELF.has(toks[i - 1] ?? '') && !SELF.has(toks[i - 2] ?? '');
+}
+
 /** A word of a change: one of the forms listed, or any inflection of a verb of change. */
 function changeWord(w: string): boolean {
   return CHANGE_WORDS.has(w) || CHANGE_VERBS.has(dropE(stem(w)));
@@ -235,6 +254,18 @@ const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone u
 const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup', 'contract', 'terms', 'agreement', 'pricing']);
 // A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
 const PLAN_WORDS = new Set(['will', 'shall', "'ll", 'planned', 'plans']);
+// The future tense alone: with a cue that says when it takes effect ("will send at {time} from now
+// on", the cue cut from the template), a statement of the rule in force from then on (`shapeOf`).
+const FUTURE_WORDS = new Set(['will', 'shall', "'ll"]);
+// An intention before a verb ("aims to cut", "plans to move", "intends to drop") is a goal or a
+// plan, whatever the verb: nothing has changed yet.
+const INTENDS = new Set(['aim', 'aims', 'aiming', 'plan', 'plans', 'planning', 'intend', 'intends', 'intending', 'hope', 'hopes', 'hoping', 'propose', 'proposes', 'proposed', 'proposing']);
+// A wish is a plan only when what is wished is a change ("wants to replace", "would like to move"):
+// "wants to be paged on Slack" is a preference in force.
+const WISHES = new Set(['want', 'wants', 'wanted', 'like']);
+// "Switched off", "turned off", "shut off": what was on no longer is, the negation of a statement
+// that it is on ("lets people sign in with {quoted}").
+const OFF_VERBS = new Set(['switch', 'switched', 'switching', 'turn', 'turned', 'turning', 'shut', 'shutting']);
 // After the value of a change, a clause that gives its reason or circumstance ("to suit APAC",
 // "since the EU hire", "after the reorg", "by the window") is not part of the fact.
 const CLAUSE_START = new Set(['since', 'because', 'after', 'to', 'so', 'for', 'under', 'following', 'due', 'once', 'and', 'but', 'by', 'until', 'when', 'which']);
@@ -308,19 +339,34 @@ function tokens(text: string): string[] {
 }
 
 /**
+ * A template up to its last clause holding a value: a clause after a semicolon that holds none
+ * is a statement of its own ("Enforces a minimum of {money}; smaller balances roll over"), while
+ * one before the value says what it is about ("Staging moved; use {host}").
+ */
+function valueClauses(text: string): string {
+  if (!text.includes(';')) return text;
+  const clauses = text.split(';');
+  let last = clauses.length - 1;
+  while (last > 0 && !/\{[a-z]+\}/.test(clauses[last]!)) last -= 1;
+  return /\{[a-z]+\}/.test(clauses[last]!) ? clauses.slice(0, last + 1).join(';') : text;
+}
+
+/**
  * Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out, with
  * whether it negates (`negated`) and whether it is told as a change (`change`).
  */
-export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean } {
+export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean } {
   const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
   // "us" in lower case is the pronoun; "US" is the region.
-  const bare = text.normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
+  const bare = valueClauses(text).normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
   const toks = tokens(bare);
   const words = new Set<string>();
   let negated = false;
   // "re-scheduled", "re-assigned": done again, differently.
   let change = /(?:^|[^\p{L}])re-\p{L}+ed\b/u.test(bare);
   let plan = false;
+  // A plan by the future tense only (`FUTURE_WORDS`).
+  let intended = false;
   // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
   let lastDirection = -1;
   const redoneWords = new Set(toks.filter((t) => redone(t, toks)));
@@ -333,15 +379,21 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // "Going to a store release every {quantity}" moves to something; "going to upgrade" plans.
     const movesTo = pair === 'going to' && ['a', 'an', 'the'].includes(toks[i + 2] ?? '');
     if (PLAN_WORDS.has(w) || (pair === 'going to' && !movesTo) || pair === 'about to') plan = true;
+    if ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to') intended = true;
+    const after = toks[i + 2] ?? '';
+    if (toks[i + 1] === 'to' && (INTENDS.has(w) || (WISHES.has(w) && (changeWord(after) || after === 'replace')))) plan = intended = true;
     if (movesTo) change = true;
     // "The new policy", "New payment terms": a rule noun right after "new" or one word on.
     const newRule = w === 'new' && (RULE_NOUNS.has(toks[i + 1] ?? '') || RULE_NOUNS.has(toks[i + 2] ?? ''));
     // "From the next billing cycle": when a new value takes effect.
     const fromNext = w === 'from' && (toks[i + 1] === 'next' || (toks[i + 1] === 'the' && toks[i + 2] === 'next'));
-    if ((changeWord(w) && !ARTICLES.has(toks[i + 1] ?? '')) || CHANGE_PAIRS.has(pair) || newRule || fromNext) change = true;
+    if ((changeWord(w) && !ARTICLES.has(toks[i + 1] ?? '') && !habitual(toks, i)) || CHANGE_PAIRS.has(pair) || newRule || fromNext) change = true;
     if ((w === 'roll' || w === 'rolled') && i < lastDirection) change = true;
     if (redoneWords.has(w)) change = true;
   }
+  // A verb of change with the future tense ("will be upgraded to") is a plan whatever cue matched
+  // it; a cue is what told the future tense alone as a change, as it was cut from the template.
+  const future = plan && !intended && !change;
   change &&= !plan;
   let afterSlot = false;
   for (let i = 0; i < toks.length; i += 1) {
@@ -374,6 +426,11 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       words.add('allow');
       continue;
     }
+    if (OFF_VERBS.has(w) && toks[i + 1] === 'off') {
+      negated = !negated;
+      i += 1;
+      continue;
+    }
     if (NEGATION.has(w) || w.endsWith("n't") || stops) {
       negated = !negated;
       // "no longer", "no more": the negation of a change, not a word of the fact.
@@ -384,7 +441,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     if (FILLER.has(w) || changeWord(w) || w === "'ll" || redoneWords.has(w)) continue;
     words.add(canonicalWord(w));
   }
-  return { words, slots, negated, change, plan };
+  return { words, slots, negated, change, plan, future };
 }
 
 // Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
@@ -405,9 +462,13 @@ export function toldAsChange(claims: Iterable<Pick<Claim, 'cues'>>): boolean {
 export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet<string>> = new Map()): PredicateShape {
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
-  const { words, slots, negated, change: worded, plan } = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
-  // The cue that told it as a change is no longer in the predicate's words, but it was said.
-  const change = worded || (input.told_as_change === true && !plan);
+  const worded = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
+  const { words, slots, negated } = worded;
+  // The cue that told it as a change is no longer in the predicate's words, but it was said; with
+  // the future tense alone it says when the new rule starts ("will send at {time} from now on").
+  const told = input.told_as_change === true && (!worded.plan || worded.future);
+  const plan = worded.plan && !told;
+  const change = worded.change || told;
   const qualifiers = Object.entries(fk.qualifiers)
     .filter(([k]) => !(isNote && k === 'fingerprint'))
     .map(([k, v]) => `${k}=${v}`)
@@ -476,8 +537,29 @@ function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; qual
   return { heavy, qualified };
 }
 
-export function scoreShapes(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true; loose?: true } | null {
-  if (x.scope !== y.scope || x.qualifiers !== y.qualifiers || x.slots !== y.slots) return null;
+/**
+ * `x` with each word that is another word of `y` done again ("relicensed" against "licensed",
+ * "rehosted" against "hosted") read as that word, told as a change; `x` itself when it has none.
+ * A pair function: "report" is no "port" done again unless the other side says "port" — and a
+ * base of fewer than five letters ("view", "fund", "cord") never counts.
+ */
+function redoneAgainst(x: PredicateShape, y: PredicateShape): PredicateShape {
+  let words: Set<string> | null = null;
+  for (const w of x.words) {
+    if (w.length < 7 || !w.startsWith('re')) continue;
+    const base = w.slice(2);
+    if (!y.words.has(base) || x.words.has(base) || y.words.has(w)) continue;
+    words ??= new Set(x.words);
+    words.delete(w);
+    words.add(base);
+  }
+  return words ? { ...x, words, grams: trigramsOf(words), change: true } : x;
+}
+
+export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: number; reason: string; opposite?: true; loose?: true } | null {
+  if (a.scope !== b.scope || a.qualifiers !== b.qualifiers || a.slots !== b.slots) return null;
+  const x = redoneAgainst(a, b);
+  const y = redoneAgainst(b, a);
   if (x.words.size === 0 || y.words.size === 0) return null;
   // "Redis will be upgraded to {version}" does not say which version runs now; but a date is
   // when something happens, and "will be switched off on {date}" is what "the shutdown slipped
