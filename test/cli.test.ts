@@ -78,7 +78,7 @@ describe('the canon command line', () => {
     expect(ok.stdout).toMatch(/^ok +service:cli +state_hash [0-9a-f]{64}$/m);
 
     const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
-    await runtime.pool.query(`UPDATE memories SET timeline = jsonb_set(timeline, '{values,0,value}', '42') WHERE predicate = 'p3'`);
+    await runtime.pool.query(`UPDATE memories SET timeline = jsonb_set(timeline::jsonb, '{values,0,value}', '42')::json WHERE predicate = 'p3'`);
     await runtime.close();
 
     const bad = await canon('verify', '--subject', 'service:cli');

@@ -181,7 +181,7 @@ describe('canon verify', () => {
 
   it('fails with the subject, key and expected vs actual after a derived row is corrupted', async () => {
     await canon.runtime.pool.query(
-      `UPDATE memories SET timeline = jsonb_set(timeline, '{values,0,value}', '"Monday"') WHERE predicate = 'owning team'`,
+      `UPDATE memories SET timeline = jsonb_set(timeline::jsonb, '{values,0,value}', '"Monday"')::json WHERE predicate = 'owning team'`,
     );
     const report = await canon.runtime.verify(owner, SUBJECT);
     expect(report.ok).toBe(false);

@@ -142,15 +142,16 @@ describe('migrations', () => {
         client.release();
       }
       const { rows } = await pool.query(
-        `SELECT attrelid::regclass::text || '.' || attname AS col, attcompression AS c FROM pg_attribute
+        `SELECT attrelid::regclass::text || '.' || attname AS col, attcompression AS c, format_type(atttypid, atttypmod) AS type FROM pg_attribute
          WHERE (attrelid, attname) IN (('memories'::regclass, 'timeline'), ('episodes'::regclass, 'body'), ('claims'::regclass, 'claim'))
          ORDER BY 1`,
       );
       const method = lz4 ? 'l' : '';
+      // Migration 0028 made claims and timelines json, which resets a column's compression: it is set again.
       expect(rows).toEqual([
-        { col: 'claims.claim', c: method },
-        { col: 'episodes.body', c: method },
-        { col: 'memories.timeline', c: method },
+        { col: 'claims.claim', c: method, type: 'json' },
+        { col: 'episodes.body', c: method, type: 'jsonb' },
+        { col: 'memories.timeline', c: method, type: 'json' },
       ]);
       // A value past the compression threshold reads back whole either way.
       const big = { text: 'x'.repeat(50_000) };
@@ -215,6 +216,28 @@ describe('migrations', () => {
         ]);
         const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'memories'::regclass`);
         expect(forced).toEqual([{ relforcerowsecurity: true }]);
+      },
+    );
+  });
+
+  it('keep every claim and timeline, member for member, when they become json (0028)', async () => {
+    const claim = { workspace_id: 'w1', episode_id: '00000000-0000-4000-8000-000000000001', index: 0, key: 'k1', value: { b: 1, a: [2, -0, 'é'] }, text: 'Deploys run on Tuesday.' };
+    const timeline = { memory_id: 'm1', key: 'k1', values: [{ value: 'Tuesday', evidence: [{ source: 'api', index: 0 }] }], decisions: [], linked: ['k2'] };
+    await migratedByOwner(
+      '0028_claims_and_timelines_as_json',
+      async (admin) => {
+        await admin.query(`INSERT INTO claims (workspace_id, episode_id, idx, subject, memory_id, lineage, claim) VALUES ('w1', $1, 0, 's', 'm1', 'l', $2)`, [claim.episode_id, JSON.stringify(claim)]);
+        await admin.query(
+          `INSERT INTO memories (workspace_id, id, subject, key, scope, predicate, qualifiers, revision, etag, digest, status, timeline)
+           VALUES ('w1', 'm1', 's', 'k1', 'workspace', 'deploy_day', '{}', 1, 'e', 'd', 'in_force', $1)`,
+          [JSON.stringify(timeline)],
+        );
+      },
+      async ({ admin }) => {
+        const { rows: claims } = await admin.query('SELECT claim, claim->>$1 AS key FROM claims', ['key']);
+        expect(claims).toEqual([{ claim: { ...claim, value: { b: 1, a: [2, 0, 'é'] } }, key: 'k1' }]);
+        const { rows: memories } = await admin.query(`SELECT timeline, (timeline->'linked')::jsonb ? 'k2' AS linked FROM memories`);
+        expect(memories).toEqual([{ timeline, linked: true }]);
       },
     );
   });

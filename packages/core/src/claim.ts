@@ -12,7 +12,7 @@ export const ClaimOrigin = z.enum(['structured', 'text', 'note', 'document']);
 export type ClaimOrigin = z.infer<typeof ClaimOrigin>;
 
 /**
- * One extracted claim (design §3). Plain JSON on purpose: the store saves it as jsonb and hands it
+ * One extracted claim (design §3). Plain JSON on purpose: the store saves it as JSON and hands it
  * back to `fold` unchanged, so nothing here may be a Date, a Map or an undefined member.
  */
 export const Claim = z.object({

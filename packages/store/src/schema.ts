@@ -7,6 +7,7 @@ import {
   doublePrecision,
   integer,
   index,
+  json,
   jsonb,
   pgTable,
   primaryKey,
@@ -154,8 +155,12 @@ export const claims = pgTable(
     subject: text('subject').notNull(),
     memory_id: text('memory_id').notNull(),
     lineage: text('lineage').notNull(),
-    /** The whole claim as core's `extract` returned it; handed back to `fold` unchanged. */
-    claim: jsonb('claim').notNull(),
+    /**
+     * The whole claim as core's `extract` returned it; handed back to `fold` unchanged. `json`, not
+     * `jsonb`: it is only ever written whole and read whole (or one member of it), so the text is
+     * kept as sent instead of being parsed into jsonb on every insert (migration 0028).
+     */
+    claim: json('claim').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.episode_id, t.idx] }),
@@ -181,7 +186,8 @@ export const memories = pgTable(
     /** This timeline's share of the subject's state hash. */
     digest: text('digest').notNull(),
     status: text('status').notNull(),
-    timeline: jsonb('timeline').notNull(),
+    /** Written whole and read whole, so `json` like `claims.claim` (migration 0028). */
+    timeline: json('timeline').notNull(),
     /**
      * Memories of the same subject and scope that may be this fact worded otherwise (design §1,
      * law 3): derived at compile, shown on read, never part of the timeline or the state hash.

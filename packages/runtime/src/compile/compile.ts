@@ -420,8 +420,8 @@ async function compileEpisodes(
         sinceYield = performance.now();
       }
       const timeline = group ? foldGroup(group, claimsByMemory, policies.set, versions)! : foldMemory(memoryClaims, policies.set, versions);
-      // The canonical JSON hashed for the etag is also the timeline's stored text (jsonb keeps the
-      // value, not the spelling), so the 5 MB timeline of a hot key is serialized once, not twice.
+      // The canonical JSON hashed for the etag is also the timeline's stored text (a json column
+      // keeps it as sent), so the 5 MB timeline of a hot key is serialized once, not twice.
       const { etag, json } = timelineEtagAndJson(timeline);
       const before = existing.get(id);
       if (before?.etag === etag) continue;

@@ -143,7 +143,9 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     }
     const projected = (valuesByMemory.get(row.id) ?? []).map((v) => ({ value: v.value, from: v.valid_from, to: v.valid_to, status: v.status }));
     const fromTimeline = actual.values.map((v) => ({ value: v.value, from: v.valid_from, to: v.valid_to, status: v.status }));
-    if (JSON.stringify(projected) !== JSON.stringify(fromTimeline)) diff('memory_values rows', fromTimeline, projected);
+    // Compared as values: the timeline keeps its canonical text (a json column), a row's value is
+    // jsonb, which orders an object's members its own way.
+    if (canonicalJson(projected) !== canonicalJson(fromTimeline)) diff('memory_values rows', fromTimeline, projected);
     const evidenceWanted = actual.values.flatMap((v, ord) => v.evidence.map((e) => `${ord}|${e.source}|${e.idempotency_key}|${e.index}`));
     const evidenceHeld = evidenceByMemory.get(row.id) ?? [];
     if (!sameSet(evidenceWanted, evidenceHeld)) diff('evidence rows', [...new Set(evidenceWanted)].sort(), [...evidenceHeld].sort());

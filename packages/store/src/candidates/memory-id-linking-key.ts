@@ -9,7 +9,7 @@ export async function memoryIdLinkingKey(sql: Sql, workspaceId: string, aliasId:
   const { rows } = await sql.query<{ id: string }>(
     `SELECT m.id
        FROM (SELECT subject, claim->>'key' AS key FROM claims WHERE workspace_id = $1 AND memory_id = $2 LIMIT 1) c
-       JOIN memories m ON m.workspace_id = $1 AND m.subject = c.subject AND m.timeline->'linked' ? c.key
+       JOIN memories m ON m.workspace_id = $1 AND m.subject = c.subject AND (m.timeline->'linked')::jsonb ? c.key
       LIMIT 1`,
     [workspaceId, aliasId],
   );

@@ -36,7 +36,7 @@ export const RECALL_COLUMNS = 'id, subject, key, scope, owner, etag, summary, ca
 
 export interface MemoryWrite {
   timeline: Timeline;
-  /** The timeline as JSON, when the caller has it already (any spelling: jsonb keeps the value). */
+  /** The timeline as JSON, when the caller has it already: stored as this text (a `json` column). */
   json?: string;
   subject: string;
   etag: string;
@@ -48,6 +48,10 @@ export interface MemoryWrite {
   /** See `memories.told_as_change`. */
   told_as_change: boolean;
 }
+
+/** The members of a `jsonRows` row, as `json_to_recordset` reads them: one pass over the text. */
+export const MEMORY_RECORD =
+  'id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, timeline json, summary jsonb, side jsonb, told_as_change boolean';
 
 /** Memory rows as one JSON array (the timeline serialized once, as the bytes of the array). */
 export function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revision: number; etag: string } }>): string {

@@ -1,5 +1,5 @@
 import type { Sql } from '../db.js';
-import { type MemoryWrite, jsonRows } from './rows.js';
+import { MEMORY_RECORD, type MemoryWrite, jsonRows } from './rows.js';
 
 export type ConditionalUpdate = { ok: true } | { ok: false; reason: 'stale'; id: string };
 
@@ -14,12 +14,11 @@ export async function updateMemoriesIfRevision(
 ): Promise<ConditionalUpdate> {
   if (updates.length === 0) return { ok: true };
   const { rows } = await sql.query<{ id: string }>(
-    `UPDATE memories SET revision = (m->>'revision')::int, etag = m->>'etag', digest = m->>'digest', status = m->>'status',
-       timeline = m->'timeline', summary = m->'summary', side = m->'side',
-       told_as_change = (m->>'told_as_change')::boolean
-     FROM jsonb_array_elements($2::jsonb) AS m
-     WHERE memories.workspace_id = $1 AND memories.id = m->>'id'
-       AND memories.revision = (m->>'expected_revision')::int AND memories.etag = m->>'expected_etag'
+    `UPDATE memories SET revision = m.revision, etag = m.etag, digest = m.digest, status = m.status,
+       timeline = m.timeline, summary = m.summary, side = m.side, told_as_change = m.told_as_change
+     FROM json_to_recordset($2::json) AS m(${MEMORY_RECORD}, expected_revision int, expected_etag text)
+     WHERE memories.workspace_id = $1 AND memories.id = m.id
+       AND memories.revision = m.expected_revision AND memories.etag = m.expected_etag
      RETURNING memories.id`,
     [workspaceId, jsonRows(updates.map((u) => ({ w: u.write, expected: u.expected })))],
   );
