@@ -198,6 +198,36 @@ describe('candidates', () => {
     expect(pairsOf([mem('The gateway reports errors on {quantity}'), mem('The gateway ports errors on {quantity}')])).toEqual([]);
   });
 
+  it('pairs a change with the only other fact of its kind in the subject, even with no word in common', () => {
+    const day = mem('I usually start my day at {time}', { subject: 'user:bartholomew' });
+    const now = mem('Bartholomew starts work at {time} now that the school run changed', { subject: 'user:bartholomew' });
+    const [p] = findCandidates([day, now]);
+    expect(p?.reason).toContain('the only two facts with them here');
+    // Without a change there is nothing to restate; a third fact of the kind makes the change name none in particular.
+    expect(findCandidates([day, mem('Bartholomew leaves work at {time}', { subject: 'user:bartholomew' })])).toEqual([]);
+    expect(findCandidates([day, now, mem('Lunch is at {time}', { subject: 'user:bartholomew' })])).toEqual([]);
+    // Another slot kind, a plan, or a note is no restatement.
+    expect(findCandidates([day, mem('Bartholomew starts work on {weekday} now', { subject: 'user:bartholomew' })])).toEqual([]);
+    // "Bartholomew will start at {time} from now on": the cue is cut from the template.
+    expect(findCandidates([day, { ...mem('Bartholomew will start at {time}', { subject: 'user:bartholomew' }), told_as_change: true }])).toHaveLength(1);
+    expect(findCandidates([day, mem('Bartholomew plans to move his start to {time}', { subject: 'user:bartholomew' })])).toEqual([]);
+    const negated = findCandidates([mem('Sign-in with {quoted} is offered'), mem('{quoted} was switched off')]);
+    expect(negated[0]?.opposite).toBe(true);
+  });
+
+  it('takes the sole restatement in or out incrementally as its block grows', () => {
+    const day = mem('I usually start my day at {time}');
+    const now = mem('Bartholomew starts work at {time} now that the school run changed');
+    const third = mem('Lunch is at {time}');
+    const before = findCandidates([day, now]);
+    expect(before).toHaveLength(1);
+    const around = candidatesAround([day, now, third], undefined, new Set([third.memory_id]));
+    // The old pair is in the widened focus, so a caller drops it, and nothing replaces it.
+    expect(around.focus?.has(day.memory_id)).toBe(true);
+    expect(around.focus?.has(now.memory_id)).toBe(true);
+    expect(around.pairs).toEqual(findCandidates([day, now, third]));
+  });
+
   it('tells parallel facts by how they run, what they are (goal or result) and whom they are for', () => {
     expect(pairsOf([mem('curlew caps scheduled reports at {quantity} rows'), mem('curlew caps ad-hoc reports at {quantity} rows')])).toEqual([]);
     expect(pairsOf([mem('Tinderbox target: {percent} fewer build minutes'), mem('Tinderbox result so far: {percent} fewer build minutes on the pilot repos')])).toEqual([]);
@@ -265,6 +295,9 @@ describe('candidates', () => {
     mem('Payments moved the ledger close to {weekday}'), mem('The payments ledger close is on {weekday}'), mem('The payments token sweep runs on {weekday}'),
     // A chain of changes, each sharing a word with the next: incremental must hold along it.
     mem('Ledger audits moved to {weekday}'), mem('Audit exports now happen on {weekday}'), mem('Exports reviews were rescheduled to {weekday}'), mem('Review digests moved to {weekday}'),
+    // Small blocks sharing no word: a change and the only other fact of its kind, until a third comes.
+    mem('I usually start my day at {time}'), mem('Standup now begins at {time}'), mem('Lunch is at {time}'),
+    mem('Mail goes through {host}'), mem('We switched the relay to {host}'),
   ];
   const key = (p: { a: string; b: string }) => `${p.a}|${p.b}`;
   const touches = (ids: ReadonlySet<string>) => (p: { a: string; b: string }) => ids.has(p.a) || ids.has(p.b);

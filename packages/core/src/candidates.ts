@@ -648,8 +648,10 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
 
 /**
  * The pairs that hold a memory of `focus` (every pair without one), and the focus they were
- * computed for: `focus` widened by every statement told as a change that pairs with a memory in
- * it, since whether its loose pairs are kept depends on all its pairs. Every pair without a member
+ * computed for: `focus` widened by every memory of a block of three or fewer that holds one of it
+ * (whether two memories are a sole restatement depends on their block's size), then by every
+ * statement told as a change that pairs with a memory in it, since whether its loose pairs are
+ * kept depends on all its pairs. Every pair without a member
  * of the widened focus is what it was before the focus changed.
  *
  * Three passes at most, whatever the subject: the widened focus, then the changes that pair with
@@ -667,20 +669,58 @@ export function candidatesAround(
   const subjects = new Map<string, ReadonlySet<string>>();
   for (const m of memories) byId.set(m.memory_id, shapeOf(m, subjects));
   const blocks = candidateBlocks(byId);
-  if (!focus) return { pairs: keepLoose(scoredPairs(byId, blocks, threshold), byId), focus };
+  if (!focus) return { pairs: withSole(keepLoose(scoredPairs(byId, blocks, threshold), byId), byId, blocks, threshold), focus };
   const widen = (pairs: readonly CandidatePair[], to: ReadonlySet<string>) => {
     const more = new Set(to);
     for (const p of pairs) for (const id of [p.a, p.b]) if (byId.get(id)!.change) more.add(id);
     return more;
   };
-  let pairs = scoredPairs(byId, blocks, threshold, focus);
-  const wide = widen(pairs, focus);
-  if (wide.size > focus.size) pairs = scoredPairs(byId, blocks, threshold, wide);
+  // A block of a few memories holding one of the focus: whether its two memories are each other's
+  // only fact of their kind (`soleRestatement`) changes with its size, so all of it is recomputed.
+  const start = new Set(focus);
+  for (const { ids } of blocks) if (ids.length <= 3 && ids.some((id) => focus.has(id))) for (const id of ids) start.add(id);
+  let pairs = scoredPairs(byId, blocks, threshold, start);
+  const wide = widen(pairs, start);
+  if (wide.size > start.size) pairs = scoredPairs(byId, blocks, threshold, wide);
   // Every change at the end of a pair of the focus, its pairs all scored: what keepLoose counts.
   const counted = widen(pairs, wide);
   if (counted.size > wide.size) pairs = scoredPairs(byId, blocks, threshold, counted);
   const touches = (p: CandidatePair) => wide.has(p.a) || wide.has(p.b);
-  return { pairs: keepLoose(pairs, byId).filter(touches), focus: wide };
+  return { pairs: withSole(keepLoose(pairs, byId), byId, blocks, threshold).filter(touches), focus: wide };
+}
+
+/**
+ * A statement told as a change restates an earlier fact, often in none of its words ("Bartholomew
+ * starts work at {time} now that the school run changed" / "I usually start my day at {time}").
+ * Where the subject holds exactly two facts with the same slots, scope and qualifiers and one of
+ * them is told as a change, the other is the only fact it can restate: the two are a pair even
+ * when they share no word. A plan is still no restatement of what is (unless the value is a date),
+ * and neither is a note. In a subject of many facts of one kind this never applies — a change
+ * there names none of them in particular, as `LOOSE_LIMIT` says of loose pairs.
+ */
+function soleRestatement(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true } | null {
+  if (x.slots === '' || x.slots === 'note' || !(x.change || y.change)) return null;
+  if (x.plan !== y.plan && !x.slots.includes('{date}')) return null;
+  // A qualifier on each side ("outbound" / "incoming") is still two facts.
+  if (onlyCounts(x, y).qualified && onlyCounts(y, x).qualified) return null;
+  const parts = [`same slots ${x.slots}`, 'the only two facts with them here', 'told as a change'];
+  if (x.negated !== y.negated) parts.push('one side negated');
+  return { score: SHARED_FLOOR, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
+}
+
+/** `pairs` and, for each block of exactly two memories that are not already a pair, their sole restatement. */
+function withSole(pairs: CandidatePair[], byId: ReadonlyMap<string, PredicateShape>, blocks: readonly Block[], threshold: number): CandidatePair[] {
+  if (threshold > SHARED_FLOOR) return pairs;
+  const paired = new Set(pairs.map((p) => `${p.a}\u0000${p.b}`));
+  const out = [...pairs];
+  for (const { ids } of blocks) {
+    if (ids.length !== 2) continue;
+    const [a, b] = ids as [string, string];
+    if (paired.has(`${a}\u0000${b}`)) continue;
+    const sole = soleRestatement(byId.get(a)!, byId.get(b)!);
+    if (sole) out.push({ a, b, ...sole });
+  }
+  return out.length === pairs.length ? pairs : out.sort((p, q) => compareStrings(p.a, q.a) || compareStrings(p.b, q.b));
 }
 
 interface Block {
