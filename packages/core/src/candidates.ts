@@ -181,6 +181,8 @@ export interface PredicateShape {
   plan: boolean;
   /** Words of the subject's name: every memory compared is about it (`subjectWords`). */
   named: ReadonlySet<string>;
+  /** Content words said as a past verb done again ("relicensed"): see `redoneAgainst`. */
+  again: ReadonlySet<string>;
   /** Trigrams of the content words, computed once per memory. */
   grams: ReadonlySet<string>;
   /** Qualifiers that belong to the identity (a note's fingerprint does not). */
@@ -355,7 +357,7 @@ function valueClauses(text: string): string {
  * Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out, with
  * whether it negates (`negated`) and whether it is told as a change (`change`).
  */
-export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean } {
+export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; again: Set<string> } {
   const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
   // "us" in lower case is the pronoun; "US" is the region.
   const bare = valueClauses(text).normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
@@ -396,6 +398,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   const future = plan && !intended && !change;
   change &&= !plan;
   let afterSlot = false;
+  const again = new Set<string>();
   for (let i = 0; i < toks.length; i += 1) {
     const w = toks[i]!;
     if (w.startsWith('{')) {
@@ -440,8 +443,10 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // How a change is told is no word of the fact ("rebooked", "adjusted", "cancelled").
     if (FILLER.has(w) || changeWord(w) || w === "'ll" || redoneWords.has(w)) continue;
     words.add(canonicalWord(w));
+    // "Relicensed", "rehosted": a verb done again, in the past, that the other side may say plainly.
+    if (/^re\p{L}{5,}ed$/u.test(w)) again.add(canonicalWord(w));
   }
-  return { words, slots, negated, change, plan, future };
+  return { words, slots, negated, change, plan, future, again };
 }
 
 // Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
@@ -463,7 +468,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
   const worded = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
-  const { words, slots, negated } = worded;
+  const { words, slots, negated, again } = worded;
   // The cue that told it as a change is no longer in the predicate's words, but it was said; with
   // the future tense alone it says when the new rule starts ("will send at {time} from now on").
   const told = input.told_as_change === true && (!worded.plan || worded.future);
@@ -476,7 +481,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
     .join('\u0000');
   let named = subjects.get(fk.subject);
   if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, change, plan, named, grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, change, plan, named, again, grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
 }
 
 /** The words of a subject's name: `user:amir` → amir, `service:orders-db` → order, database. */
@@ -538,15 +543,17 @@ function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; qual
 }
 
 /**
- * `x` with each word that is another word of `y` done again ("relicensed" against "licensed",
- * "rehosted" against "hosted") read as that word, told as a change; `x` itself when it has none.
- * A pair function: "report" is no "port" done again unless the other side says "port" — and a
- * base of fewer than five letters ("view", "fund", "cord") never counts.
+ * `x` with each past verb done again that is another word of `y` ("relicensed" against
+ * "licensed", "rehosted" against "hosted") read as that word, told as a change; `x` itself when it
+ * has none. Only a past verb: "search reindex" is a thing, not an index done again. A pair
+ * function, so "reported" is no "ported" done again unless the other side says "ported" — and a
+ * base of fewer than five letters ("viewed", "funded") never counts.
  */
 function redoneAgainst(x: PredicateShape, y: PredicateShape): PredicateShape {
+  if (x.again.size === 0) return x;
   let words: Set<string> | null = null;
-  for (const w of x.words) {
-    if (w.length < 7 || !w.startsWith('re')) continue;
+  for (const w of x.again) {
+    if (w.length < 7) continue;
     const base = w.slice(2);
     if (!y.words.has(base) || x.words.has(base) || y.words.has(w)) continue;
     words ??= new Set(x.words);
