@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Runtime } from '@canon/runtime';
 import { pool, RESULTS, withServedRuntime } from '../../harness.js';
 import { canonParaphrases } from './canon.js';
-import { HELD_OUT, loadPairs, type Pair, type PairSplit } from './pairs.js';
+import { HELD_OUT, SPLITS, loadPairs, type Pair, type PairSplit } from './pairs.js';
 import { appendOnly, tokenOverlapMerger, trigramFlagger, type PairOutcome, type ParaphraseSystem } from './systems.js';
 
 export const SECTION = '## Paraphrases: candidates and links';
@@ -172,10 +172,10 @@ export async function runParaphrases(runtime: Runtime, url: string, splits: read
   return paraphraseMarkdown(results, groups);
 }
 
-/** `npm run eval:paraphrases [-- --splits a,b,c,d,e]`: the development splits unless told otherwise. */
+/** `npm run eval:paraphrases [-- --splits a,b,c,d,e]`: every development split unless told otherwise. */
 async function main() {
   const arg = process.argv.indexOf('--splits');
-  const splits = (arg === -1 ? 'a,b,c,d' : process.argv[arg + 1]!).split(',') as PairSplit[];
+  const splits = arg === -1 ? developmentSplits(SPLITS) : (process.argv[arg + 1]!.split(',') as PairSplit[]);
   await withServedRuntime('canon_bench_paraphrases', async (runtime, url) => {
     const md = await runParaphrases(runtime, url, splits);
     writeParaphraseSection(md);
