@@ -8,6 +8,7 @@ import { canonSystem } from './canon-system.js';
 import { runDecisions, writeSection } from './decisions/run.js';
 import { extractionMarkdown, runExtraction, writeExtractionSection } from './extraction/run.js';
 import { runParaphrases, writeParaphraseSection } from './paraphrases/run.js';
+import { SPLITS } from './paraphrases/pairs.js';
 import { evaluate, type SystemReport } from './evaluate.js';
 import { SCENARIOS, generateWorkload } from './workload.js';
 
@@ -105,7 +106,7 @@ async function main() {
     writeExtractionSection(extraction);
     console.log(extraction);
     // Development splits and the held-out third, reported apart.
-    const paraphrases = await runParaphrases(runtime, url, ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    const paraphrases = await runParaphrases(runtime, url, SPLITS);
     writeParaphraseSection(paraphrases);
     console.log(paraphrases);
   });
