@@ -367,7 +367,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   // "re-scheduled", "re-assigned": done again, differently.
   let change = /(?:^|[^\p{L}])re-\p{L}+ed\b/u.test(bare);
   let plan = false;
-  // A plan by the future tense only (`FUTURE_WORDS`).
+  // A plan told by more than the future tense: an intention, "planned", "going to".
   let intended = false;
   // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
   let lastDirection = -1;
@@ -380,10 +380,10 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const pair = `${w} ${toks[i + 1] ?? ''}`;
     // "Going to a store release every {quantity}" moves to something; "going to upgrade" plans.
     const movesTo = pair === 'going to' && ['a', 'an', 'the'].includes(toks[i + 2] ?? '');
-    if (PLAN_WORDS.has(w) || (pair === 'going to' && !movesTo) || pair === 'about to') plan = true;
-    if ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to') intended = true;
     const after = toks[i + 2] ?? '';
-    if (toks[i + 1] === 'to' && (INTENDS.has(w) || (WISHES.has(w) && (changeWord(after) || after === 'replace')))) plan = intended = true;
+    const intends = toks[i + 1] === 'to' && (INTENDS.has(w) || (WISHES.has(w) && (changeWord(after) || after === 'replace')));
+    if ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to' || intends) plan = intended = true;
+    else if (FUTURE_WORDS.has(w)) plan = true;
     if (movesTo) change = true;
     // "The new policy", "New payment terms": a rule noun right after "new" or one word on.
     const newRule = w === 'new' && (RULE_NOUNS.has(toks[i + 1] ?? '') || RULE_NOUNS.has(toks[i + 2] ?? ''));
@@ -544,16 +544,15 @@ function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; qual
 
 /**
  * `x` with each past verb done again that is another word of `y` ("relicensed" against
- * "licensed", "rehosted" against "hosted") read as that word, told as a change; `x` itself when it
+ * "licensed", "rebranded" against "branded") read as that word, told as a change; `x` itself when it
  * has none. Only a past verb: "search reindex" is a thing, not an index done again. A pair
- * function, so "reported" is no "ported" done again unless the other side says "ported" — and a
- * base of fewer than five letters ("viewed", "funded") never counts.
+ * function, and `predicateWords` keeps only verbs of five letters or more between "re" and "ed",
+ * so "reported" is never "ported" done again, nor "rehosted" "hosted".
  */
 function redoneAgainst(x: PredicateShape, y: PredicateShape): PredicateShape {
   if (x.again.size === 0) return x;
   let words: Set<string> | null = null;
   for (const w of x.again) {
-    if (w.length < 7) continue;
     const base = w.slice(2);
     if (!y.words.has(base) || x.words.has(base) || y.words.has(w)) continue;
     words ??= new Set(x.words);
