@@ -443,7 +443,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // How a change is told is no word of the fact ("rebooked", "adjusted", "cancelled").
     if (FILLER.has(w) || changeWord(w) || w === "'ll" || redoneWords.has(w)) continue;
     words.add(canonicalWord(w));
-    // "Relicensed", "rehosted": a verb done again, in the past, that the other side may say plainly.
+    // "Relicensed", "rebranded": a verb of five letters or more done again, in the past, that the other side may say plainly.
     if (/^re\p{L}{5,}ed$/u.test(w)) again.add(canonicalWord(w));
   }
   return { words, slots, negated, change, plan, future, again };
