@@ -51,8 +51,8 @@ export type Pair = z.infer<typeof Pair>;
 
 export const SPLITS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
 /**
- * a and b: development; c to f: each held out until it was read while tuning (README,
- * "Protocol"), so development data since; g: written afterwards by someone who had read no
+ * a and b: development; c to g: each held out until it was read while tuning (README,
+ * "Protocol"), so development data since; h: written afterwards by someone who had read no
  * candidate rule, nor any other split; the unseen split.
  */
 export type PairSplit = (typeof SPLITS)[number];

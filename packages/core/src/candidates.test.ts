@@ -217,6 +217,47 @@ describe('candidates', () => {
     expect(negated[0]?.opposite).toBe(true);
   });
 
+  it('hears a change in "is down to", "is the new", "takes … to", a noun of change, news of an update, an event past and a trailing clause', () => {
+    const change = (t: string) => predicateWords(t).change;
+    expect(change("After the RFP round, sundew's shortlist is down to {quantity} vendors")).toBe(true);
+    expect(change('The shortlist is down to {quantity} vendors')).toBe(true);
+    // A range the thing moves in each time is no change.
+    expect(change('The cluster autoscales down to a minimum of {quantity}')).toBe(false);
+    expect(change('marrow-sdk drops older toolchains; Go {version} is the new floor')).toBe(true);
+    expect(change('Ramping tamarack: this PR takes exposure to {percent} of users')).toBe(true);
+    expect(change('The build takes {quantity} to finish')).toBe(false);
+    expect(change('The dedicated servers are {money} a month after their price adjustment')).toBe(true);
+    expect(change('Update from Solveig: migration work runs to {date}')).toBe(true);
+    expect(change('After the floor refit there are {quantity} bookable desks')).toBe(true);
+    expect(change('After {time} calls go to voicemail')).toBe(false);
+    // The trailing clause tells the change; its words are still no words of the fact.
+    const handover = predicateWords("Please direct office requests to {quoted}; he's taken over from Kadri");
+    expect(handover.change).toBe(true);
+    expect(handover.words).not.toContain('kadri');
+    expect(change('Enforces a minimum invoice amount of {money}; smaller balances roll over')).toBe(false);
+  });
+
+  it('reads the future tense with a cue of when in its own words as the rule from then on, not as a plan', () => {
+    const closes = predicateWords('The phone line will close at {time} going forward');
+    expect(closes).toMatchObject({ change: true, plan: false });
+    expect(predicateWords('The phone line will close at {time}')).toMatchObject({ change: false, plan: true });
+    // An intention stays a plan whatever cue it carries.
+    expect(predicateWords('We plan to close the phone line at {time} going forward')).toMatchObject({ plan: true });
+    const subject = 'team:bracken-support';
+    const pairs = findCandidates([
+      mem("Bracken-support's phone line is staffed until {time} CET", { subject }),
+      mem('Hi all, the bracken-support phone line will close at {time} going forward; we are moving those hours to chat', { subject }),
+    ]);
+    expect(pairs).toHaveLength(1);
+    expect(pairs[0]!.reason).toContain('told as a change');
+  });
+
+  it('writes its reasons in ASCII', () => {
+    const [p] = findCandidates([mem('We do the data audit export every {weekday}'), mem('The data audit export runs on {weekday}')]);
+    expect(p?.reason).toContain('differs: ');
+    expect(p?.reason).toMatch(/^[\x20-\x7e]*$/);
+  });
+
   it('takes the sole restatement in or out incrementally as its block grows', () => {
     const day = mem('I usually start my day at {time}');
     const now = mem('Bartholomew starts work at {time} now that the school run changed');

@@ -211,7 +211,7 @@ const CHANGE_WORDS = new Set(
     'cancelled canceled discontinued scrapped stopped suspended ' +
     'shifted upped hiked slashed lengthened narrowed widened tweaked modified altered amended transitioned ' +
     'became become turned flipped renegotiated recently lately effective since ' +
-    'slipped slip slips renewed reorg raise ' +
+    'slipped slip slips renewed reorg raise ramped ramping stretched ' +
     'now nowadays anymore instead henceforth'
   ).split(' '),
 );
@@ -247,13 +247,13 @@ function habitual(toks: readonly string[], i: number): boolean {
 
 /** A word of a change: one of the forms listed, or any inflection of a verb of change. */
 function changeWord(w: string): boolean {
-  return CHANGE_WORDS.has(w) || CHANGE_VERBS.has(dropE(stem(w)));
+  return CHANGE_WORDS.has(w) || CHANGE_VERBS.has(dropE(stem(w))) || (w.endsWith('ment') && CHANGE_VERBS.has(dropE(stem(w.slice(0, -4)))));
 }
 
 // Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on".
 const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on']);
 // "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
-const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup', 'contract', 'terms', 'agreement', 'pricing']);
+const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup', 'contract', 'terms', 'agreement', 'pricing', 'floor', 'ceiling', 'baseline', 'price', 'rate']);
 // A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
 const PLAN_WORDS = new Set(['will', 'shall', "'ll", 'planned', 'plans']);
 // The future tense alone: with a cue that says when it takes effect ("will send at {time} from now
@@ -298,6 +298,15 @@ const TO_BE = new Set(['is', 'are', 'was', 'were', 'be', 's']);
 // "Raises a warning", "increases an alert's severity": a change verb before an article acts on a
 // thing, it does not set the fact's value.
 const ARTICLES = new Set(['a', 'an']);
+
+// Cues in a statement's own words that say when its rule takes effect: with them the future tense
+// ("will close at {time} going forward") states the rule in force from then on, not a plan.
+const WHEN_PAIRS = new Set(['going forward', 'from now', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next']);
+// "This PR takes exposure to {percent}", "brings the pool to {quantity}": a thing taken to a value.
+const TAKES = new Set(['take', 'takes', 'took', 'taking', 'bring', 'brings', 'brought', 'bringing']);
+// "After the floor refit, …", "Following the RFP round, …": the state an event left behind.
+const AFTER_EVENT = new Set(['after', 'following']);
+const DETERMINERS = new Set(['the', 'our', 'their', 'this', 'that', 'last', 'a', 'an', 'its', 'his', 'her']);
 
 // "Stop running", "quit sending", "ceased offering".
 const STOP_WORDS = new Set(['stop', 'stopped', 'quit', 'cease', 'ceased']);
@@ -360,7 +369,9 @@ function valueClauses(text: string): string {
 export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; again: Set<string> } {
   const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
   // "us" in lower case is the pronoun; "US" is the region.
-  const bare = valueClauses(text).normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
+  const lower = (t: string) => t.normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
+  const clauses = valueClauses(text);
+  const bare = lower(clauses);
   const toks = tokens(bare);
   const words = new Set<string>();
   let negated = false;
@@ -369,6 +380,12 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   let plan = false;
   // A plan told by more than the future tense: an intention, "planned", "going to".
   let intended = false;
+  // "Going forward", "starting next week": the statement says when its rule takes effect.
+  let when = false;
+  // "After the RFP round, the shortlist is down to …": the state an event left behind.
+  if (AFTER_EVENT.has(toks[0] ?? '') && DETERMINERS.has(toks[1] ?? '')) change = true;
+  // "Update from Solveig: …", "Update: …": news of a change.
+  if (toks[0] === 'update' || toks[0] === 'updates') change = true;
   // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
   let lastDirection = -1;
   const redoneWords = new Set(toks.filter((t) => redone(t, toks)));
@@ -392,6 +409,25 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     if ((changeWord(w) && !ARTICLES.has(toks[i + 1] ?? '') && !habitual(toks, i)) || CHANGE_PAIRS.has(pair) || newRule || fromNext) change = true;
     if ((w === 'roll' || w === 'rolled') && i < lastDirection) change = true;
     if (redoneWords.has(w)) change = true;
+    if (WHEN_PAIRS.has(pair) || w === 'henceforth') when = true;
+    // "The shortlist is down to {quantity}"; "autoscales down to a minimum of" is a range.
+    if (pair === 'down to' && (TO_BE.has(toks[i - 1] ?? '') || toks[i - 1] === 'now')) change = true;
+    // "{quantity} is the new floor", "Thursday is the new deploy day".
+    if (TO_BE.has(w) && toks[i + 1] === 'the' && toks[i + 2] === 'new') change = true;
+    // "Takes exposure to {percent}", "brings the pool to {quantity}": the value a thing was taken to.
+    if (TAKES.has(w)) for (let j = i + 1; j <= i + 5 && j + 1 < toks.length; j += 1) if (toks[j] === 'to' && toks[j + 1]!.startsWith('{')) change = true;
+  }
+  // A clause after the value's own is no word of the fact, but it may tell that the fact changed:
+  // "Please direct office requests to {quoted}; he's taken over from Kadri".
+  if (!change && clauses.length < text.length) {
+    const rest = tokens(lower(text.slice(clauses.length)));
+    change = rest.some((w, i) => (changeWord(w) && !ARTICLES.has(rest[i + 1] ?? '') && !habitual(rest, i)) || CHANGE_PAIRS.has(`${w} ${rest[i + 1] ?? ''}`));
+  }
+  // The future tense with a cue of when ("will close at {time} going forward") states the rule in
+  // force from then on, as it does with the cue cut from the template.
+  if (plan && !intended && when) {
+    plan = false;
+    change = true;
   }
   // A verb of change with the future tense ("will be upgraded to") is a plan whatever cue matched
   // it; a cue is what told the future tense alone as a change, as it was cut from the template.
@@ -608,7 +644,9 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   onlyX.sort(compareStrings);
   onlyY.sort(compareStrings);
   const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ')}`];
-  if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '—'} / ${onlyY.join(' ') || '—'}`);
+  // ASCII on purpose: one character outside Latin-1 makes V8 hold a whole page of recall as a
+  // two-byte string, which doubles what serializing and sending it costs.
+  if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '(none)'} / ${onlyY.join(' ') || '(none)'}`);
   if (change) parts.push('told as a change');
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}), ...(strict ? {} : { loose: true as const }) };
