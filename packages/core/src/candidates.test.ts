@@ -252,6 +252,42 @@ describe('candidates', () => {
     expect(pairs[0]!.reason).toContain('told as a change');
   });
 
+  it('hears a commit line that opens with its verb, "This PR makes", "small change" and "scheduled to" as what they are', () => {
+    const words = (t: string) => predicateWords(t);
+    expect(words('Relaxes the tessellate-ui coverage gate to {percent} while the legacy widgets are rewritten').change).toBe(true);
+    expect(words('Migrates the brackwater modules to {quoted}; state is converted in place').change).toBe(true);
+    expect(words('avocet-media resizes thumbnails to a width of {quantity}').change).toBe(false);
+    expect(words('This PR makes dipper-search hand back {quantity} hits a page by default').change).toBe(true);
+    expect(words("small change, I'm returning a week later, {date}").change).toBe(true);
+    expect(words('The sidecars are scheduled to move to Envoy {version} after the freeze')).toMatchObject({ plan: true, change: false });
+    // A reason is no plan: "due to the freeze".
+    expect(words('Deploys are paused until {date} due to the freeze').plan).toBe(false);
+  });
+
+  it('takes a bound, a gerund naming a thing and a fallback for no change, and "unsubscribed" for a negation', () => {
+    const words = (t: string) => predicateWords(t);
+    expect(words('Tier-one agents take up to {quantity} tickets a day').change).toBe(false);
+    expect(words('The Cloudflare Worker for image resizing is routed on {host}').change).toBe(false);
+    expect(words('The thumbnailer is resizing images to {quantity} wide').change).toBe(true);
+    expect(words('smart-compose falls back to the {quoted} engine when the model times out').change).toBe(false);
+    expect(words('Support went back to {quoted} after the trial').change).toBe(true);
+    expect(words('Keziah has unsubscribed from the {quoted} email').negated).toBe(true);
+    expect(words('Keziah opted out of the {quoted} email').negated).toBe(true);
+    const [p] = findCandidates([mem('Keziah wants the {quoted} email'), mem('Keziah has unsubscribed from the {quoted} email')]);
+    expect(p?.opposite).toBe(true);
+  });
+
+  it('tells the start of a span from its end, and two changes that set parallel things apart', () => {
+    expect(pairsOf([mem('Reception is staffed from {time}'), mem('Reception is staffed until {time}')])).toEqual([]);
+    const output = mem('This PR sets the lanyard-cli default output format to {quoted}');
+    const log = mem('This PR sets the lanyard-cli default log format to {quoted}');
+    expect(pairsOf([output, log])).toEqual([]);
+    // Alone in their subject and sharing no word, two changes may still restate one fact.
+    const laptop = mem("Rafferty's laptop: {quantity} RAM, needs upgrade", { subject: 'user:rafferty' });
+    const machine = mem("IT swapped Rafferty's machine; it has {quantity} memory now", { subject: 'user:rafferty' });
+    expect(findCandidates([laptop, machine])).toHaveLength(1);
+  });
+
   it('writes its reasons in ASCII', () => {
     const [p] = findCandidates([mem('We do the data audit export every {weekday}'), mem('The data audit export runs on {weekday}')]);
     expect(p?.reason).toContain('differs: ');

@@ -161,7 +161,9 @@ const QUALIFYING = new Set(
     'warning critical error info debug major minor patch non ' +
     // How a thing is done (scheduled reports / ad-hoc exports), whether a figure is the goal or
     // what was reached (target / result), and whom a rule is for (admin / customer sessions).
-    'ad hoc adhoc manual automatic automated target goal actual admin customer guest anonymous employee contractor'
+    'ad hoc adhoc manual automatic automated target goal actual admin customer guest anonymous employee contractor ' +
+    // "Staffed from {time}" / "staffed until {time}": the end of a span is a fact apart from its start.
+    'until till'
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
@@ -241,7 +243,13 @@ const SELF = new Set(['this', 'it', 'which', 'pr', 'commit', 'patch', 'change', 
  */
 function habitual(toks: readonly string[], i: number): boolean {
   const w = toks[i]!;
-  if (CHANGE_WORDS.has(w) || !/[^s]s$/.test(w)) return false;
+  if (CHANGE_WORDS.has(w)) return false;
+  // "For image resizing", "the reducing valve": the gerund of a verb of change names a thing,
+  // unless a form of "to be" makes it what is happening ("is reducing") or it opens the line.
+  if (w.endsWith('ing')) return i > 0 && !TO_BE.has(toks[i - 1] ?? '');
+  // "Relaxes the coverage gate to {percent}": a line that opens with the verb is a commit's or a
+  // changelog's, saying what it does.
+  if (!/[^s]s$/.test(w) || i === 0) return false;
   return !SELF.has(toks[i - 1] ?? '') && !SELF.has(toks[i - 2] ?? '');
 }
 
@@ -307,6 +315,11 @@ const TAKES = new Set(['take', 'takes', 'took', 'taking', 'bring', 'brings', 'br
 // "After the floor refit, …", "Following the RFP round, …": the state an event left behind.
 const AFTER_EVENT = new Set(['after', 'following']);
 const DETERMINERS = new Set(['the', 'our', 'their', 'this', 'that', 'last', 'a', 'an', 'its', 'his', 'her']);
+const FALL = new Set(['fall', 'falls', 'fell', 'falling', 'fallen']);
+const COMMIT_NOUNS = new Set(['pr', 'commit', 'patch', 'mr', 'diff']);
+const SLATED = new Set(['scheduled', 'slated', 'due']);
+// "Has unsubscribed from the {quoted} email", "opted out of": no longer wanted.
+const OPTED_OUT = new Set(['unsubscribed', 'unsubscribes', 'unsubscribe', 'unsubscribing']);
 
 // "Stop running", "quit sending", "ceased offering".
 const STOP_WORDS = new Set(['stop', 'stopped', 'quit', 'cease', 'ceased']);
@@ -399,14 +412,22 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const movesTo = pair === 'going to' && ['a', 'an', 'the'].includes(toks[i + 2] ?? '');
     const after = toks[i + 2] ?? '';
     const intends = toks[i + 1] === 'to' && (INTENDS.has(w) || (WISHES.has(w) && (changeWord(after) || after === 'replace')));
-    if ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to' || intends) plan = intended = true;
+    // "Scheduled to move to", "due to switch": a plan; "due to the freeze" is a reason.
+    const slated = SLATED.has(w) && toks[i + 1] === 'to' && !after.startsWith('{') && !DETERMINERS.has(after) && after !== '';
+    if ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to' || intends || slated) plan = intended = true;
     else if (FUTURE_WORDS.has(w)) plan = true;
     if (movesTo) change = true;
     // "The new policy", "New payment terms": a rule noun right after "new" or one word on.
     const newRule = w === 'new' && (RULE_NOUNS.has(toks[i + 1] ?? '') || RULE_NOUNS.has(toks[i + 2] ?? ''));
     // "From the next billing cycle": when a new value takes effect.
     const fromNext = w === 'from' && (toks[i + 1] === 'next' || (toks[i + 1] === 'the' && toks[i + 2] === 'next'));
-    if ((changeWord(w) && !ARTICLES.has(toks[i + 1] ?? '') && !habitual(toks, i)) || CHANGE_PAIRS.has(pair) || newRule || fromNext) change = true;
+    // "Falls back to {quoted} when …" is what happens each time, not a change back.
+    const fallsBack = pair === 'back to' && FALL.has(toks[i - 1] ?? '');
+    if ((changeWord(w) && !ARTICLES.has(toks[i + 1] ?? '') && !habitual(toks, i)) || (CHANGE_PAIRS.has(pair) && !fallsBack) || newRule || fromNext) change = true;
+    // "This PR makes … {quantity} by default": a commit saying what it does.
+    if (COMMIT_NOUNS.has(toks[i - 1] ?? '') && /[^s]s$/.test(w) && i <= 2) change = true;
+    // "Small change, I'm returning …", "Change of plans: …".
+    if (w === 'change' && (i <= 1 || toks[i + 1] === 'of')) change = true;
     if ((w === 'roll' || w === 'rolled') && i < lastDirection) change = true;
     if (redoneWords.has(w)) change = true;
     if (WHEN_PAIRS.has(pair) || w === 'henceforth') when = true;
@@ -415,7 +436,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // "{quantity} is the new floor", "Thursday is the new deploy day".
     if (TO_BE.has(w) && toks[i + 1] === 'the' && toks[i + 2] === 'new') change = true;
     // "Takes exposure to {percent}", "brings the pool to {quantity}": the value a thing was taken to.
-    if (TAKES.has(w)) for (let j = i + 1; j <= i + 5 && j + 1 < toks.length; j += 1) if (toks[j] === 'to' && toks[j + 1]!.startsWith('{')) change = true;
+    // "Take up to {quantity}" is a bound: something must stand between the verb and "to".
+    if (TAKES.has(w)) for (let j = i + 2; j <= i + 5 && j + 1 < toks.length; j += 1) if (toks[j] === 'to' && toks[j - 1] !== 'up' && toks[j + 1]!.startsWith('{')) change = true;
   }
   // A clause after the value's own is no word of the fact, but it may tell that the fact changed:
   // "Please direct office requests to {quoted}; he's taken over from Kadri".
@@ -463,6 +485,11 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     }
     if (FINE.has(w) && TO_BE.has(toks[i - 1] ?? '')) {
       words.add('allow');
+      continue;
+    }
+    if (OPTED_OUT.has(w) || ((w === 'opted' || w === 'opts') && toks[i + 1] === 'out')) {
+      negated = !negated;
+      if (!OPTED_OUT.has(w)) i += 1;
       continue;
     }
     if (OFF_VERBS.has(w) && toks[i + 1] === 'off') {
@@ -634,7 +661,10 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // in common and no qualifier on one side only is enough to show the two — but only as a
   // `loose` pair, which `findCandidates` keeps for a change that has no nearer fact to restate.
-  if (!strict && !(change && sharesContent)) return null;
+  // Two changes told alike ("This PR sets the default output format to" / "… log format to") are
+  // parallel: a word swapped on each side tells two settings apart, as it does without a change.
+  const parallel = x.change && y.change && ox.heavy > 0 && oy.heavy > 0;
+  if (!strict && !(change && sharesContent && !parallel)) return null;
   const onlyX = onlyIn(x, y);
   const onlyY = onlyIn(y, x);
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
@@ -744,6 +774,10 @@ export function candidatesAround(
  */
 function soleRestatement(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true } | null {
   if (x.slots === '' || x.slots === 'note' || !(x.change || y.change)) return null;
+  // Two changes told alike ("This PR sets the default output format to" / "… log format to") are
+  // parallel: each says what it sets, in shared words but for a word of its own, and neither
+  // restates the other.
+  if (x.change && y.change && [...x.words].some((w) => y.words.has(w) && !x.named.has(w) && !y.named.has(w)) && onlyCounts(x, y).heavy > 0 && onlyCounts(y, x).heavy > 0) return null;
   if (x.plan !== y.plan && !x.slots.includes('{date}')) return null;
   // A qualifier on each side ("outbound" / "incoming") is still two facts.
   if (onlyCounts(x, y).qualified && onlyCounts(y, x).qualified) return null;
