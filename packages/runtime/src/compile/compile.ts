@@ -30,7 +30,6 @@ import {
   insertMarkers,
   insertMemories,
   insertPendingOfSubject,
-  inTransaction,
   lockSubject,
   StaleWriteError,
   storedForm,
@@ -49,7 +48,7 @@ import {
 } from '@canon/store';
 import { loadPolicySet } from '../writes/policies.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
-import { allUsersOf, enterWorkspace } from '../auth/scope.js';
+import { allUsersOf, withWorkspace } from '../auth/scope.js';
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
@@ -148,8 +147,8 @@ async function compileInChunks(pool: Pool, workspaceId: string, subject: string,
   const chunk = options.chunkSize ?? DEFAULT_CHUNK;
   let total: CompileResult | null = null;
   for (;;) {
-    const step = await inTransaction(pool, async (tx) => {
-      await enterWorkspace(tx, allUsersOf(workspaceId));
+    // BEGIN and the scope in one round trip: a no-op compile is a handful of them.
+    const step = await withWorkspace(pool, allUsersOf(workspaceId), async (tx) => {
       await lockSubject(tx, workspaceId, subject);
       return compileChunkInTransaction(tx, workspaceId, subject, await loadPolicySet(tx, workspaceId), { ...options, chunkSize: chunk });
     });
@@ -205,8 +204,7 @@ export async function compilePendingInTransaction(
 /** Recomputes a subject from its whole log: the same state_hash as incremental compiles. */
 export function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
   return logged('rebuild', workspaceId, subject, options, () =>
-    inTransaction(pool, async (tx) => {
-      await enterWorkspace(tx, allUsersOf(workspaceId));
+    withWorkspace(pool, allUsersOf(workspaceId), async (tx) => {
       await lockSubject(tx, workspaceId, subject);
       const policies = await loadPolicySet(tx, workspaceId);
       return rebuildInTransaction(tx, workspaceId, subject, policies, options);
