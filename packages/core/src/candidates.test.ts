@@ -288,6 +288,16 @@ describe('candidates', () => {
     expect(findCandidates([laptop, machine])).toHaveLength(1);
   });
 
+  it('reads "may" and "can" as a permission a ban negates, and a fact "after the pricing change" as changed', () => {
+    const [p] = findCandidates([mem("Personal phones may join the {quoted} network, per chervil-security"), mem('chervil-security has banned personal phones from {quoted}')]);
+    expect(p?.opposite).toBe(true);
+    expect(predicateWords('Personal phones may join the {quoted} network').words).toContain('allow');
+    expect(predicateWords('{quantity} may be stored').words).not.toContain('allow');
+    expect(predicateWords('Free workspaces get {quantity} responses monthly after the pricing change').change).toBe(true);
+    expect(predicateWords('Delete branch {quoted} after the migration').change).toBe(false);
+    expect(predicateWords('The provider throttled anchovy-mailer; we are capped at {quantity} emails a second').change).toBe(true);
+  });
+
   it('writes its reasons in ASCII', () => {
     const [p] = findCandidates([mem('We do the data audit export every {weekday}'), mem('The data audit export runs on {weekday}')]);
     expect(p?.reason).toContain('differs: ');

@@ -213,7 +213,7 @@ const CHANGE_WORDS = new Set(
     'cancelled canceled discontinued scrapped stopped suspended ' +
     'shifted upped hiked slashed lengthened narrowed widened tweaked modified altered amended transitioned ' +
     'became become turned flipped renegotiated recently lately effective since ' +
-    'slipped slip slips renewed reorg raise ramped ramping stretched ' +
+    'slipped slip slips renewed reorg raise ramped ramping stretched throttled ' +
     'now nowadays anymore instead henceforth'
   ).split(' '),
 );
@@ -316,6 +316,9 @@ const TAKES = new Set(['take', 'takes', 'took', 'taking', 'bring', 'brings', 'br
 const AFTER_EVENT = new Set(['after', 'following']);
 const DETERMINERS = new Set(['the', 'our', 'their', 'this', 'that', 'last', 'a', 'an', 'its', 'his', 'her']);
 const FALL = new Set(['fall', 'falls', 'fell', 'falling', 'fallen']);
+// A change named as a noun: "after the pricing change", "following the policy update". ("Delete
+// the branch after the migration" is an instruction with a time, not a fact changed.)
+const EVENTS = new Set(['change', 'changes', 'update', 'updates', 'adjustment', 'adjustments', 'revision', 'reorg', 'renegotiation']);
 const COMMIT_NOUNS = new Set(['pr', 'commit', 'patch', 'mr', 'diff']);
 const SLATED = new Set(['scheduled', 'slated', 'due']);
 // "Has unsubscribed from the {quoted} email", "opted out of": no longer wanted.
@@ -397,6 +400,10 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   let when = false;
   // "After the RFP round, the shortlist is down to …": the state an event left behind.
   if (AFTER_EVENT.has(toks[0] ?? '') && DETERMINERS.has(toks[1] ?? '')) change = true;
+  // "… get {quantity} responses monthly after the pricing change": anywhere, after an event of change.
+  for (let i = 0; i + 2 < toks.length; i += 1) {
+    if (AFTER_EVENT.has(toks[i]!) && DETERMINERS.has(toks[i + 1]!) && toks.slice(i + 2, i + 5).some((t) => EVENTS.has(t))) change = true;
+  }
   // "Update from Solveig: …", "Update: …": news of a change.
   if (toks[0] === 'update' || toks[0] === 'updates') change = true;
   // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
@@ -480,6 +487,12 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const stops = STOP_WORDS.has(w) && (toks[i + 1] ?? '').endsWith('ing');
     if (PROHIBIT.has(w)) {
       negated = !negated;
+      words.add('allow');
+      continue;
+    }
+    // "Personal phones may join …", "Hotfixes can go out on {weekday}": a permission, which a
+    // ban ("has banned … from") negates.
+    if ((w === 'may' || w === 'can') && toks[i + 1] !== 'be' && !NEGATION.has(toks[i + 1] ?? '') && i > 0) {
       words.add('allow');
       continue;
     }
