@@ -1,4 +1,4 @@
-import { allUsersVisible, beginAsSystem, beginInScope, enterScope, enterSystemRole, inTransaction, setAllUsersVisible, type Pool, type PoolClient } from '@canon/store';
+import { allUsersVisible, beginAsSystem, beginInScope, enterScope, enterSystemRole, inTransaction, lockSubjectStatement, setAllUsersVisible, type Pool, type PoolClient } from '@canon/store';
 
 /**
  * Who a transaction reads and writes for. A request carries its key's user, so row-level
@@ -19,6 +19,15 @@ const scopeOf = (scope: string | ScopeOf): ScopeOf => (typeof scope === 'string'
  */
 export function withWorkspace<T>(pool: Pool, scope: string | ScopeOf, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
   return inTransaction(pool, fn, undefined, (tx) => beginInScope(tx, sessionScope(scopeOf(scope))));
+}
+
+/**
+ * `withWorkspace` holding a subject's lock from the start: BEGIN, the scope and the lock in one
+ * round trip (a compile with nothing to do is its round trips).
+ */
+export function withSubjectLocked<T>(pool: Pool, scope: string | ScopeOf, subject: string, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
+  const s = scopeOf(scope);
+  return inTransaction(pool, fn, undefined, (tx) => beginInScope(tx, sessionScope(s), lockSubjectStatement(s.workspace_id, subject)));
 }
 
 function sessionScope(scope: ScopeOf) {

@@ -30,7 +30,6 @@ import {
   insertMarkers,
   insertMemories,
   insertPendingOfSubject,
-  lockSubject,
   StaleWriteError,
   storedForm,
   memoriesByIds,
@@ -39,6 +38,8 @@ import {
   type ProjectionChange,
   snapshotVersions,
   takePending,
+  compileStart,
+  type CompileStart,
   updateMemoriesIfRevision,
   upsertSubject,
   type MemoryRow,
@@ -46,9 +47,9 @@ import {
   type Pool,
   type PoolClient,
 } from '@canon/store';
-import { loadPolicySet } from '../writes/policies.js';
+import { loadPolicySet, policiesFromRow } from '../writes/policies.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
-import { allUsersOf, withWorkspace } from '../auth/scope.js';
+import { allUsersOf, withSubjectLocked } from '../auth/scope.js';
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
@@ -147,10 +148,9 @@ async function compileInChunks(pool: Pool, workspaceId: string, subject: string,
   const chunk = options.chunkSize ?? DEFAULT_CHUNK;
   let total: CompileResult | null = null;
   for (;;) {
-    // BEGIN and the scope in one round trip: a no-op compile is a handful of them.
-    const step = await withWorkspace(pool, allUsersOf(workspaceId), async (tx) => {
-      await lockSubject(tx, workspaceId, subject);
-      return compileChunkInTransaction(tx, workspaceId, subject, await loadPolicySet(tx, workspaceId), { ...options, chunkSize: chunk });
+    const step = await withSubjectLocked(pool, allUsersOf(workspaceId), subject, async (tx) => {
+      const start = await compileStart(tx, workspaceId, subject, chunk + 1);
+      return compileChunkInTransaction(tx, workspaceId, subject, policiesFromRow(start.policy_set), { ...options, chunkSize: chunk }, start);
     });
     total = total ? add(total, step.result) : step.result;
     if (!step.more) return total;
@@ -167,14 +167,16 @@ async function compileChunkInTransaction(
   subject: string,
   policies: { set: PolicySet; fingerprint: string },
   options: CompileOptions & { chunkSize: number },
+  /** The subject's stamp and its pending rows, when the caller read them with its policies (`compileStart`). */
+  start?: Pick<CompileStart, 'subject' | 'pending'>,
 ): Promise<{ result: CompileResult; more: boolean }> {
-  const current = await getSubject(tx, workspaceId, subject);
+  const current = start ? start.subject : await getSubject(tx, workspaceId, subject);
   if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policies.fingerprint)) {
     return { result: await rebuildInTransaction(tx, workspaceId, subject, policies, options), more: false };
   }
   // One more than the chunk tells whether another chunk follows: a backlog of exactly one chunk
   // would otherwise open a second transaction to scan the pending rows it has just deleted.
-  const taken = await takePending(tx, workspaceId, subject, options.chunkSize + 1);
+  const taken = start ? start.pending : await takePending(tx, workspaceId, subject, options.chunkSize + 1);
   if (taken.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
   const ids = taken.slice(0, options.chunkSize);
   const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()));
@@ -204,8 +206,7 @@ export async function compilePendingInTransaction(
 /** Recomputes a subject from its whole log: the same state_hash as incremental compiles. */
 export function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
   return logged('rebuild', workspaceId, subject, options, () =>
-    withWorkspace(pool, allUsersOf(workspaceId), async (tx) => {
-      await lockSubject(tx, workspaceId, subject);
+    withSubjectLocked(pool, allUsersOf(workspaceId), subject, async (tx) => {
       const policies = await loadPolicySet(tx, workspaceId);
       return rebuildInTransaction(tx, workspaceId, subject, policies, options);
     }),

@@ -52,7 +52,11 @@ export async function loadPolicySet(
   sql: Sql,
   workspaceId: string,
 ): Promise<{ set: PolicySet; fingerprint: string; own: WorkspacePolicies | null; secrets: SecretsMode }> {
-  const row = await getPolicySetRow(sql, workspaceId);
+  return policiesFromRow(await getPolicySetRow(sql, workspaceId));
+}
+
+/** The effective policies of a workspace from its stored row (null: none stored). */
+export function policiesFromRow(row: unknown | null): { set: PolicySet; fingerprint: string; own: WorkspacePolicies | null; secrets: SecretsMode } {
   const own = row === null ? null : WorkspacePolicies.parse(row);
   const set = effectivePolicySet(own);
   return { set, fingerprint: policyFingerprint(set), own, secrets: own?.secrets ?? DEFAULT_SECRETS_MODE };

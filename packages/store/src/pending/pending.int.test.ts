@@ -6,6 +6,9 @@ import { insertPendingOfSubject } from './insert-pending-of-subject.js';
 import { subjectsWithPendingAtLeast } from './subjects-with-pending-at-least.js';
 import { subjectsWithPending } from './subjects-with-pending.js';
 import { takePending } from './take-pending.js';
+import { compileStart } from './compile-start.js';
+import { upsertSubject } from '../subjects/upsert-subject.js';
+import { putPolicySetRow } from '../policies/put-policy-set-row.js';
 import { totalPending } from './total-pending.js';
 
 // The backlog of episodes waiting for a compile of their subject.
@@ -29,6 +32,29 @@ describe('takePending', () => {
     expect(await takePending(pool, 'w-take', 's', 1)).toEqual([id(9)]);
     expect(await takePending(pool, 'w-take', 's', 5)).toEqual([id(9), id(3)]);
     expect(await takePending(pool, 'w-take', 'none', 5)).toEqual([]);
+  });
+});
+
+describe('compileStart', () => {
+  it('reads the policies, the subject\'s stamp and its oldest pending episodes in one statement', async () => {
+    expect(await compileStart(pool, 'w-start', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [] });
+    await markPending(pool, 'w-start', [{ subject: 's', episode_id: id(7) }]);
+    await new Promise((r) => setTimeout(r, 5));
+    await markPending(pool, 'w-start', [
+      { subject: 's', episode_id: id(2) },
+      { subject: 't', episode_id: id(4) },
+    ]);
+    await putPolicySetRow(pool, 'w-start', { policies: {} });
+    await upsertSubject(pool, { workspace_id: 'w-start', subject: 's', state_hash: 'h1', compiler_version: 'v1', policy_fingerprint: 'f1', memories: 0, open_conflicts: 0 });
+    await upsertSubject(pool, { workspace_id: 'w-start', subject: 'u', state_hash: 'h2', compiler_version: 'v2', policy_fingerprint: 'f2', memories: 0, open_conflicts: 0 });
+    expect(await compileStart(pool, 'w-start', 's', 1)).toEqual({
+      policy_set: { policies: {} },
+      subject: { state_hash: 'h1', compiler_version: 'v1', policy_fingerprint: 'f1' },
+      pending: [id(7)],
+    });
+    expect((await compileStart(pool, 'w-start', 's', 5)).pending).toEqual(await takePending(pool, 'w-start', 's', 5));
+    // Another workspace's rows are not this one's.
+    expect(await compileStart(pool, 'w-other', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [] });
   });
 });
 

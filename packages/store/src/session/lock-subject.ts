@@ -1,9 +1,21 @@
+import pg from 'pg';
 import type { Sql } from '../db.js';
+
+/** The key both forms of the lock hash: one text per (workspace, subject). */
+const lockText = (workspaceId: string, subject: string) => JSON.stringify([workspaceId, subject]);
 
 /**
  * A subject's transaction-level advisory lock: compiles, rebuilds, conditional writes and erasure
  * of one subject take turns. Two int4 halves of a hash of (workspace, subject); released at commit.
  */
 export async function lockSubject(tx: Sql, workspaceId: string, subject: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7236003))', [JSON.stringify([workspaceId, subject])]);
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7236003))', [lockText(workspaceId, subject)]);
+}
+
+/**
+ * The same lock as a statement with its key written as a literal, for `beginInScope` to send with
+ * BEGIN and the scope in one round trip.
+ */
+export function lockSubjectStatement(workspaceId: string, subject: string): string {
+  return `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(lockText(workspaceId, subject))}, 7236003))`;
 }

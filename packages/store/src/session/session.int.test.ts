@@ -8,7 +8,7 @@ import { enterScope } from './enter-scope.js';
 import { enterSystemRole } from './enter-system-role.js';
 import { inSnapshot } from './in-snapshot.js';
 import { lockKeyBootstrap } from './lock-key-bootstrap.js';
-import { lockSubject } from './lock-subject.js';
+import { lockSubject, lockSubjectStatement } from './lock-subject.js';
 import { setAllUsersVisible } from './set-all-users-visible.js';
 import { LockTimeoutError, withLockTimeout } from './with-lock-timeout.js';
 
@@ -126,6 +126,20 @@ describe('lockSubject', () => {
       await release();
     }
     await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'w-a', 's')));
+  });
+
+  it('is the same lock when sent with BEGIN and the scope, whatever the subject holds', async () => {
+    const subject = "it's a \\ \"quoted\" subject; DROP TABLE x; --";
+    const tx = await pool.connect();
+    try {
+      await beginInScope(tx, { workspace_id: 'w-a', user: null, all_users: true }, lockSubjectStatement('w-a', subject));
+      await expect(inTransaction(pool, (t) => withLockTimeout(t, 100, () => lockSubject(t, 'w-a', subject)))).rejects.toBeInstanceOf(LockTimeoutError);
+      await inTransaction(pool, (t) => withLockTimeout(t, 100, () => lockSubject(t, 'w-a', 's')));
+      await tx.query('COMMIT');
+    } finally {
+      tx.release();
+    }
+    await inTransaction(pool, (t) => withLockTimeout(t, 100, () => lockSubject(t, 'w-a', subject)));
   });
 });
 
