@@ -298,6 +298,22 @@ describe('candidates', () => {
     expect(predicateWords('The provider throttled anchovy-mailer; we are capped at {quantity} emails a second').change).toBe(true);
   });
 
+  it('hears "Done: …", "post-cutover" and "you\'ll find him in" as they are meant, and an instruction in a trailing clause as none', () => {
+    const words = (t: string) => predicateWords(t);
+    expect(words("Done per radiology's request: inactivity timeout on the viewer is {quantity}").change).toBe(true);
+    expect(words('Post-cutover the kiosk app talks to {host}').change).toBe(true);
+    expect(words("Kwame has moved desks; you'll find him in the {quoted}")).toMatchObject({ change: true, plan: false });
+    expect(words('The desk will be in the {quoted}').plan).toBe(true);
+    expect(words('The maintenance window closes at {time}; everything must be done or rolled back by then').change).toBe(false);
+    expect(words("The office manager is {quoted}; he's taken over from Kadri").change).toBe(true);
+  });
+
+  it('meets a reset and a rollover, and tells new from existing or returned things apart', () => {
+    expect(pairsOf([mem('Daily rewards reset at {time}'), mem('Rollover for the daily rewards is {time}')])).toHaveLength(1);
+    expect(pairsOf([mem('Default status for new samples is {quoted}'), mem('Default status for returned samples is {quoted}')])).toEqual([]);
+    expect(pairsOf([mem('The price for new subscribers is {money}'), mem('The price for existing subscribers is {money}')])).toEqual([]);
+  });
+
   it('writes its reasons in ASCII', () => {
     const [p] = findCandidates([mem('We do the data audit export every {weekday}'), mem('The data audit export runs on {weekday}')]);
     expect(p?.reason).toContain('differs: ');

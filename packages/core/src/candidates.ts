@@ -70,7 +70,7 @@ const FILLER = new Set(
     // How a change is told, not what changed: "moved to", "switched to", "bumped to", "from now on".
     'moved move moving switched switch changed change upgraded upgrade raised bumped bump lowered lower ' +
     'cut extended extend rescheduled reschedule pushed pulled forward tightened increased decreased reduced ' +
-    'went up down over back new newly longer anymore since starting instead last night ' +
+    'went up down over back newly longer anymore since starting instead last ' +
     'these days heads reminder fyi note please only about around roughly approximately ' +
     'and or but if when while which who whom whose what where how than then out off'
   ).split(' '),
@@ -119,6 +119,7 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['expire', 'expiry', 'expiration', 'expires', 'expired'],
   ['edit', 'editor', 'editing'],
   ['login', 'logon', 'signin', 'sign'],
+  ['reset', 'resets', 'rollover', 'rolls'],
 ];
 
 const SYNONYM_OF = new Map<string, string>();
@@ -163,7 +164,9 @@ const QUALIFYING = new Set(
     // what was reached (target / result), and whom a rule is for (admin / customer sessions).
     'ad hoc adhoc manual automatic automated target goal actual admin customer guest anonymous employee contractor ' +
     // "Staffed from {time}" / "staffed until {time}": the end of a span is a fact apart from its start.
-    'until till'
+    'until till ' +
+    // "Default status for new / returned samples", "price for new / existing subscribers".
+    'new existing returning returned old'
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
@@ -315,6 +318,8 @@ const TAKES = new Set(['take', 'takes', 'took', 'taking', 'bring', 'brings', 'br
 // "After the floor refit, …", "Following the RFP round, …": the state an event left behind.
 const AFTER_EVENT = new Set(['after', 'following']);
 const DETERMINERS = new Set(['the', 'our', 'their', 'this', 'that', 'last', 'a', 'an', 'its', 'his', 'her']);
+const POST_EVENTS = new Set(['cutover', 'migration', 'upgrade', 'move', 'reorg', 'switchover', 'merger', 'launch', 'rollout', 'refit']);
+const MODALS = new Set(['must', 'should', 'shall', 'will', "'ll", 'can', 'may', 'need', 'needs']);
 const FALL = new Set(['fall', 'falls', 'fell', 'falling', 'fallen']);
 // A change named as a noun: "after the pricing change", "following the policy update". ("Delete
 // the branch after the migration" is an instruction with a time, not a fact changed.)
@@ -406,6 +411,10 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   }
   // "Update from Solveig: …", "Update: …": news of a change.
   if (toks[0] === 'update' || toks[0] === 'updates') change = true;
+  // "Done per radiology's request: …": a change reported made.
+  if (toks[0] === 'done') change = true;
+  // "Post-cutover the kiosk app talks to {host}", "post-migration": the state an event left behind.
+  for (let i = 0; i + 1 < toks.length; i += 1) if (toks[i] === 'post' && POST_EVENTS.has(toks[i + 1]!)) change = true;
   // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
   let lastDirection = -1;
   const redoneWords = new Set(toks.filter((t) => redone(t, toks)));
@@ -422,7 +431,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // "Scheduled to move to", "due to switch": a plan; "due to the freeze" is a reason.
     const slated = SLATED.has(w) && toks[i + 1] === 'to' && !after.startsWith('{') && !DETERMINERS.has(after) && after !== '';
     if ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to' || intends || slated) plan = intended = true;
-    else if (FUTURE_WORDS.has(w)) plan = true;
+    // "You'll find him in {quoted}": how a present fact is told to the reader, not a plan.
+    else if (FUTURE_WORDS.has(w) && toks[i - 1] !== 'you') plan = true;
     if (movesTo) change = true;
     // "The new policy", "New payment terms": a rule noun right after "new" or one word on.
     const newRule = w === 'new' && (RULE_NOUNS.has(toks[i + 1] ?? '') || RULE_NOUNS.has(toks[i + 2] ?? ''));
@@ -450,7 +460,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   // "Please direct office requests to {quoted}; he's taken over from Kadri".
   if (!change && clauses.length < text.length) {
     const rest = tokens(lower(text.slice(clauses.length)));
-    change = rest.some((w, i) => (changeWord(w) && !ARTICLES.has(rest[i + 1] ?? '') && !habitual(rest, i)) || CHANGE_PAIRS.has(`${w} ${rest[i + 1] ?? ''}`));
+    // "…; everything must be done or rolled back by then" instructs; it tells no change.
+    change = !rest.some((w) => MODALS.has(w)) && rest.some((w, i) => (changeWord(w) && !ARTICLES.has(rest[i + 1] ?? '') && !habitual(rest, i)) || CHANGE_PAIRS.has(`${w} ${rest[i + 1] ?? ''}`));
   }
   // The future tense with a cue of when ("will close at {time} going forward") states the rule in
   // force from then on, as it does with the cue cut from the template.
