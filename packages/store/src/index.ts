@@ -38,7 +38,6 @@ export { deletePending } from './pending/delete-pending.js';
 export { insertPendingOfSubject } from './pending/insert-pending-of-subject.js';
 export { subjectsWithPendingAtLeast } from './pending/subjects-with-pending-at-least.js';
 export { subjectsWithPending } from './pending/subjects-with-pending.js';
-export { takePending } from './pending/take-pending.js';
 export { compileStart, type CompileStart } from './pending/compile-start.js';
 export { totalPending } from './pending/total-pending.js';
 export { claimCountsOfMemories } from './claims/claim-counts-of-memories.js';

@@ -37,7 +37,6 @@ import {
   writeProjections,
   type ProjectionChange,
   snapshotVersions,
-  takePending,
   compileStart,
   type CompileStart,
   updateMemoriesIfRevision,
@@ -167,16 +166,18 @@ async function compileChunkInTransaction(
   subject: string,
   policies: { set: PolicySet; fingerprint: string },
   options: CompileOptions & { chunkSize: number },
-  /** The subject's stamp and its pending rows, when the caller read them with its policies (`compileStart`). */
-  start?: Pick<CompileStart, 'subject' | 'pending'>,
+  /**
+   * The subject's stamp and up to one more than a chunk of its pending rows (`compileStart`):
+   * one more tells whether another chunk follows, since a backlog of exactly one chunk would
+   * otherwise open a second transaction to scan the pending rows it has just deleted.
+   */
+  start: Pick<CompileStart, 'subject' | 'pending'>,
 ): Promise<{ result: CompileResult; more: boolean }> {
-  const current = start ? start.subject : await getSubject(tx, workspaceId, subject);
+  const current = start.subject;
   if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policies.fingerprint)) {
     return { result: await rebuildInTransaction(tx, workspaceId, subject, policies, options), more: false };
   }
-  // One more than the chunk tells whether another chunk follows: a backlog of exactly one chunk
-  // would otherwise open a second transaction to scan the pending rows it has just deleted.
-  const taken = start ? start.pending : await takePending(tx, workspaceId, subject, options.chunkSize + 1);
+  const taken = start.pending;
   if (taken.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
   const ids = taken.slice(0, options.chunkSize);
   const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()));
@@ -195,9 +196,12 @@ export async function compilePendingInTransaction(
   policies: { set: PolicySet; fingerprint: string },
   options: CompileOptions = {},
 ): Promise<CompileResult> {
+  const chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
   let total: CompileResult | null = null;
   for (;;) {
-    const step = await compileChunkInTransaction(tx, workspaceId, subject, policies, { ...options, chunkSize: options.chunkSize ?? DEFAULT_CHUNK });
+    // The caller's policies are the ones it decided with; only the stamp and the pending rows are read here.
+    const start = await compileStart(tx, workspaceId, subject, chunkSize + 1);
+    const step = await compileChunkInTransaction(tx, workspaceId, subject, policies, { ...options, chunkSize }, start);
     total = total ? add(total, step.result) : step.result;
     if (!step.more) return total;
   }

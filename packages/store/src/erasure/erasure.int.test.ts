@@ -5,7 +5,7 @@ import { insertCompileRun } from '../compile-runs/insert-compile-run.js';
 import { episodesOfSubject } from '../episodes/episodes-of-subject.js';
 import { getJobProgress } from '../jobs/get-job-progress.js';
 import { saveJobProgress } from '../jobs/save-job-progress.js';
-import { takePending } from '../pending/take-pending.js';
+import { compileStart } from '../pending/compile-start.js';
 import { deleteCompileRunsOfSubject } from './delete-compile-runs-of-subject.js';
 import { deleteEpisodes } from './delete-episodes.js';
 import { deleteJobsNaming } from './delete-jobs-naming.js';
@@ -54,7 +54,7 @@ describe('deleteEpisodes', () => {
     });
     expect(deleted).toEqual({ n: 1, setting: 'off' });
     expect(await episodesOfSubject(pool, 'w-delete', 's')).toEqual([b]);
-    expect(await takePending(pool, 'w-delete', 's', 10)).toEqual([b!.id]);
+    expect((await compileStart(pool, 'w-delete', 's', 10)).pending).toEqual([b!.id]);
     // Without it, the log refuses a DELETE.
     await expect(pool.query('DELETE FROM episodes WHERE workspace_id = $1', ['w-delete'])).rejects.toThrow();
     expect(await inTransaction(pool, (tx) => deleteEpisodes(tx, 'w-delete', []))).toBe(0);

@@ -5,7 +5,6 @@ import { deletePending } from './delete-pending.js';
 import { insertPendingOfSubject } from './insert-pending-of-subject.js';
 import { subjectsWithPendingAtLeast } from './subjects-with-pending-at-least.js';
 import { subjectsWithPending } from './subjects-with-pending.js';
-import { takePending } from './take-pending.js';
 import { compileStart } from './compile-start.js';
 import { upsertSubject } from '../subjects/upsert-subject.js';
 import { putPolicySetRow } from '../policies/put-policy-set-row.js';
@@ -19,8 +18,10 @@ useStoreDatabase((p) => {
 });
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+/** The pending episodes a compile of the subject would take. */
+const pendingOf = async (workspace: string, subject: string, limit: number) => (await compileStart(pool, workspace, subject, limit)).pending;
 
-describe('takePending', () => {
+describe('the pending rows a compile takes', () => {
   it('takes the oldest first, up to the limit, of one subject only', async () => {
     await markPending(pool, 'w-take', [{ subject: 's', episode_id: id(9) }]);
     // created_at is kept to the millisecond: the second insert must come a whole one later.
@@ -29,9 +30,9 @@ describe('takePending', () => {
       { subject: 's', episode_id: id(3) },
       { subject: 't', episode_id: id(1) },
     ]);
-    expect(await takePending(pool, 'w-take', 's', 1)).toEqual([id(9)]);
-    expect(await takePending(pool, 'w-take', 's', 5)).toEqual([id(9), id(3)]);
-    expect(await takePending(pool, 'w-take', 'none', 5)).toEqual([]);
+    expect(await pendingOf('w-take', 's', 1)).toEqual([id(9)]);
+    expect(await pendingOf('w-take', 's', 5)).toEqual([id(9), id(3)]);
+    expect(await pendingOf('w-take', 'none', 5)).toEqual([]);
   });
 });
 
@@ -52,7 +53,7 @@ describe('compileStart', () => {
       subject: { state_hash: 'h1', compiler_version: 'v1', policy_fingerprint: 'f1' },
       pending: [id(7)],
     });
-    expect((await compileStart(pool, 'w-start', 's', 5)).pending).toEqual(await takePending(pool, 'w-start', 's', 5));
+    expect((await compileStart(pool, 'w-start', 's', 5)).pending).toEqual([id(7), id(2)]);
     // Another workspace's rows are not this one's.
     expect(await compileStart(pool, 'w-other', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [] });
   });
@@ -66,8 +67,8 @@ describe('deletePending', () => {
       { subject: 't', episode_id: id(1) },
     ]);
     await deletePending(pool, 'w-delete', 's', [id(1)]);
-    expect(await takePending(pool, 'w-delete', 's', 10)).toEqual([id(2)]);
-    expect(await takePending(pool, 'w-delete', 't', 10)).toEqual([id(1)]);
+    expect(await pendingOf('w-delete', 's', 10)).toEqual([id(2)]);
+    expect(await pendingOf('w-delete', 't', 10)).toEqual([id(1)]);
   });
 });
 
