@@ -256,6 +256,14 @@ function habitual(toks: readonly string[], i: number): boolean {
   return !SELF.has(toks[i - 1] ?? '') && !SELF.has(toks[i - 2] ?? '');
 }
 
+/**
+ * Whether the word at `i` tells a change: a word of a change that neither acts on "a" thing nor
+ * says what a thing does each time, or the first of a two-word phrase of change.
+ */
+function changeAt(toks: readonly string[], i: number): boolean {
+  return (changeWord(toks[i]!) && !ARTICLES.has(toks[i + 1] ?? '') && !habitual(toks, i)) || CHANGE_PAIRS.has(`${toks[i]} ${toks[i + 1] ?? ''}`);
+}
+
 /** A word of a change: one of the forms listed, or any inflection of a verb of change. */
 function changeWord(w: string): boolean {
   return CHANGE_WORDS.has(w) || CHANGE_VERBS.has(dropE(stem(w))) || (w.endsWith('ment') && CHANGE_VERBS.has(dropE(stem(w.slice(0, -4)))));
@@ -403,18 +411,6 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   let intended = false;
   // "Going forward", "starting next week": the statement says when its rule takes effect.
   let when = false;
-  // "After the RFP round, the shortlist is down to …": the state an event left behind.
-  if (AFTER_EVENT.has(toks[0] ?? '') && DETERMINERS.has(toks[1] ?? '')) change = true;
-  // "… get {quantity} responses monthly after the pricing change": anywhere, after an event of change.
-  for (let i = 0; i + 2 < toks.length; i += 1) {
-    if (AFTER_EVENT.has(toks[i]!) && DETERMINERS.has(toks[i + 1]!) && toks.slice(i + 2, i + 5).some((t) => EVENTS.has(t))) change = true;
-  }
-  // "Update from Solveig: …", "Update: …": news of a change.
-  if (toks[0] === 'update' || toks[0] === 'updates') change = true;
-  // "Done per radiology's request: …": a change reported made.
-  if (toks[0] === 'done') change = true;
-  // "Post-cutover the kiosk app talks to {host}", "post-migration": the state an event left behind.
-  for (let i = 0; i + 1 < toks.length; i += 1) if (toks[i] === 'post' && POST_EVENTS.has(toks[i + 1]!)) change = true;
   // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
   let lastDirection = -1;
   const redoneWords = new Set(toks.filter((t) => redone(t, toks)));
@@ -440,7 +436,15 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const fromNext = w === 'from' && (toks[i + 1] === 'next' || (toks[i + 1] === 'the' && toks[i + 2] === 'next'));
     // "Falls back to {quoted} when …" is what happens each time, not a change back.
     const fallsBack = pair === 'back to' && FALL.has(toks[i - 1] ?? '');
-    if ((changeWord(w) && !ARTICLES.has(toks[i + 1] ?? '') && !habitual(toks, i)) || (CHANGE_PAIRS.has(pair) && !fallsBack) || newRule || fromNext) change = true;
+    if ((changeAt(toks, i) && !fallsBack) || newRule || fromNext) change = true;
+    // "Update from Solveig: …", "Update: …": news of a change; "Done per radiology's request: …":
+    // a change reported made.
+    if (i === 0 && (w === 'update' || w === 'updates' || w === 'done')) change = true;
+    // "After the RFP round, the shortlist is down to …" at the start, or after the event of a
+    // change anywhere ("… monthly after the pricing change"): the state an event left behind.
+    if (AFTER_EVENT.has(w) && DETERMINERS.has(toks[i + 1] ?? '') && (i === 0 || toks.slice(i + 2, i + 5).some((t) => EVENTS.has(t)))) change = true;
+    // "Post-cutover the kiosk app talks to {host}", "post-migration".
+    if (w === 'post' && POST_EVENTS.has(toks[i + 1] ?? '')) change = true;
     // "This PR makes … {quantity} by default": a commit saying what it does.
     if (COMMIT_NOUNS.has(toks[i - 1] ?? '') && /[^s]s$/.test(w) && i <= 2) change = true;
     // "Small change, I'm returning …", "Change of plans: …".
@@ -461,7 +465,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   if (!change && clauses.length < text.length) {
     const rest = tokens(lower(text.slice(clauses.length)));
     // "…; everything must be done or rolled back by then" instructs; it tells no change.
-    change = !rest.some((w) => MODALS.has(w)) && rest.some((w, i) => (changeWord(w) && !ARTICLES.has(rest[i + 1] ?? '') && !habitual(rest, i)) || CHANGE_PAIRS.has(`${w} ${rest[i + 1] ?? ''}`));
+    change = !rest.some((w) => MODALS.has(w)) && rest.some((_, i) => changeAt(rest, i));
   }
   // The future tense with a cue of when ("will close at {time} going forward") states the rule in
   // force from then on, as it does with the cue cut from the template.
@@ -684,11 +688,9 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // in common and no qualifier on one side only is enough to show the two — but only as a
-  // `loose` pair, which `findCandidates` keeps for a change that has no nearer fact to restate.
-  // Two changes told alike ("This PR sets the default output format to" / "… log format to") are
-  // parallel: a word swapped on each side tells two settings apart, as it does without a change.
-  const parallel = x.change && y.change && ox.heavy > 0 && oy.heavy > 0;
-  if (!strict && !(change && sharesContent && !parallel)) return null;
+  // `loose` pair, which `findCandidates` keeps for a change that has no nearer fact to restate —
+  // never for two parallel changes.
+  if (!strict && !(change && sharesContent && !parallelChanges(x, y, ox, oy))) return null;
   const onlyX = onlyIn(x, y);
   const onlyY = onlyIn(y, x);
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
@@ -704,6 +706,15 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   if (change) parts.push('told as a change');
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}), ...(strict ? {} : { loose: true as const }) };
+}
+
+/**
+ * Two changes told alike ("This PR sets the default output format to" / "… log format to"), each
+ * with a word the other lacks: parallel settings, told apart by that word as they would be without
+ * a change. `ox` and `oy` are `onlyCounts` of each against the other.
+ */
+function parallelChanges(x: PredicateShape, y: PredicateShape, ox: { heavy: number }, oy: { heavy: number }): boolean {
+  return x.change && y.change && ox.heavy > 0 && oy.heavy > 0;
 }
 
 /**
@@ -798,13 +809,14 @@ export function candidatesAround(
  */
 function soleRestatement(x: PredicateShape, y: PredicateShape): { score: number; reason: string; opposite?: true } | null {
   if (x.slots === '' || x.slots === 'note' || !(x.change || y.change)) return null;
-  // Two changes told alike ("This PR sets the default output format to" / "… log format to") are
-  // parallel: each says what it sets, in shared words but for a word of its own, and neither
-  // restates the other.
-  if (x.change && y.change && [...x.words].some((w) => y.words.has(w) && !x.named.has(w) && !y.named.has(w)) && onlyCounts(x, y).heavy > 0 && onlyCounts(y, x).heavy > 0) return null;
+  const ox = onlyCounts(x, y);
+  const oy = onlyCounts(y, x);
+  // Parallel changes that also share a word of the fact (words of the subject's name aside) say
+  // what each sets, and neither restates the other.
+  if (parallelChanges(x, y, ox, oy) && [...x.words].some((w) => y.words.has(w) && !x.named.has(w) && !y.named.has(w))) return null;
   if (x.plan !== y.plan && !x.slots.includes('{date}')) return null;
   // A qualifier on each side ("outbound" / "incoming") is still two facts.
-  if (onlyCounts(x, y).qualified && onlyCounts(y, x).qualified) return null;
+  if (ox.qualified && oy.qualified) return null;
   const parts = [`same slots ${x.slots}`, 'the only two facts with them here', 'told as a change'];
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score: SHARED_FLOOR, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
