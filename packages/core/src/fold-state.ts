@@ -21,7 +21,11 @@ export interface Entry {
   standing: number;
   /** Still holding at the end of the walk so far (in force or disputed). */
   open: boolean;
-  first: Claim;
+  /**
+   * The claim that made the value; null only for an overruled value carried over from a
+   * checkpoint (`resumeFold`), whose claims the resumed walk never names.
+   */
+  first: Claim | null;
 }
 
 /** The state one walk threads through its claims. */
@@ -33,6 +37,23 @@ export class FoldState {
 
   constructor(readonly policy: Policy) {
     this.min = minStanding(policy);
+  }
+
+  /**
+   * A walk resumed from a checkpoint: the values still open, and the overruled values (by value
+   * key) a later overruled claim of the same value joins.
+   */
+  static resumed(policy: Policy, open: readonly Entry[], overruled: ReadonlyMap<string, Entry>): FoldState {
+    const s = new FoldState(policy);
+    for (const e of open) {
+      s.entries.push(e);
+      s.openEntries.push(e);
+    }
+    for (const [vkey, e] of overruled) {
+      s.entries.push(e);
+      s.overruledByValue.set(vkey, e);
+    }
+    return s;
   }
 
   /**

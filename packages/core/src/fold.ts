@@ -150,7 +150,7 @@ function applyDrop(s: FoldState, d: Drop, events: LineageEvent[]): void {
   events.push({ ...base, effect: 'ended', reason: `the newer version no longer states ${targets.map((e) => describe(e.value)).join(', ')}` });
 }
 
-function evidenceRef(c: Claim): EvidenceRef {
+export function evidenceRef(c: Claim): EvidenceRef {
   return {
     source: c.source,
     idempotency_key: c.idempotency_key,
@@ -166,7 +166,7 @@ function evidenceRef(c: Claim): EvidenceRef {
   };
 }
 
-function toValue(e: Entry): TimelineValue {
+export function toValue(e: Entry): TimelineValue {
   return {
     value: e.value,
     valid_from: e.valid_from,
@@ -182,6 +182,70 @@ function toValue(e: Entry): TimelineValue {
 }
 
 /**
+ * A claim's decision as the timeline shows it: what the walk decided, unless the value it went
+ * to was later superseded — its fate is what the inspector shows first.
+ */
+export function finalDecision(c: Claim, o: Omit<Decision, 'claim'> | undefined, fate: Entry | undefined): Decision {
+  const d = o ?? { kind: 'no_effect' as const, target: null, reason: 'no effect' };
+  if (fate && fate.status === 'superseded' && fate.ended_by && fate.ended_by.index !== null && d.kind !== 'overruled') {
+    const by = { source: fate.ended_by.source, idempotency_key: fate.ended_by.idempotency_key, index: fate.ended_by.index };
+    const how = fate.superseded_by === 'correction' ? 'corrected' : `changed at ${fate.valid_to}`;
+    return { claim: claimRef(c), kind: 'superseded_by', target: by, reason: `${d.reason}; later ${how}` };
+  }
+  return { claim: claimRef(c), kind: d.kind, target: d.target, reason: d.reason };
+}
+
+/** The last entry each claim is evidence of, in the order the entries were made. */
+export function fates(entries: readonly Entry[]): Map<Claim, Entry> {
+  const fateOf = new Map<Claim, Entry>();
+  for (const e of entries) for (const c of e.evidence) fateOf.set(c, e);
+  return fateOf;
+}
+
+export function timelineStatus(open: number, cardinality: Policy['cardinality'], anyRetracted: () => boolean): TimelineStatus {
+  return open > 1 && cardinality === 'one' ? 'conflicted' : open > 0 ? 'in_force' : anyRetracted() ? 'tombstoned' : 'empty';
+}
+
+/**
+ * Where a later fold may pick up (design §4, docs/scaling.md): the last claim folded and the
+ * values still open, each with its claims and where their decisions stand in the timeline. A
+ * claim that sorts after `last` changes only what is open — closed values are never reopened —
+ * so folding it against these values gives the fold of the whole set.
+ */
+export interface FoldCheckpoint {
+  last: Claim;
+  open: Array<{ at: number; evidence: Claim[]; decisions: number[] }>;
+}
+
+/**
+ * Claims a checkpoint may carry: it travels with the memory row, so a key whose open value rests
+ * on thousands of restatements folds from all its claims instead.
+ */
+export const CHECKPOINT_CLAIMS = 256;
+
+/**
+ * True when a claim cannot be folded from a checkpoint: a snapshot may end values of its lineage
+ * that it does not mention, and a claim set to take effect after it was made may be withdrawn by a
+ * later version of its lineage — both reach behind the open values.
+ */
+export function reachesBack(c: Claim): boolean {
+  return c.snapshot || (c.effective_explicit && compareInstants(c.effective_from, c.occurred_at) > 0);
+}
+
+export function checkpointOf(
+  policy: Policy,
+  open: ReadonlyArray<{ at: number; entry: Entry }>,
+  last: Claim,
+  decisionAt: (c: Claim) => number,
+): FoldCheckpoint | null {
+  if (policy.cardinality !== 'one') return null;
+  let count = 0;
+  for (const { entry } of open) count += entry.evidence.length;
+  if (count > CHECKPOINT_CLAIMS) return null;
+  return { last, open: open.map(({ at, entry }) => ({ at, evidence: [...entry.evidence], decisions: entry.evidence.map(decisionAt) })) };
+}
+
+/**
  * The fold (design §4): a pure function of the *set* of claims on one fact key, the key's policy
  * and the versions of the lineages those claims came from. Duplicated and permuted inputs give
  * byte-identical timelines because the claims are de-duplicated and sorted into the total order
@@ -190,6 +254,16 @@ function toValue(e: Entry): TimelineValue {
  * `factKey` is needed only to fold an empty set (e.g. `knownAt` before the first claim).
  */
 export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: readonly LineageVersion[], factKey?: FactKey): Timeline {
+  return foldWithCheckpoint(claims, policy, lineageVersions, factKey).timeline;
+}
+
+/** The fold, and where a later fold may resume from it (null where none may: `reachesBack`). */
+export function foldWithCheckpoint(
+  claims: readonly Claim[],
+  policy: Policy,
+  lineageVersions: readonly LineageVersion[],
+  factKey?: FactKey,
+): { timeline: Timeline; checkpoint: FoldCheckpoint | null } {
   const ordered = orderClaims(claims);
   const fk = ordered[0]?.fact_key ?? factKey;
   if (!fk) throw new FoldError('fold needs at least one claim or a fact key');
@@ -230,30 +304,11 @@ export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: 
   const open = s.open();
   for (const e of open) e.status = policy.cardinality === 'one' && open.length > 1 ? 'disputed' : 'in_force';
 
-  // A claim whose value was later superseded says so: its fate is what the inspector shows first.
-  const fateOf = new Map<Claim, Entry>();
-  for (const e of s.entries) for (const c of e.evidence) fateOf.set(c, e);
-  const decisions: Decision[] = ordered.map((c) => {
-    const o = s.decisions.get(c) ?? { kind: 'no_effect' as const, target: null, reason: 'no effect' };
-    const e = fateOf.get(c);
-    if (e && e.status === 'superseded' && e.ended_by && e.ended_by.index !== null && o.kind !== 'overruled') {
-      const by = { source: e.ended_by.source, idempotency_key: e.ended_by.idempotency_key, index: e.ended_by.index };
-      const how = e.superseded_by === 'correction' ? 'corrected' : `changed at ${e.valid_to}`;
-      return { claim: claimRef(c), kind: 'superseded_by', target: by, reason: `${o.reason}; later ${how}` };
-    }
-    return { claim: claimRef(c), kind: o.kind, target: o.target, reason: o.reason };
-  });
+  const fateOf = fates(s.entries);
+  const decisions: Decision[] = ordered.map((c) => finalDecision(c, s.decisions.get(c), fateOf.get(c)));
+  const status = timelineStatus(open.length, policy.cardinality, () => s.entries.some((e) => e.status === 'retracted'));
 
-  const status: TimelineStatus =
-    open.length > 1 && policy.cardinality === 'one'
-      ? 'conflicted'
-      : open.length > 0
-        ? 'in_force'
-        : s.entries.some((e) => e.status === 'retracted')
-          ? 'tombstoned'
-          : 'empty';
-
-  return {
+  const timeline: Timeline = {
     memory_id: memoryId(fk.workspace_id, fk),
     key,
     fact_key: fk,
@@ -264,4 +319,16 @@ export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: 
     revision: ordered.length,
     status_hint: status,
   };
+  const last = ordered.at(-1);
+  const resumable = last !== undefined && !ordered.some(reachesBack) && !versions.some((v) => v.snapshot);
+  let checkpoint: FoldCheckpoint | null = null;
+  if (resumable) {
+    const wanted = new Set(open.flatMap((e) => e.evidence));
+    const at = new Map<Claim, number>();
+    ordered.forEach((c, i) => {
+      if (wanted.has(c)) at.set(c, i);
+    });
+    checkpoint = checkpointOf(policy, open.map((entry) => ({ at: s.entries.indexOf(entry), entry })), last, (c) => at.get(c)!);
+  }
+  return { timeline, checkpoint };
 }
