@@ -38,7 +38,9 @@ export function resumeFold(
     return {
       at,
       entry: {
-        value: v.value,
+        // The value as its first claim spells it, members in their order (the stored timeline's
+        // are sorted): a reason naming it must read as the whole fold writes it.
+        value: evidence[0]!.value,
         vkey: valueKey(v.value),
         valid_from: v.valid_from,
         valid_to: null,

@@ -60,6 +60,7 @@ export { memoryHeadsOfSubject, type MemoryHeadRow } from './memories/memory-head
 export { recallRowsOfSubject } from './memories/recall-rows-of-subject.js';
 export { summariesOfSubject } from './memories/summaries-of-subject.js';
 export { updateMemoriesIfRevision, type ConditionalUpdate } from './memories/update-memories-if-revision.js';
+export { updateCheckpoints } from './memories/update-checkpoints.js';
 export { type CandidateSideRow, type MemoryRecallRow, type MemoryRow, type MemoryWrite } from './memories/rows.js';
 export { decisionsOfEpisodes, type EpisodeDecision } from './projections/decisions-of-episodes.js';
 export { projectionRowsOfSubject, type ProjectionRows } from './projections/projection-rows-of-subject.js';

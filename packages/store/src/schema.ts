@@ -212,6 +212,13 @@ export const memories = pgTable(
      * compile from the memory's claims, like the timeline.
      */
     told_as_change: boolean('told_as_change').notNull().default(false),
+    /**
+     * Where the next compile of this key may resume its fold (`FoldCheckpoint`): the last claim
+     * folded and the open values with their claims. Written with the timeline, never part of it
+     * or of any hash; null where a fold cannot resume (a snapshot lineage, a claim set ahead, a
+     * many key, an open value on too many claims), and on rows written before it existed.
+     */
+    checkpoint: json('checkpoint'),
   },
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.id] }),

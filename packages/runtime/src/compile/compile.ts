@@ -3,14 +3,17 @@ import {
   LINK_KIND,
   COMPILER_VERSION,
   EMPTY_STATE_HASH,
+  canResume,
   extract,
-  fold,
+  foldWithCheckpoint,
   policyFor,
+  resumeFold,
   timelineDigest,
   timelineEtagAndJson,
   toldAsChange,
   updateStateHash,
   type Claim,
+  type FoldCheckpoint,
   type LineageVersion,
   type PolicySet,
   type Timeline,
@@ -39,6 +42,7 @@ import {
   snapshotVersions,
   compileStart,
   type CompileStart,
+  updateCheckpoints,
   updateMemoriesIfRevision,
   upsertSubject,
   type MemoryRow,
@@ -355,12 +359,9 @@ async function compileEpisodes(
   // A key's claims are the ones this compile extracted when the table holds no others for it (the
   // counts match: every claim extracted here was inserted, as a pending episode has none yet), in
   // the form the table would give them back; any other key's are read from the table.
-  const claimsOf = async (memoryIds: string[]): Promise<Map<string, Claim[]>> => {
+  const claimsOf = async (memoryIds: string[], counts: ReadonlyMap<string, number>): Promise<Map<string, Claim[]>> => {
     const kept = fresh;
     if (!kept) return claimsOfMemories(tx, workspaceId, memoryIds);
-    // Only a key this compile extracted claims for can be answered from memory: count just those.
-    const extracted = memoryIds.filter((id) => kept.has(id));
-    const counts = extracted.length > 0 ? await claimCountsOfMemories(tx, workspaceId, extracted) : new Map<string, number>();
     const out = new Map<string, Claim[]>();
     const fromTable: string[] = [];
     for (const id of memoryIds) {
@@ -371,28 +372,57 @@ async function compileEpisodes(
     for (const [id, cs] of await claimsOfMemories(tx, workspaceId, fromTable)) out.set(id, cs);
     return out;
   };
+  // A key may resume its fold from its checkpoint (docs/scaling.md) when this compile brings it
+  // only claims after it: no link arrived and none joins it, no snapshot is among the episodes (its
+  // versions could end values the checkpoint holds open), and the key has exactly the claims the
+  // stored timeline folded and the ones extracted here. Its other claims are then never read.
+  const mayResume = kind === 'compile' && !linkArrived && compilingSnapshots.length === 0;
   const readBatch = async (batch: string[]) => {
+    const existing = await memoriesByIds(tx, workspaceId, batch, { checkpoint: kind === 'compile' });
     // A linked group folds all its keys' claims, whichever batch they fall in.
     const needed = new Set(batch);
     for (const id of batch) for (const member of links.groupOfId.get(id)?.ids ?? []) needed.add(member);
-    const claimsByMemory = await claimsOf([...needed].sort());
+    // Only a key this compile extracted claims for can be answered from memory: count just those.
+    const kept = fresh;
+    const extracted = kept ? [...needed].filter((id) => kept.has(id)) : [];
+    const counts = extracted.length > 0 ? await claimCountsOfMemories(tx, workspaceId, extracted) : new Map<string, number>();
+    const resumes = new Map<string, { checkpoint: FoldCheckpoint; added: Claim[] }>();
+    if (mayResume && kept) {
+      for (const id of batch) {
+        const row = existing.get(id);
+        const own = kept.get(id);
+        if (!row?.checkpoint || !own || links.groupOfId.has(id) || counts.get(id) !== row.timeline.revision + own.length) continue;
+        const added = own.map((c) => storedForm(c));
+        if (canResume(row.timeline, row.checkpoint, added)) resumes.set(id, { checkpoint: row.checkpoint, added });
+      }
+    }
+    const claimsByMemory = await claimsOf(
+      [...needed].filter((id) => !resumes.has(id)).sort(),
+      counts,
+    );
     const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
     const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
-    const existing = await memoriesByIds(tx, workspaceId, batch);
-    return { batch, claimsByMemory, versions, existing };
+    return { batch, claimsByMemory, versions, existing, resumes };
   };
-  const writeBatch = async (inserts: MemoryWrite[], updates: Array<{ write: MemoryWrite; expected: MemoryRow }>, writes: ProjectionChange[]) => {
+  const writeBatch = async (
+    inserts: MemoryWrite[],
+    updates: Array<{ write: MemoryWrite; expected: MemoryRow }>,
+    writes: ProjectionChange[],
+    checkpoints: Array<{ id: string; checkpoint: FoldCheckpoint | null; expected: MemoryRow }>,
+  ) => {
     // The batch's memories in two statements, each update conditional on the revision read.
     await insertMemories(tx, workspaceId, inserts);
     const updated = await updateMemoriesIfRevision(tx, workspaceId, updates);
     if (!updated.ok) throw new StaleWriteError(`memory ${updated.id} changed since it was read`);
+    const moved = await updateCheckpoints(tx, workspaceId, checkpoints);
+    if (!moved.ok) throw new StaleWriteError(`memory ${moved.id} changed since it was read`);
     await writeProjections(tx, workspaceId, writes);
   };
   let reading = batches.length > 0 ? settled(readBatch(batches[0]!)) : null;
   writing = null;
   for (let k = 0; reading; k += 1) {
     // A failed write aborts the transaction and the reads queued behind it: report the write's error.
-    const { batch, claimsByMemory, versions, existing } = await reading.catch(async (err: unknown) => {
+    const { batch, claimsByMemory, versions, existing, resumes } = await reading.catch(async (err: unknown) => {
       if (writing) await writing;
       throw err;
     });
@@ -400,6 +430,7 @@ async function compileEpisodes(
     const writes: ProjectionChange[] = [];
     const inserts: MemoryWrite[] = [];
     const updates: Array<{ write: MemoryWrite; expected: MemoryRow }> = [];
+    const checkpoints: Array<{ id: string; checkpoint: FoldCheckpoint | null; expected: MemoryRow }> = [];
     let sinceYield = performance.now();
     for (const id of batch) {
       const group = links.groupOfId.get(id);
@@ -414,7 +445,8 @@ async function compileEpisodes(
         }
         continue;
       }
-      const memoryClaims = group ? group.ids.flatMap((m) => claimsByMemory.get(m) ?? []) : (claimsByMemory.get(id) ?? []);
+      const resume = resumes.get(id);
+      const memoryClaims = resume ? resume.added : group ? group.ids.flatMap((m) => claimsByMemory.get(m) ?? []) : (claimsByMemory.get(id) ?? []);
       if (memoryClaims.length === 0) continue;
       // A compile shares the process with the HTTP server: health checks and reads must keep
       // answering while a large subject folds, so give the event loop a turn every ~20 ms.
@@ -422,12 +454,22 @@ async function compileEpisodes(
         await yieldToEventLoop();
         sinceYield = performance.now();
       }
-      const timeline = group ? foldGroup(group, claimsByMemory, policies.set, versions)! : foldMemory(memoryClaims, policies.set, versions);
+      const before = existing.get(id);
+      const folded = resume
+        ? resumeFold(before!.timeline, resume.checkpoint, resume.added, policyFor(policies.set, resume.added[0]!.predicate))
+        : group
+          ? { timeline: foldGroup(group, claimsByMemory, policies.set, versions)!, checkpoint: null }
+          : foldMemoryWithCheckpoint(memoryClaims, policies.set, versions);
+      const { timeline, checkpoint } = folded;
       // The canonical JSON hashed for the etag is also the timeline's stored text (a json column
       // keeps it as sent), so the 5 MB timeline of a hot key is serialized once, not twice.
       const { etag, json } = timelineEtagAndJson(timeline);
-      const before = existing.get(id);
-      if (before?.etag === etag) continue;
+      if (before?.etag === etag) {
+        // The same timeline can come with another checkpoint (a snapshot version of one of its
+        // lineages now stops any resume): the row keeps the one that matches what it was folded from.
+        if (kind === 'compile' && JSON.stringify(before.checkpoint ?? null) !== JSON.stringify(checkpoint)) checkpoints.push({ id, checkpoint, expected: before });
+        continue;
+      }
       const summary = storedSummary({ id: timeline.memory_id, subject, etag }, timeline);
       const write: MemoryWrite = {
         timeline,
@@ -437,7 +479,9 @@ async function compileEpisodes(
         digest: timelineDigest(timeline),
         summary,
         side: storedSide(summary),
-        told_as_change: toldAsChange(memoryClaims),
+        // A resumed fold holds only the new claims: the others' cue is in the row already.
+        told_as_change: (resume !== undefined && before!.told_as_change === true) || toldAsChange(memoryClaims),
+        checkpoint,
       };
       if (!before) {
         inserts.push(write);
@@ -455,7 +499,7 @@ async function compileEpisodes(
       conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
     }
     if (writing) await writing;
-    writing = settled(writeBatch(inserts, updates, writes));
+    writing = settled(writeBatch(inserts, updates, writes, checkpoints));
   }
   if (writing) await writing;
   fresh = null;
@@ -507,9 +551,14 @@ export function yieldToEventLoop(): Promise<void> {
 
 /** Folds one memory from its claims: the policy of its predicate, the versions of its lineages. */
 export function foldMemory(claims: readonly Claim[], policies: PolicySet, versions: readonly LineageVersion[]): Timeline {
+  return foldMemoryWithCheckpoint(claims, policies, versions).timeline;
+}
+
+/** `foldMemory`, and where the next compile of the key may resume. */
+function foldMemoryWithCheckpoint(claims: readonly Claim[], policies: PolicySet, versions: readonly LineageVersion[]) {
   const first = claims[0]!;
   const lineages = new Set(claims.map((c) => c.lineage));
-  return fold(claims, policyFor(policies, first.predicate), versions.filter((v) => lineages.has(v.lineage)), first.fact_key);
+  return foldWithCheckpoint(claims, policyFor(policies, first.predicate), versions.filter((v) => lineages.has(v.lineage)), first.fact_key);
 }
 
 function countChanges(result: CompileResult, before: MemoryRow | undefined, after: Timeline): void {

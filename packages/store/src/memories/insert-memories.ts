@@ -9,8 +9,8 @@ import { MEMORY_RECORD, type MemoryWrite, jsonRows } from './rows.js';
 export async function insertMemories(sql: Sql, workspaceId: string, writes: readonly MemoryWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await sql.query(
-    `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, summary, side, told_as_change)
-     SELECT $1, m.id, m.subject, m.key, m.scope, m.owner, m.predicate, m.qualifiers, m.revision, m.etag, m.digest, m.status, m.timeline, m.summary, m.side, m.told_as_change
+    `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, summary, side, told_as_change, checkpoint)
+     SELECT $1, m.id, m.subject, m.key, m.scope, m.owner, m.predicate, m.qualifiers, m.revision, m.etag, m.digest, m.status, m.timeline, m.summary, m.side, m.told_as_change, m.checkpoint
      FROM json_to_recordset($2::json) AS m(${MEMORY_RECORD})`,
     [workspaceId, jsonRows(writes.map((w) => ({ w })))],
   );

@@ -1,4 +1,4 @@
-import type { Timeline } from '@canon/core';
+import type { FoldCheckpoint, Timeline } from '@canon/core';
 import type { CandidateRefRow } from '../candidates/rows.js';
 
 export interface MemoryRow {
@@ -12,6 +12,12 @@ export interface MemoryRow {
   timeline: Timeline;
   /** Near memories of the same subject and scope (design §1): shown, never applied. */
   candidates?: CandidateRefRow[];
+  /**
+   * Read only by a compile (`memoriesByIds` with `checkpoint`): where its fold may resume, and
+   * whether a claim it folded was told as a change (a resumed fold sees only the new claims).
+   */
+  checkpoint?: FoldCheckpoint | null;
+  told_as_change?: boolean;
 }
 
 export const COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline, candidates';
@@ -47,11 +53,13 @@ export interface MemoryWrite {
   side: unknown;
   /** See `memories.told_as_change`. */
   told_as_change: boolean;
+  /** See `memories.checkpoint`; null where the fold cannot resume. */
+  checkpoint: FoldCheckpoint | null;
 }
 
 /** The members of a `jsonRows` row, as `json_to_recordset` reads them: one pass over the text. */
 export const MEMORY_RECORD =
-  'id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, timeline json, summary jsonb, side jsonb, told_as_change boolean';
+  'id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, timeline json, summary jsonb, side jsonb, told_as_change boolean, checkpoint json';
 
 /** Memory rows as one JSON array (the timeline serialized once, as the bytes of the array). */
 export function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revision: number; etag: string } }>): string {
@@ -75,7 +83,7 @@ export function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revi
         told_as_change: w.told_as_change,
         ...(expected ? { expected_revision: expected.revision, expected_etag: expected.etag } : {}),
       });
-      return `${head.slice(0, -1)},"timeline":${w.json ?? JSON.stringify(t)}}`;
+      return `${head.slice(0, -1)},"checkpoint":${JSON.stringify(w.checkpoint)},"timeline":${w.json ?? JSON.stringify(t)}}`;
     })
     .join(',')}]`;
 }

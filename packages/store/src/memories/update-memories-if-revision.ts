@@ -15,7 +15,8 @@ export async function updateMemoriesIfRevision(
   if (updates.length === 0) return { ok: true };
   const { rows } = await sql.query<{ id: string }>(
     `UPDATE memories SET revision = m.revision, etag = m.etag, digest = m.digest, status = m.status,
-       timeline = m.timeline, summary = m.summary, side = m.side, told_as_change = m.told_as_change
+       timeline = m.timeline, summary = m.summary, side = m.side, told_as_change = m.told_as_change,
+       checkpoint = m.checkpoint
      FROM json_to_recordset($2::json) AS m(${MEMORY_RECORD}, expected_revision int, expected_etag text)
      WHERE memories.workspace_id = $1 AND memories.id = m.id
        AND memories.revision = m.expected_revision AND memories.etag = m.expected_etag
