@@ -59,14 +59,24 @@ export interface MemoryWrite {
 
 /** The members of a `jsonRows` row, as `json_to_recordset` reads them: one pass over the text. */
 export const MEMORY_RECORD =
-  'id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, timeline json, summary jsonb, side jsonb, told_as_change boolean, checkpoint json';
+  'n int, id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, summary jsonb, side jsonb, told_as_change boolean, checkpoint json';
 
-/** Memory rows as one JSON array (the timeline serialized once, as the bytes of the array). */
-export function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revision: number; etag: string } }>): string {
-  return `[${rows
-    .map(({ w, expected }) => {
+/**
+ * Memory rows as one JSON array, and their timelines as parameters of their own (`$first`, …)
+ * joined to them by `n` through `timelineValues`. A timeline inside the array cost PostgreSQL a
+ * second parse of its text in `json_to_recordset` — about 200 ms for the 6 MB timeline of a key
+ * restated 10,000 times, ten times what checking it as a parameter costs.
+ */
+export function jsonRows(
+  rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revision: number; etag: string } }>,
+): { json: string; timelines: string[] } {
+  const timelines: string[] = [];
+  const json = `[${rows
+    .map(({ w, expected }, n) => {
       const t = w.timeline;
+      timelines.push(w.json ?? JSON.stringify(t));
       const head = JSON.stringify({
+        n,
         id: t.memory_id,
         subject: w.subject,
         key: t.key,
@@ -83,7 +93,14 @@ export function jsonRows(rows: ReadonlyArray<{ w: MemoryWrite; expected?: { revi
         told_as_change: w.told_as_change,
         ...(expected ? { expected_revision: expected.revision, expected_etag: expected.etag } : {}),
       });
-      return `${head.slice(0, -1)},"checkpoint":${JSON.stringify(w.checkpoint)},"timeline":${w.json ?? JSON.stringify(t)}}`;
+      return `${head.slice(0, -1)},"checkpoint":${JSON.stringify(w.checkpoint)}}`;
     })
     .join(',')}]`;
+  return { json, timelines };
+}
+
+/** `(VALUES (0, $first::json), (1, $first+1::json), …) AS t(n, timeline)` for `count` timelines. */
+export function timelineValues(first: number, count: number): string {
+  const rows = Array.from({ length: count }, (_, i) => `(${i}, $${first + i}::json)`);
+  return `(VALUES ${rows.join(', ')}) AS t(n, timeline)`;
 }

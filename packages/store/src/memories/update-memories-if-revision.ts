@@ -1,5 +1,5 @@
 import type { Sql } from '../db.js';
-import { MEMORY_RECORD, type MemoryWrite, jsonRows } from './rows.js';
+import { MEMORY_RECORD, type MemoryWrite, jsonRows, timelineValues } from './rows.js';
 
 export type ConditionalUpdate = { ok: true } | { ok: false; reason: 'stale'; id: string };
 
@@ -13,15 +13,17 @@ export async function updateMemoriesIfRevision(
   updates: ReadonlyArray<{ write: MemoryWrite; expected: { revision: number; etag: string } }>,
 ): Promise<ConditionalUpdate> {
   if (updates.length === 0) return { ok: true };
+  const { json, timelines } = jsonRows(updates.map((u) => ({ w: u.write, expected: u.expected })));
   const { rows } = await sql.query<{ id: string }>(
     `UPDATE memories SET revision = m.revision, etag = m.etag, digest = m.digest, status = m.status,
-       timeline = m.timeline, summary = m.summary, side = m.side, told_as_change = m.told_as_change,
+       timeline = t.timeline, summary = m.summary, side = m.side, told_as_change = m.told_as_change,
        checkpoint = m.checkpoint
      FROM json_to_recordset($2::json) AS m(${MEMORY_RECORD}, expected_revision int, expected_etag text)
+     JOIN ${timelineValues(3, timelines.length)} ON t.n = m.n
      WHERE memories.workspace_id = $1 AND memories.id = m.id
        AND memories.revision = m.expected_revision AND memories.etag = m.expected_etag
      RETURNING memories.id`,
-    [workspaceId, jsonRows(updates.map((u) => ({ w: u.write, expected: u.expected })))],
+    [workspaceId, json, ...timelines],
   );
   if (rows.length === updates.length) return { ok: true };
   const written = new Set(rows.map((r) => r.id));
