@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY_SET, extract, fold, policyFor } from '@canon/core';
+import { DEFAULT_POLICY_SET, extract, fold, foldWithCheckpoint, policyFor } from '@canon/core';
 import { claimBody, compiledFrom, logEpisodes, memoryWrite, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertClaims } from '../claims/insert-claims.js';
@@ -20,6 +20,7 @@ import { memoriesPage } from './memories-page.js';
 import { memoryHeadsOfSubject } from './memory-heads-of-subject.js';
 import { recallRowsOfSubject } from './recall-rows-of-subject.js';
 import { summariesOfSubject } from './summaries-of-subject.js';
+import { updateCheckpoints } from './update-checkpoints.js';
 import { updateMemoriesIfRevision } from './update-memories-if-revision.js';
 
 // The memories table: one row per fact key, its timeline, and what recall reads instead of it.
@@ -144,6 +145,26 @@ describe('updateMemoriesIfRevision', () => {
     expect(await updateMemoriesIfRevision(pool, 'w-update', [{ write: day, expected }])).toEqual({ ok: false, reason: 'stale', id: day.timeline.memory_id });
     expect((await memoriesByIds(pool, 'w-update', [day.timeline.memory_id])).get(day.timeline.memory_id)!.etag).toBe(next.etag);
     expect(await updateMemoriesIfRevision(pool, 'w-update', [])).toEqual({ ok: true });
+  });
+});
+
+describe('updateCheckpoints', () => {
+  it('sets a checkpoint only over the revision it read, and a compile reads it back as written', async () => {
+    const { day, claims } = await seeded('w-checkpoint');
+    const id = day.timeline.memory_id;
+    const { checkpoint } = foldWithCheckpoint(claims.filter((c) => c.memory_id === id), policyFor(DEFAULT_POLICY_SET, 'deploy_day'), []);
+    expect(checkpoint).not.toBeNull();
+    // Only a compile's read carries it (and whether a claim was told as a change).
+    expect((await memoriesByIds(pool, 'w-checkpoint', [id])).get(id)!.checkpoint).toBeUndefined();
+    const read = async () => (await memoriesByIds(pool, 'w-checkpoint', [id], { checkpoint: true })).get(id)!;
+    expect((await read()).checkpoint).toBeNull();
+    const expected = { revision: day.timeline.revision, etag: day.etag };
+    expect(await updateCheckpoints(pool, 'w-checkpoint', [{ id, checkpoint, expected }])).toEqual({ ok: true });
+    expect(await read()).toMatchObject({ checkpoint: JSON.parse(JSON.stringify(checkpoint)), told_as_change: false, etag: day.etag });
+    // Over another revision: stale, and nothing written.
+    expect(await updateCheckpoints(pool, 'w-checkpoint', [{ id, checkpoint: null, expected: { ...expected, revision: 99 } }])).toEqual({ ok: false, reason: 'stale', id });
+    expect((await read()).checkpoint).not.toBeNull();
+    expect(await updateCheckpoints(pool, 'w-checkpoint', [])).toEqual({ ok: true });
   });
 });
 
