@@ -6,7 +6,7 @@ export { storedForm } from './stored-form.js';
 
 // One SQL operation per file, grouped by what it is about.
 export { allUsersVisible } from './session/all-users-visible.js';
-export { enterScope, type SessionScope } from './session/enter-scope.js';
+export { enterScope, scopeStatement, type SessionScope } from './session/enter-scope.js';
 export { enterSystemRole } from './session/enter-system-role.js';
 export { beginInScope } from './session/begin-in-scope.js';
 export { beginAsSystem } from './session/begin-as-system.js';
@@ -74,7 +74,7 @@ export { getSubject } from './subjects/get-subject.js';
 export { listSubjects } from './subjects/list-subjects.js';
 export { staleSubjects } from './subjects/stale-subjects.js';
 export { subjectLogStates, type SubjectLogState } from './subjects/subject-log-states.js';
-export { subjectsAmong } from './subjects/subjects-among.js';
+export { subjectsAmong, subjectSeenStatement } from './subjects/subjects-among.js';
 export { subjectsOfPredicates } from './subjects/subjects-of-predicates.js';
 export { subjectsOfWorkspace } from './subjects/subjects-of-workspace.js';
 export { upsertSubject } from './subjects/upsert-subject.js';

@@ -1,4 +1,18 @@
-import { allUsersVisible, beginAsSystem, beginInScope, enterScope, enterSystemRole, inTransaction, lockSubjectStatement, setAllUsersVisible, type Pool, type PoolClient } from '@canon/store';
+import { NotFoundError } from '@canon/core';
+import {
+  allUsersVisible,
+  beginAsSystem,
+  beginInScope,
+  enterScope,
+  enterSystemRole,
+  inTransaction,
+  lockSubjectStatement,
+  scopeStatement,
+  setAllUsersVisible,
+  subjectSeenStatement,
+  type Pool,
+  type PoolClient,
+} from '@canon/store';
 
 /**
  * Who a transaction reads and writes for. A request carries its key's user, so row-level
@@ -28,6 +42,36 @@ export function withWorkspace<T>(pool: Pool, scope: string | ScopeOf, fn: (tx: P
 export function withSubjectLocked<T>(pool: Pool, scope: string | ScopeOf, subject: string, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
   const s = scopeOf(scope);
   return inTransaction(pool, fn, undefined, (tx) => beginInScope(tx, sessionScope(s), lockSubjectStatement(s.workspace_id, subject)));
+}
+
+/**
+ * `withSubjectLocked` with every user's rows visible, for a request of `key` naming the subject
+ * (a compile, a rebuild): in the same round trip as BEGIN and the lock, the subject is looked up
+ * as the key sees it and as the workspace holds it, and a subject that exists but not for the key
+ * — another user's personal subject — is as absent as one of another workspace (`NotFoundError`).
+ */
+export function withSubjectLockedFor<T>(
+  pool: Pool,
+  key: { workspace_id: string; user: string | null },
+  subject: string,
+  fn: (tx: PoolClient) => Promise<T>,
+): Promise<T> {
+  const ws = key.workspace_id;
+  const seen = subjectSeenStatement(ws, subject);
+  const statements = [
+    'BEGIN',
+    scopeStatement(sessionScope({ workspace_id: ws, user: key.user })),
+    seen,
+    scopeStatement(sessionScope(allUsersOf(ws))),
+    seen,
+    lockSubjectStatement(ws, subject),
+  ];
+  return inTransaction(pool, fn, undefined, async (tx) => {
+    const results = (await tx.query(statements.join('; '))) as unknown as Array<{ rows: Array<{ seen: boolean }> }>;
+    const mine = results[2]!.rows[0]!.seen;
+    const anyone = results[4]!.rows[0]!.seen;
+    if (!mine && anyone) throw new NotFoundError(`no subject ${JSON.stringify(subject)}`);
+  });
 }
 
 function sessionScope(scope: ScopeOf) {

@@ -52,7 +52,7 @@ import {
 } from '@canon/store';
 import { loadPolicySet, policiesFromRow } from '../writes/policies.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
-import { allUsersOf, withSubjectLocked } from '../auth/scope.js';
+import { allUsersOf, withSubjectLocked, withSubjectLockedFor } from '../auth/scope.js';
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
@@ -89,6 +89,11 @@ export interface CompileOptions {
    * memory changed, never what it read before, and not at all for the erased user's own memories.
    */
   erasure?: { user: string | null };
+  /**
+   * The key of the request that names the subject: its first transaction checks, in the round
+   * trip that opens it, that the key may see the subject (`withSubjectLockedFor`).
+   */
+  visibleTo?: { workspace_id: string; user: string | null };
 }
 
 
@@ -150,8 +155,10 @@ async function logged(op: 'compile' | 'rebuild', workspaceId: string, subject: s
 async function compileInChunks(pool: Pool, workspaceId: string, subject: string, options: CompileOptions): Promise<CompileResult> {
   const chunk = options.chunkSize ?? DEFAULT_CHUNK;
   let total: CompileResult | null = null;
-  for (;;) {
-    const step = await withSubjectLocked(pool, allUsersOf(workspaceId), subject, async (tx) => {
+  for (let first = true; ; first = false) {
+    const locked = <T>(fn: (tx: PoolClient) => Promise<T>) =>
+      first && options.visibleTo ? withSubjectLockedFor(pool, options.visibleTo, subject, fn) : withSubjectLocked(pool, allUsersOf(workspaceId), subject, fn);
+    const step = await locked(async (tx) => {
       const start = await compileStart(tx, workspaceId, subject, chunk + 1);
       return compileChunkInTransaction(tx, workspaceId, subject, policiesFromRow(start.policy_set), { ...options, chunkSize: chunk }, start);
     });
@@ -213,8 +220,10 @@ export async function compilePendingInTransaction(
 
 /** Recomputes a subject from its whole log: the same state_hash as incremental compiles. */
 export function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
+  const locked = <T>(fn: (tx: PoolClient) => Promise<T>) =>
+    options.visibleTo ? withSubjectLockedFor(pool, options.visibleTo, subject, fn) : withSubjectLocked(pool, allUsersOf(workspaceId), subject, fn);
   return logged('rebuild', workspaceId, subject, options, () =>
-    withSubjectLocked(pool, allUsersOf(workspaceId), subject, async (tx) => {
+    locked(async (tx) => {
       const policies = await loadPolicySet(tx, workspaceId);
       return rebuildInTransaction(tx, workspaceId, subject, policies, options);
     }),

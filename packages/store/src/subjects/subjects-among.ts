@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Sql } from '../db.js';
 
 /**
@@ -17,4 +18,15 @@ export async function subjectsAmong(sql: Sql, workspaceId: string, subjects: rea
     [workspaceId, [...new Set(subjects)]],
   );
   return rows.map((r) => r.subject);
+}
+
+/**
+ * `subjectsAmong` for one subject as a statement of literals (its row: `seen`), for a caller that
+ * sends it with BEGIN and the scope in one simple query, which takes no parameters.
+ */
+export function subjectSeenStatement(workspaceId: string, subject: string): string {
+  const ws = pg.escapeLiteral(workspaceId);
+  const s = pg.escapeLiteral(subject);
+  return `SELECT coalesce((SELECT true FROM subjects x WHERE x.workspace_id = ${ws} AND x.subject = ${s} LIMIT 1)
+            OR (SELECT true FROM pending p WHERE p.workspace_id = ${ws} AND p.subject = ${s} LIMIT 1), false) AS seen`;
 }
