@@ -145,4 +145,23 @@ describe('a key compiled episode by episode resumes its fold', () => {
     expect(JSON.stringify(await stored('late'))).toBe(JSON.stringify(incremental));
     expect(incremental.memories[0]!.timeline.decisions).toHaveLength(3);
   });
+
+  it('verify holds a stored checkpoint to the fold of the log, and takes none as sound', async () => {
+    const owner = keys.get('each/ann')!;
+    const memoryId = (await canon.runtime.pool.query<{ id: string }>("SELECT id FROM memories WHERE workspace_id = 'each'")).rows[0]!.id;
+    const report = async () => {
+      const r = await canon.runtime.verify(owner, SUBJECT);
+      return { ok: r.ok, what: r.differences.map((d) => d.what) };
+    };
+    expect(await report()).toEqual({ ok: true, what: [] });
+    // A checkpoint that says the key's last claim was another: the next compile would resume wrong.
+    await canon.runtime.pool.query(
+      `UPDATE memories SET checkpoint = json_build_object('last', (checkpoint->'last')::jsonb || '{"index": 7}', 'open', checkpoint->'open') WHERE workspace_id = 'each' AND id = $1`,
+      [memoryId],
+    );
+    expect(await report()).toEqual({ ok: false, what: ['checkpoint'] });
+    // None at all (a row from before checkpoints): the next compile folds from all claims.
+    await canon.runtime.pool.query("UPDATE memories SET checkpoint = NULL WHERE workspace_id = 'each' AND id = $1", [memoryId]);
+    expect(await report()).toEqual({ ok: true, what: [] });
+  });
 });

@@ -564,7 +564,7 @@ export function foldMemory(claims: readonly Claim[], policies: PolicySet, versio
 }
 
 /** `foldMemory`, and where the next compile of the key may resume. */
-function foldMemoryWithCheckpoint(claims: readonly Claim[], policies: PolicySet, versions: readonly LineageVersion[]) {
+export function foldMemoryWithCheckpoint(claims: readonly Claim[], policies: PolicySet, versions: readonly LineageVersion[]) {
   const first = claims[0]!;
   const lineages = new Set(claims.map((c) => c.lineage));
   return foldWithCheckpoint(claims, policyFor(policies, first.predicate), versions.filter((v) => lineages.has(v.lineage)), first.fact_key);

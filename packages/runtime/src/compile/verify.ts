@@ -1,6 +1,6 @@
-import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, toldAsChange, type Claim, type PolicySet } from '@canon/core';
+import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type Pool, type Sql } from '@canon/store';
-import { foldMemory } from './compile.js';
+import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { foldGroup, linksOfEpisodes } from '../links/linked-fold.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
@@ -48,6 +48,8 @@ export async function foldSubjectFromLog(
   set: PolicySet,
   /** Filled, when given, with whether each memory was told as a change (`toldAsChange`). */
   told?: Map<string, boolean>,
+  /** Filled, when given, with where each memory's next fold may resume (none for a linked group). */
+  checkpoints?: Map<string, FoldCheckpoint | null>,
 ): Promise<Map<string, Timeline>> {
   const episodes = await episodesOfSubject(sql, workspaceId, subject);
   const claims = episodes.flatMap((e) => extract(e, set));
@@ -79,11 +81,14 @@ export async function foldSubjectFromLog(
   for (const [id, cs] of byMemory) {
     const group = links.groupOfId.get(id);
     if (!group) {
-      expected.set(id, foldMemory(cs, set, versions));
+      const { timeline, checkpoint } = foldMemoryWithCheckpoint(cs, set, versions);
+      expected.set(id, timeline);
+      checkpoints?.set(id, checkpoint);
       told?.set(id, toldAsChange(cs));
     } else if (!expected.has(group.canonicalId)) {
       const t = foldGroup(group, byMemory, set, versions);
       if (t) expected.set(group.canonicalId, t);
+      checkpoints?.set(group.canonicalId, null);
       told?.set(group.canonicalId, toldAsChange(group.ids.flatMap((m) => byMemory.get(m) ?? [])));
     }
   }
@@ -93,7 +98,8 @@ export async function foldSubjectFromLog(
 async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {
   const { set } = await loadPolicySet(sql, workspaceId);
   const told = new Map<string, boolean>();
-  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set, told);
+  const checkpoints = new Map<string, FoldCheckpoint | null>();
+  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set, told, checkpoints);
 
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
   const summaries = await summariesOfSubject(sql, workspaceId, subject);
@@ -129,8 +135,14 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     if (timelineEtag(actual) !== row.etag) diff('etag', timelineEtag(actual), row.etag);
     // Recall reads the summary, not the timeline: it must say what the timeline says (a row from
     // before summaries existed has none, and recall reads its timeline).
-    const { summary, side, told_as_change } = summaries.get(row.id) ?? { summary: null, side: null, told_as_change: false };
+    const { summary, side, told_as_change, checkpoint } = summaries.get(row.id) ?? { summary: null, side: null, told_as_change: false, checkpoint: null };
     if (told_as_change !== (told.get(row.id) ?? false)) diff('told_as_change', told.get(row.id) ?? false, told_as_change);
+    // The next compile resumes from the checkpoint without reading the key's claims, so a stored
+    // one must be the fold's own. None is always sound (the compile folds from all claims): a row
+    // written before checkpoints existed, or left as it was since, holds none.
+    if (checkpoint !== null && canonicalJson(checkpoint) !== canonicalJson(checkpoints.get(row.id) ?? null)) {
+      diff('checkpoint', checkpoints.get(row.id) ?? null, checkpoint);
+    }
     if (summary !== null) {
       const wanted = storedSummary(row, actual);
       if (canonicalJson(wanted) !== canonicalJson(summary)) diff('summary', wanted.memory, (summary as { memory?: unknown }).memory ?? summary);

@@ -100,7 +100,7 @@ describe('summariesOfSubject', () => {
   it('maps each memory of a subject to its stored summary, side and change flag', async () => {
     const { memories } = await seeded('w-summaries');
     const ofS = memories.filter((m) => m.subject === 's');
-    expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side, told_as_change: m.told_as_change }])));
+    expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side, told_as_change: m.told_as_change, checkpoint: m.checkpoint }])));
   });
 });
 
