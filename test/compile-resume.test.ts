@@ -11,7 +11,7 @@ let canon: TestCanon;
 const keys = new Map<string, Principal>();
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
-  for (const workspace of ['once', 'each', 'probe', 'snap', 'late'])
+  for (const workspace of ['once', 'each', 'probe', 'snap', 'late', 'same'])
     for (const [user, role] of [
       ['ann', 'owner'],
       ['bob', 'member'],
@@ -114,6 +114,32 @@ describe('a key compiled episode by episode resumes its fold', () => {
     await ingest('probe', [{ ...story[1]!, hour: 2 }], 8);
     await compile('probe');
     expect(await texts()).toContain('edited');
+  });
+
+  it('resumes a value restated hundreds of times: its checkpoint names its authors, not its claims', async () => {
+    const same = Array.from({ length: 300 }, (_, i): Step => ({ user: 'bob', hour: 1 + i / 60, claim: { predicate: 'deploy day', value: 'Tuesday' } }));
+    for (let i = 0; i < same.length; i += 100) await canon.runtime.ingest(keys.get('same/bob')!, same.slice(i, i + 100).map((s, j) => episode('same', s, i + j)));
+    await compile('same');
+    const { rows } = await canon.runtime.pool.query<{ checkpoint: { open: unknown[] } }>("SELECT checkpoint FROM memories WHERE workspace_id = 'same'");
+    expect(rows[0]!.checkpoint.open).toEqual([{ at: 0, value: 'Tuesday', authors: [['bob', 30]], historical: false }]);
+    await canon.runtime.pool.query(
+      `UPDATE claims SET claim = (claim::jsonb || '{"text": "edited"}')::json WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'`,
+    );
+    await ingest('same', [{ user: 'bob', hour: 7, claim: { predicate: 'deploy day', value: 'Tuesday' } }], 300);
+    await compile('same');
+    const texts = (await stored('same')).memories[0]!.timeline.values.flatMap((v) => v.evidence.map((e) => e.text));
+    expect(texts).toHaveLength(301);
+    expect(texts).not.toContain('edited');
+    // The owner changes it: every one of the 301 claims' decisions says it was superseded, as a rebuild writes them.
+    await ingest('same', [{ user: 'ann', hour: 8, claim: { predicate: 'deploy day', value: 'Friday' } }], 301);
+    await compile('same');
+    const incremental = await stored('same');
+    expect(incremental.memories[0]!.timeline.decisions.filter((d) => d.kind === 'superseded_by')).toHaveLength(301);
+    await canon.runtime.pool.query(
+      `UPDATE claims SET claim = (claim::jsonb || '{"text": ""}')::json WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'`,
+    );
+    await canon.runtime.rebuild(keys.get('same/ann')!, SUBJECT);
+    expect(await stored('same')).toEqual(incremental);
   });
 
   it('a snapshot version of a lineage of the key drops the checkpoint, though the timeline stays as it was', async () => {

@@ -1,4 +1,5 @@
 import type { Claim } from './claim.js';
+import type { ClaimRef } from './episode.js';
 import { sameRef } from './claim.js';
 import { valueKey } from './normalize.js';
 import { compareInstants, compareVersions } from './order.js';
@@ -11,7 +12,9 @@ import { maxSides } from './policy.js';
  * fact differently (a file edited, an issue updated) — a change, not a disagreement.
  */
 export function lineageLink(c: Claim, e: Entry): boolean {
-  return e.evidence.some((x) => x.lineage === c.lineage && compareVersions(x, c) < 0);
+  if (e.evidence.some((x) => x.lineage === c.lineage && compareVersions(x, c) < 0)) return true;
+  // A reference has no sequence: `canResume` refuses a claim whose lineage and time tie with one.
+  return e.prior?.refs.some((x) => x.lineage === c.lineage && compareInstants(x.occurred_at, c.occurred_at) < 0) ?? false;
 }
 
 /**
@@ -20,15 +23,18 @@ export function lineageLink(c: Claim, e: Entry): boolean {
  */
 export function sameAuthor(c: Claim, e: Entry): boolean {
   if (c.author === null) return false;
-  return e.evidence.every((x) => x.standing < c.standing || x.author === c.author);
+  if (!e.evidence.every((x) => x.standing < c.standing || x.author === c.author)) return false;
+  if (!e.prior) return true;
+  for (const [author, standing] of e.prior.authors) if (standing >= c.standing && author !== c.author) return false;
+  return true;
 }
 
 /**
  * True when `e` stands only on dated statements about the past ("as of 2019", "a 2017 spreadsheet
  * says"): a record of history, which a plain statement of the present from an equal moves past.
  */
-function historical(e: Entry): boolean {
-  return e.evidence.every((x) => x.effective_explicit && compareInstants(x.effective_from, x.occurred_at) < 0);
+export function historical(e: Pick<Entry, 'evidence' | 'prior'>): boolean {
+  return (e.prior?.historical ?? true) && e.evidence.every((x) => x.effective_explicit && compareInstants(x.effective_from, x.occurred_at) < 0);
 }
 
 type Relation = 'correct' | 'change' | 'dispute';
@@ -42,7 +48,8 @@ type Relation = 'correct' | 'change' | 'dispute';
  * is only a record of the past make a change at the claim's time; anything else disputes.
  */
 function relate(s: FoldState, c: Claim, e: Entry): Relation {
-  const named = c.settles.length === 0 || e.evidence.some((x) => c.settles.some((r) => sameRef(r, x)));
+  const cites = (x: ClaimRef) => c.settles.some((r) => sameRef(r, x));
+  const named = c.settles.length === 0 || e.evidence.some(cites) || (e.prior?.refs.some(cites) ?? false);
   if (c.correction && named) return 'correct';
   if (lineageLink(c, e)) return 'change';
   if (c.standing > e.standing) return 'change';

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Claim } from './claim.js';
-import { CHECKPOINT_CLAIMS, fold, foldWithCheckpoint, type FoldCheckpoint } from './fold.js';
+import { CHECKPOINT_AUTHORS, fold, foldWithCheckpoint, type FoldCheckpoint } from './fold.js';
 import { canResume, resumeFold } from './fold-resume.js';
 import { orderClaims } from './order.js';
 import { canonicalJson } from './hash.js';
@@ -243,7 +243,7 @@ describe('a fold resumed from a checkpoint (fast-check, 1,000 runs each)', () =>
     expect(accepted).toBeGreaterThan(0);
   });
 
-  it('keeps no checkpoint for a many key, a snapshot lineage, a claim set ahead, or an open value on too many claims', () => {
+  it('keeps no checkpoint for a many key, a snapshot lineage, a claim set ahead, or an open value of too many authors', () => {
     const one: Policy = { cardinality: 'one', mode: 'flag', min_role: 'reader' };
     const at = (i: number) => new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString();
     const plain = [0, 1].map((i) => claim({ key: `p${i}`, value: 'Tuesday', at: at(i) }));
@@ -253,8 +253,12 @@ describe('a fold resumed from a checkpoint (fast-check, 1,000 runs each)', () =>
     expect(full([...plain, claim({ key: 'f', value: 'Friday', at: at(2), effective: '2030-01-01T00:00:00Z' })], one).checkpoint).toBeNull();
     // A time stated for the moment the claim was made, or before it, reaches back no further.
     expect(full([...plain, claim({ key: 'e', value: 'Friday', at: at(2), effective: at(2) })], one).checkpoint).not.toBeNull();
-    const many = Array.from({ length: CHECKPOINT_CLAIMS + 1 }, (_, i) => claim({ key: `r${i}`, value: 'Tuesday', at: at(i) }));
-    expect(full(many.slice(0, CHECKPOINT_CLAIMS), one).checkpoint?.open[0]?.evidence).toHaveLength(CHECKPOINT_CLAIMS);
+    // However often one author restates a value, its checkpoint names the author once.
+    const restated = Array.from({ length: 1000 }, (_, i) => claim({ key: `r${i}`, value: 'Tuesday', at: at(i), author: 'ann' }));
+    expect(full(restated, one).checkpoint?.open).toEqual([{ at: 0, value: 'Tuesday', authors: [['ann', 20]], historical: false }]);
+    // Each claim its own author (a key of its own): past the bound, no checkpoint.
+    const many = Array.from({ length: CHECKPOINT_AUTHORS + 1 }, (_, i) => claim({ key: `a${i}`, value: 'Tuesday', at: at(i) }));
+    expect(full(many.slice(0, CHECKPOINT_AUTHORS), one).checkpoint?.open[0]?.authors).toHaveLength(CHECKPOINT_AUTHORS);
     expect(full(many, one).checkpoint).toBeNull();
   });
 
@@ -264,7 +268,7 @@ describe('a fold resumed from a checkpoint (fast-check, 1,000 runs each)', () =>
     const claims = ['Tuesday', 'Tuesday', 'Thursday'].map((value, i) => claim({ key: `c${i}`, value, at: at(i) }));
     const state = full(claims.slice(0, 2), policy);
     const cp: FoldCheckpoint = state.checkpoint!;
-    expect(cp.open).toEqual([{ at: 0, evidence: claims.slice(0, 2), decisions: [0, 1] }]);
+    expect(cp.open).toEqual([{ at: 0, value: 'Tuesday', authors: [['key:api:c0', 20], ['key:api:c1', 20]], historical: false }]);
     const resumed = resumeFold(storedTimeline(state.timeline), stored(cp), [claims[2]!], policy).timeline;
     expect(resumed.decisions.map((d) => d.kind)).toEqual(['superseded_by', 'superseded_by', 'changes']);
     expect(resumed.values.map((v) => [v.value, v.status])).toEqual([

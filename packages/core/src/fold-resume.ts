@@ -1,7 +1,8 @@
 import type { Claim } from './claim.js';
+import { claimRef } from './claim.js';
 import { valueKey } from './normalize.js';
 import type { Policy } from './policy.js';
-import { compareClaims, orderClaims } from './order.js';
+import { compareClaims, compareInstants, orderClaims } from './order.js';
 import type { Decision, Timeline, TimelineValue } from './timeline.js';
 import { FoldState } from './fold-state.js';
 import type { Entry } from './fold-state.js';
@@ -11,20 +12,30 @@ import { checkpointOf, evidenceRef, fates, finalDecision, reachesBack, timelineS
 /**
  * True when `added` may be folded from `checkpoint` (docs/scaling.md, "A key restated without
  * end"): every claim is on the key, sorts after the last claim folded, and reaches no further back
- * than the open values (`reachesBack`). Anything else is folded from all of the key's claims.
+ * than the open values (`reachesBack`). An open value's claims are known by their references,
+ * which carry no sequence: a claim of the same lineage and the same instant as one of them would
+ * need it to tell which version is newer. Anything else is folded from all of the key's claims.
  */
-export function canResume(previous: Pick<Timeline, 'key' | 'policy'>, checkpoint: FoldCheckpoint, added: readonly Claim[]): boolean {
+export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>, checkpoint: FoldCheckpoint, added: readonly Claim[]): boolean {
   if (added.length === 0 || previous.policy.cardinality !== 'one') return false;
-  return added.every((c) => c.key === previous.key && !reachesBack(c) && compareClaims(checkpoint.last, c) < 0);
+  const cited = checkpoint.open.flatMap(({ at }) => previous.values[at]?.evidence ?? []);
+  return added.every(
+    (c) =>
+      c.key === previous.key &&
+      !reachesBack(c) &&
+      compareClaims(checkpoint.last, c) < 0 &&
+      !cited.some((x) => x.lineage === c.lineage && compareInstants(x.occurred_at, c.occurred_at) === 0),
+  );
 }
 
 /**
  * The fold of the previous claims and `added`, from the previous timeline and its checkpoint
- * instead of from every claim: the open values are rebuilt from the checkpoint's claims, the
- * closed ones are carried over as they stand (a claim after the checkpoint never reopens one),
- * and the walk goes on with `added`. Equal to `foldWithCheckpoint` of the whole set, value for
- * value and decision for decision (the fold properties hold the two together). The caller checks
- * `canResume` first; the policy is the key's, which the previous fold used.
+ * instead of from every claim: the open values are rebuilt from the checkpoint and the references
+ * the timeline keeps, the closed ones are carried over as they stand (a claim after the checkpoint
+ * never reopens one), and the walk goes on with `added`. Equal to `foldWithCheckpoint` of the
+ * whole set, value for value and decision for decision (the fold properties hold the two
+ * together). The caller checks `canResume` first; the policy is the key's, which the previous fold
+ * used.
  */
 export function resumeFold(
   previous: Timeline,
@@ -33,14 +44,15 @@ export function resumeFold(
   policy: Policy,
 ): { timeline: Timeline; checkpoint: FoldCheckpoint | null } {
   const ordered = orderClaims(added);
-  const open: Array<{ at: number; entry: Entry }> = checkpoint.open.map(({ at, evidence }) => {
+  const open: Array<{ at: number; entry: Entry }> = checkpoint.open.map(({ at, value, authors, historical }) => {
     const v = previous.values[at]!;
+    const first = v.evidence[0]!;
     return {
       at,
       entry: {
         // The value as its first claim spells it, members in their order (the stored timeline's
         // are sorted): a reason naming it must read as the whole fold writes it.
-        value: evidence[0]!.value,
+        value,
         vkey: valueKey(v.value),
         valid_from: v.valid_from,
         valid_to: null,
@@ -48,10 +60,11 @@ export function resumeFold(
         superseded_by: null,
         ended_by: null,
         conditions: new Set(v.conditions),
-        evidence: [...evidence],
+        evidence: [],
         standing: v.standing,
         open: true,
-        first: evidence[0]!,
+        first: { source: first.source, idempotency_key: first.idempotency_key, index: first.index },
+        prior: { refs: v.evidence, authors: new Map(authors), historical },
       },
     };
   });
@@ -85,17 +98,6 @@ export function resumeFold(
     new Map([...overruled].map(([k, o]) => [k, o.entry])),
   );
 
-  // Where each claim's decision stands: the checkpoint's claims where they were, the new ones after.
-  const decisionAt = new Map<Claim, number>();
-  for (const o of checkpoint.open) {
-    o.evidence.forEach((c, i) => {
-      decisionAt.set(c, o.decisions[i]!);
-      const d = previous.decisions[o.decisions[i]!]!;
-      s.decisions.set(c, { kind: d.kind, target: d.target, reason: d.reason });
-    });
-  }
-  ordered.forEach((c, i) => decisionAt.set(c, previous.decisions.length + i));
-
   for (const c of ordered) foldOne(s, c);
 
   const still = s.open();
@@ -107,7 +109,7 @@ export function resumeFold(
     if (entry.evidence.length === 0) continue;
     // The new claims sort after every claim the value already cites: its evidence stays in order.
     const prior = previous.values[at]!;
-    const evidence = [...prior.evidence, ...entry.evidence.map(evidenceRef)];
+    const evidence = [...prior.evidence, ...[...entry.evidence].sort(compareClaims).map(evidenceRef)];
     values[at] = { ...prior, standing: entry.standing, support: new Set(evidence.map((x) => x.lineage)).size, evidence };
   }
   const carried = open.length + overruled.size;
@@ -116,7 +118,20 @@ export function resumeFold(
 
   const fateOf = fates(s.entries);
   const decisions: Decision[] = [...previous.decisions];
-  for (const o of checkpoint.open) for (const c of o.evidence) decisions[decisionAt.get(c)!] = finalDecision(c, s.decisions.get(c), fateOf.get(c));
+  // A value the walk superseded: the claims it stood on before say so, as the whole fold writes
+  // them. Their places are looked up only then (a change, not every restatement).
+  const ended = open.filter(({ entry }) => entry.status === 'superseded');
+  if (ended.length > 0) {
+    const place = new Map<string, number>();
+    previous.decisions.forEach((d, i) => place.set(refKey(d.claim), i));
+    for (const { entry } of ended) {
+      for (const x of entry.prior!.refs) {
+        const i = place.get(refKey(x))!;
+        const d = previous.decisions[i]!;
+        decisions[i] = finalDecision(x, { kind: d.kind, target: d.target, reason: d.reason }, entry);
+      }
+    }
+  }
   for (const c of ordered) decisions.push(finalDecision(c, s.decisions.get(c), fateOf.get(c)));
 
   const timeline: Timeline = {
@@ -129,13 +144,9 @@ export function resumeFold(
   const at = new Map<Entry, number>();
   for (const o of open) at.set(o.entry, o.at);
   made.forEach((e, i) => at.set(e, previous.values.length + i));
-  return {
-    timeline,
-    checkpoint: checkpointOf(
-      policy,
-      still.map((entry) => ({ at: at.get(entry)!, entry })),
-      ordered.at(-1)!,
-      (c) => decisionAt.get(c)!,
-    ),
-  };
+  return { timeline, checkpoint: checkpointOf(policy, still.map((entry) => ({ at: at.get(entry)!, entry })), ordered.at(-1)!) };
+}
+
+function refKey(r: { source: string; idempotency_key: string; index: number }): string {
+  return JSON.stringify(claimRef(r));
 }

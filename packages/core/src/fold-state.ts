@@ -4,7 +4,7 @@ import type { Json } from './normalize.js';
 import { compareStrings } from './normalize.js';
 import type { Policy } from './policy.js';
 import { minStanding } from './policy.js';
-import type { Decision, DecisionKind, EndRef, ValueStatus } from './timeline.js';
+import type { Decision, DecisionKind, EndRef, EvidenceRef, ValueStatus } from './timeline.js';
 import { compareInstants } from './order.js';
 
 /** A value being built by the walk. Mutable inside one fold call only; never escapes it. */
@@ -22,10 +22,23 @@ export interface Entry {
   /** Still holding at the end of the walk so far (in force or disputed). */
   open: boolean;
   /**
-   * The claim that made the value; null only for an overruled value carried over from a
-   * checkpoint (`resumeFold`), whose claims the resumed walk never names.
+   * The claim that made the value (a reference for a value carried over from a checkpoint); null
+   * only for an overruled value carried over, which no decision of the resumed walk names.
    */
-  first: Claim | null;
+  first: Pick<Claim, 'source' | 'idempotency_key' | 'index'> | null;
+  /**
+   * A value carried over from a checkpoint (`resumeFold`): the claims it stood on before, as the
+   * stored timeline references them, and what of them the decision table reads beyond a reference
+   * — each author's highest standing and whether all were dated statements about the past.
+   * `evidence` holds only the claims the resumed walk attached.
+   */
+  prior?: PriorEvidence;
+}
+
+export interface PriorEvidence {
+  refs: readonly EvidenceRef[];
+  authors: ReadonlyMap<string | null, number>;
+  historical: boolean;
 }
 
 /** The state one walk threads through its claims. */
@@ -66,7 +79,7 @@ export class FoldState {
     return [...this.openEntries];
   }
 
-  record(c: Claim, kind: DecisionKind, target: Claim | null, reason: string): void {
+  record(c: Claim, kind: DecisionKind, target: Pick<Claim, 'source' | 'idempotency_key' | 'index'> | null, reason: string): void {
     this.decisions.set(c, { kind, target: target ? claimRef(target) : null, reason });
   }
 

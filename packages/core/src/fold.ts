@@ -1,4 +1,6 @@
 import type { Claim, LineageVersion } from './claim.js';
+import type { ClaimRef } from './episode.js';
+import type { Json } from './normalize.js';
 import { claimRef } from './claim.js';
 import type { FactKey } from './fact-key.js';
 import { factKeyString, memoryId } from './fact-key.js';
@@ -8,7 +10,7 @@ import { compareClaims, compareInstants, compareVersions, orderClaims, orderVers
 import type { Decision, EvidenceRef, LineageEvent, Timeline, TimelineStatus, TimelineValue } from './timeline.js';
 import { FoldState, describe, maxStanding, sorted } from './fold-state.js';
 import type { Entry } from './fold-state.js';
-import { foldOne } from './fold-one.js';
+import { foldOne, historical } from './fold-one.js';
 import { foldMany } from './fold-many.js';
 
 export class FoldError extends Error {}
@@ -167,6 +169,9 @@ export function evidenceRef(c: Claim): EvidenceRef {
 }
 
 export function toValue(e: Entry): TimelineValue {
+  const own = [...e.evidence].sort(compareClaims).map(evidenceRef);
+  // A value carried over from a checkpoint: the claims attached since sort after those it cites.
+  const evidence = e.prior ? [...e.prior.refs, ...own] : own;
   return {
     value: e.value,
     valid_from: e.valid_from,
@@ -176,8 +181,8 @@ export function toValue(e: Entry): TimelineValue {
     ended_by: e.ended_by,
     conditions: sorted(e.conditions),
     standing: e.standing,
-    support: new Set(e.evidence.map((c) => c.lineage)).size,
-    evidence: [...e.evidence].sort(compareClaims).map(evidenceRef),
+    support: new Set(evidence.map((x) => x.lineage)).size,
+    evidence,
   };
 }
 
@@ -185,7 +190,7 @@ export function toValue(e: Entry): TimelineValue {
  * A claim's decision as the timeline shows it: what the walk decided, unless the value it went
  * to was later superseded — its fate is what the inspector shows first.
  */
-export function finalDecision(c: Claim, o: Omit<Decision, 'claim'> | undefined, fate: Entry | undefined): Decision {
+export function finalDecision(c: ClaimRef, o: Omit<Decision, 'claim'> | undefined, fate: Entry | undefined): Decision {
   const d = o ?? { kind: 'no_effect' as const, target: null, reason: 'no effect' };
   if (fate && fate.status === 'superseded' && fate.ended_by && fate.ended_by.index !== null && d.kind !== 'overruled') {
     const by = { source: fate.ended_by.source, idempotency_key: fate.ended_by.idempotency_key, index: fate.ended_by.index };
@@ -207,21 +212,23 @@ export function timelineStatus(open: number, cardinality: Policy['cardinality'],
 }
 
 /**
- * Where a later fold may pick up (design §4, docs/scaling.md): the last claim folded and the
- * values still open, each with its claims and where their decisions stand in the timeline. A
- * claim that sorts after `last` changes only what is open — closed values are never reopened —
- * so folding it against these values gives the fold of the whole set.
+ * Where a later fold may pick up (design §4, docs/scaling.md): the last claim folded and, for each
+ * value still open, where it stands in the timeline and what the decision table reads of its
+ * claims beyond the references the timeline keeps — the value as its first claim spells it, each
+ * author's highest standing, whether all were dated statements about the past. A claim that sorts
+ * after `last` changes only what is open — closed values are never reopened — so folding it
+ * against these values gives the fold of the whole set.
  */
 export interface FoldCheckpoint {
   last: Claim;
-  open: Array<{ at: number; evidence: Claim[]; decisions: number[] }>;
+  open: Array<{ at: number; value: Json; authors: Array<[string | null, number]>; historical: boolean }>;
 }
 
 /**
- * Claims a checkpoint may carry: it travels with the memory row, so a key whose open value rests
- * on thousands of restatements folds from all its claims instead.
+ * Authors a checkpoint may name for one value: past this many (a value restated by thousands of
+ * keys of their own), the key folds from all its claims instead.
  */
-export const CHECKPOINT_CLAIMS = 256;
+export const CHECKPOINT_AUTHORS = 256;
 
 /**
  * True when a claim cannot be folded from a checkpoint: a snapshot may end values of its lineage
@@ -232,17 +239,17 @@ export function reachesBack(c: Claim): boolean {
   return c.snapshot || (c.effective_explicit && compareInstants(c.effective_from, c.occurred_at) > 0);
 }
 
-export function checkpointOf(
-  policy: Policy,
-  open: ReadonlyArray<{ at: number; entry: Entry }>,
-  last: Claim,
-  decisionAt: (c: Claim) => number,
-): FoldCheckpoint | null {
+export function checkpointOf(policy: Policy, open: ReadonlyArray<{ at: number; entry: Entry }>, last: Claim): FoldCheckpoint | null {
   if (policy.cardinality !== 'one') return null;
-  let count = 0;
-  for (const { entry } of open) count += entry.evidence.length;
-  if (count > CHECKPOINT_CLAIMS) return null;
-  return { last, open: open.map(({ at, entry }) => ({ at, evidence: [...entry.evidence], decisions: entry.evidence.map(decisionAt) })) };
+  const out: FoldCheckpoint['open'] = [];
+  for (const { at, entry } of open) {
+    const authors = new Map(entry.prior?.authors ?? []);
+    for (const c of entry.evidence) authors.set(c.author, Math.max(authors.get(c.author) ?? Number.NEGATIVE_INFINITY, c.standing));
+    if (authors.size > CHECKPOINT_AUTHORS) return null;
+    const named = [...authors].sort(([a], [b]) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : compareStrings(a, b)));
+    out.push({ at, value: entry.value, authors: named, historical: historical(entry) });
+  }
+  return { last, open: out };
 }
 
 /**
@@ -321,14 +328,6 @@ export function foldWithCheckpoint(
   };
   const last = ordered.at(-1);
   const resumable = last !== undefined && !ordered.some(reachesBack) && !versions.some((v) => v.snapshot);
-  let checkpoint: FoldCheckpoint | null = null;
-  if (resumable) {
-    const wanted = new Set(open.flatMap((e) => e.evidence));
-    const at = new Map<Claim, number>();
-    ordered.forEach((c, i) => {
-      if (wanted.has(c)) at.set(c, i);
-    });
-    checkpoint = checkpointOf(policy, open.map((entry) => ({ at: s.entries.indexOf(entry), entry })), last, (c) => at.get(c)!);
-  }
+  const checkpoint = resumable ? checkpointOf(policy, open.map((entry) => ({ at: s.entries.indexOf(entry), entry })), last) : null;
   return { timeline, checkpoint };
 }

@@ -80,7 +80,7 @@ export {
   Timeline,
 } from './timeline.js';
 export { compareClaims, compareVersions, compareInstants, orderClaims, orderVersions } from './order.js';
-export { fold, foldWithCheckpoint, FoldError, CHECKPOINT_CLAIMS, type FoldCheckpoint } from './fold.js';
+export { fold, foldWithCheckpoint, FoldError, CHECKPOINT_AUTHORS, type FoldCheckpoint } from './fold.js';
 export { canResume, resumeFold } from './fold-resume.js';
 export { view, viewSettlesAt, type MemoryView, type ViewStatus, type ScheduledValue } from './view.js';
 export {
