@@ -156,9 +156,7 @@ async function compileInChunks(pool: Pool, workspaceId: string, subject: string,
   const chunk = options.chunkSize ?? DEFAULT_CHUNK;
   let total: CompileResult | null = null;
   for (let first = true; ; first = false) {
-    const locked = <T>(fn: (tx: PoolClient) => Promise<T>) =>
-      first && options.visibleTo ? withSubjectLockedFor(pool, options.visibleTo, subject, fn) : withSubjectLocked(pool, allUsersOf(workspaceId), subject, fn);
-    const step = await locked(async (tx) => {
+    const step = await subjectTransaction(pool, workspaceId, subject, first ? options.visibleTo : undefined, async (tx) => {
       const start = await compileStart(tx, workspaceId, subject, chunk + 1);
       return compileChunkInTransaction(tx, workspaceId, subject, policiesFromRow(start.policy_set), { ...options, chunkSize: chunk }, start);
     });
@@ -218,12 +216,21 @@ export async function compilePendingInTransaction(
   }
 }
 
+/** A transaction holding the subject's lock; with `visibleTo`, opened by checking that the key may see it. */
+function subjectTransaction<T>(
+  pool: Pool,
+  workspaceId: string,
+  subject: string,
+  visibleTo: CompileOptions['visibleTo'],
+  fn: (tx: PoolClient) => Promise<T>,
+): Promise<T> {
+  return visibleTo ? withSubjectLockedFor(pool, visibleTo, subject, fn) : withSubjectLocked(pool, allUsersOf(workspaceId), subject, fn);
+}
+
 /** Recomputes a subject from its whole log: the same state_hash as incremental compiles. */
 export function rebuildSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
-  const locked = <T>(fn: (tx: PoolClient) => Promise<T>) =>
-    options.visibleTo ? withSubjectLockedFor(pool, options.visibleTo, subject, fn) : withSubjectLocked(pool, allUsersOf(workspaceId), subject, fn);
   return logged('rebuild', workspaceId, subject, options, () =>
-    locked(async (tx) => {
+    subjectTransaction(pool, workspaceId, subject, options.visibleTo, async (tx) => {
       const policies = await loadPolicySet(tx, workspaceId);
       return rebuildInTransaction(tx, workspaceId, subject, policies, options);
     }),
@@ -419,7 +426,8 @@ async function compileEpisodes(
     writes: ProjectionChange[],
     checkpoints: Array<{ id: string; checkpoint: FoldCheckpoint | null; expected: MemoryRow }>,
   ) => {
-    // The batch's memories in two statements, each update conditional on the revision read.
+    // The batch's memories in two statements and the checkpoints of those left as they were in a
+    // third, each update conditional on the revision read.
     await insertMemories(tx, workspaceId, inserts);
     const updated = await updateMemoriesIfRevision(tx, workspaceId, updates);
     if (!updated.ok) throw new StaleWriteError(`memory ${updated.id} changed since it was read`);
