@@ -261,7 +261,7 @@ export function checkpointOf(policy: Policy, open: ReadonlyArray<{ at: number; e
  * `factKey` is needed only to fold an empty set (e.g. `knownAt` before the first claim).
  */
 export function fold(claims: readonly Claim[], policy: Policy, lineageVersions: readonly LineageVersion[], factKey?: FactKey): Timeline {
-  return foldWithCheckpoint(claims, policy, lineageVersions, factKey).timeline;
+  return walk(claims, policy, lineageVersions, factKey, false).timeline;
 }
 
 /** The fold, and where a later fold may resume from it (null where none may: `reachesBack`). */
@@ -270,6 +270,17 @@ export function foldWithCheckpoint(
   policy: Policy,
   lineageVersions: readonly LineageVersion[],
   factKey?: FactKey,
+): { timeline: Timeline; checkpoint: FoldCheckpoint | null } {
+  return walk(claims, policy, lineageVersions, factKey, true);
+}
+
+/** The fold; with `withCheckpoint`, its checkpoint too (a reader folding for a view needs none). */
+function walk(
+  claims: readonly Claim[],
+  policy: Policy,
+  lineageVersions: readonly LineageVersion[],
+  factKey: FactKey | undefined,
+  withCheckpoint: boolean,
 ): { timeline: Timeline; checkpoint: FoldCheckpoint | null } {
   const ordered = orderClaims(claims);
   const fk = ordered[0]?.fact_key ?? factKey;
@@ -327,7 +338,7 @@ export function foldWithCheckpoint(
     status_hint: status,
   };
   const last = ordered.at(-1);
-  const resumable = last !== undefined && !ordered.some(reachesBack) && !versions.some((v) => v.snapshot);
+  const resumable = withCheckpoint && last !== undefined && !ordered.some(reachesBack) && !versions.some((v) => v.snapshot);
   const checkpoint = resumable ? checkpointOf(policy, open.map((entry) => ({ at: s.entries.indexOf(entry), entry })), last) : null;
   return { timeline, checkpoint };
 }
