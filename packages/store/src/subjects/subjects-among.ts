@@ -10,14 +10,17 @@ import type { Sql } from '../db.js';
  */
 export async function subjectsAmong(sql: Sql, workspaceId: string, subjects: readonly string[]): Promise<string[]> {
   if (subjects.length === 0) return [];
-  const { rows } = await sql.query<{ subject: string }>(
-    `SELECT s AS subject FROM unnest($2::text[]) AS s
-     WHERE (SELECT true FROM subjects x WHERE x.workspace_id = $1 AND x.subject = s LIMIT 1)
-        OR (SELECT true FROM pending p WHERE p.workspace_id = $1 AND p.subject = s LIMIT 1)
-     ORDER BY 1`,
-    [workspaceId, [...new Set(subjects)]],
-  );
+  const { rows } = await sql.query<{ subject: string }>(`SELECT s AS subject FROM unnest($2::text[]) AS s WHERE ${seenIn('$1', 's')} ORDER BY 1`, [
+    workspaceId,
+    [...new Set(subjects)],
+  ]);
   return rows.map((r) => r.subject);
+}
+
+/** Whether the subject `subject` (an SQL expression) exists in the workspace `workspace`, as the scope sees it. */
+function seenIn(workspace: string, subject: string): string {
+  return `coalesce((SELECT true FROM subjects x WHERE x.workspace_id = ${workspace} AND x.subject = ${subject} LIMIT 1)
+            OR (SELECT true FROM pending p WHERE p.workspace_id = ${workspace} AND p.subject = ${subject} LIMIT 1), false)`;
 }
 
 /**
@@ -25,8 +28,5 @@ export async function subjectsAmong(sql: Sql, workspaceId: string, subjects: rea
  * sends it with BEGIN and the scope in one simple query, which takes no parameters.
  */
 export function subjectSeenStatement(workspaceId: string, subject: string): string {
-  const ws = pg.escapeLiteral(workspaceId);
-  const s = pg.escapeLiteral(subject);
-  return `SELECT coalesce((SELECT true FROM subjects x WHERE x.workspace_id = ${ws} AND x.subject = ${s} LIMIT 1)
-            OR (SELECT true FROM pending p WHERE p.workspace_id = ${ws} AND p.subject = ${s} LIMIT 1), false) AS seen`;
+  return `SELECT ${seenIn(pg.escapeLiteral(workspaceId), pg.escapeLiteral(subject))} AS seen`;
 }

@@ -7,7 +7,7 @@ import { listSubjects } from './list-subjects.js';
 import type { SubjectRow } from './rows.js';
 import { staleSubjects } from './stale-subjects.js';
 import { subjectLogStates } from './subject-log-states.js';
-import { subjectsAmong } from './subjects-among.js';
+import { subjectsAmong, subjectSeenStatement } from './subjects-among.js';
 import { subjectsOfPredicates } from './subjects-of-predicates.js';
 import { subjectsOfWorkspace } from './subjects-of-workspace.js';
 import { upsertSubject } from './upsert-subject.js';
@@ -88,6 +88,13 @@ describe('subjectsAmong', () => {
     await seeded('w-among');
     expect(await subjectsAmong(pool, 'w-among', ['t', 'nope', 's', 't'])).toEqual(['s', 't']);
     expect(await subjectsAmong(pool, 'w-among', [])).toEqual([]);
+  });
+
+  it('answers for one name as a statement of literals, as it does with parameters', async () => {
+    await seeded('w-seen');
+    const seen = async (workspace: string, subject: string) => (await pool.query<{ seen: boolean }>(subjectSeenStatement(workspace, subject))).rows[0]!.seen;
+    for (const name of ['s', 't', 'nope', "it's \\ a; name"]) expect(await seen('w-seen', name)).toBe((await subjectsAmong(pool, 'w-seen', [name])).length === 1);
+    expect(await seen('w-other', 's')).toBe(false);
   });
 });
 
