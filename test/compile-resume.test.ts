@@ -117,7 +117,8 @@ describe('a key compiled episode by episode resumes its fold', () => {
   });
 
   it('resumes a value restated hundreds of times: its checkpoint names its authors, not its claims', async () => {
-    const same = Array.from({ length: 300 }, (_, i): Step => ({ user: 'bob', hour: 1 + i / 60, claim: { predicate: 'deploy day', value: 'Tuesday' } }));
+    // Sixty an hour (hours 1 to 5), each its own episode and lineage.
+    const same = Array.from({ length: 300 }, (_, i): Step => ({ user: 'bob', hour: 1 + Math.floor(i / 60), claim: { predicate: 'deploy day', value: 'Tuesday' } }));
     for (let i = 0; i < same.length; i += 100) await canon.runtime.ingest(keys.get('same/bob')!, same.slice(i, i + 100).map((s, j) => episode('same', s, i + j)));
     await compile('same');
     const { rows } = await canon.runtime.pool.query<{ checkpoint: { open: unknown[] } }>("SELECT checkpoint FROM memories WHERE workspace_id = 'same'");
