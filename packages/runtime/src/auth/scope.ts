@@ -7,6 +7,7 @@ import {
   enterSystemRole,
   inTransaction,
   lockSubjectStatement,
+  readInScope,
   scopeStatement,
   setAllUsersVisible,
   subjectSeenStatement,
@@ -36,6 +37,16 @@ export function withWorkspace<T>(pool: Pool, scope: string | ScopeOf, fn: (tx: P
 }
 
 /**
+ * A read confined as `withWorkspace` confines a transaction, in one round trip: the scope and the
+ * statements (of literals) as one simple query, which PostgreSQL runs as one transaction. For the
+ * reads a request waits on — a page of recall, a compile finding nothing to do — where BEGIN and
+ * COMMIT would be two round trips of three.
+ */
+export function readInWorkspace(pool: Pool, scope: string | ScopeOf, statements: readonly string[]) {
+  return readInScope(pool, sessionScope(scopeOf(scope)), statements);
+}
+
+/**
  * `withWorkspace` holding a subject's lock from the start: BEGIN, the scope and the lock in one
  * round trip (a compile with nothing to do is its round trips).
  */
@@ -56,22 +67,49 @@ export function withSubjectLockedFor<T>(
   subject: string,
   fn: (tx: PoolClient) => Promise<T>,
 ): Promise<T> {
+  const check = visibilityCheck(key, subject);
+  return inTransaction(pool, fn, undefined, async (tx) => {
+    const results = (await tx.query(['BEGIN', ...check.statements, lockSubjectStatement(key.workspace_id, subject)].join('; '))) as unknown as Array<{ rows: Array<{ seen: boolean }> }>;
+    check.verify(results.slice(1));
+  });
+}
+
+/**
+ * One read of a subject as a compile sees it (every user's rows), in one round trip and without
+ * its lock; with `key`, first checked as `withSubjectLockedFor` checks it. Returns the results of
+ * `statements` (of literals), in order.
+ */
+export async function readSubjectFor(
+  pool: Pool,
+  workspaceId: string,
+  key: { workspace_id: string; user: string | null } | undefined,
+  subject: string,
+  statements: readonly string[],
+): Promise<Array<{ rows: Array<Record<string, unknown>> }>> {
+  if (!key) return readInWorkspace(pool, allUsersOf(workspaceId), statements);
+  const check = visibilityCheck(key, subject);
+  const results = await readInScope(pool, sessionScope({ workspace_id: key.workspace_id, user: key.user }), [...check.statements.slice(1), ...statements]);
+  check.verify([{ rows: [] }, ...results]);
+  return results.slice(check.statements.length - 1);
+}
+
+/**
+ * The statements that look a subject up as the key sees it and as the workspace holds it, ending
+ * in the workspace's scope with every user's rows visible; `verify` reads their results, and
+ * finds a subject that exists but not for the key — another user's personal subject — as absent
+ * as one of another workspace (`NotFoundError`).
+ */
+function visibilityCheck(key: { workspace_id: string; user: string | null }, subject: string) {
   const ws = key.workspace_id;
   const seen = subjectSeenStatement(ws, subject);
-  const statements = [
-    'BEGIN',
-    scopeStatement(sessionScope({ workspace_id: ws, user: key.user })),
-    seen,
-    scopeStatement(sessionScope(allUsersOf(ws))),
-    seen,
-    lockSubjectStatement(ws, subject),
-  ];
-  return inTransaction(pool, fn, undefined, async (tx) => {
-    const results = (await tx.query(statements.join('; '))) as unknown as Array<{ rows: Array<{ seen: boolean }> }>;
-    const mine = results[2]!.rows[0]!.seen;
-    const anyone = results[4]!.rows[0]!.seen;
-    if (!mine && anyone) throw new NotFoundError(`no subject ${JSON.stringify(subject)}`);
-  });
+  return {
+    statements: [scopeStatement(sessionScope({ workspace_id: ws, user: key.user })), seen, scopeStatement(sessionScope(allUsersOf(ws))), seen],
+    verify(results: ReadonlyArray<{ rows: ReadonlyArray<Record<string, unknown>> }>) {
+      const mine = results[1]!.rows[0]!['seen'] === true;
+      const anyone = results[3]!.rows[0]!['seen'] === true;
+      if (!mine && anyone) throw new NotFoundError(`no subject ${JSON.stringify(subject)}`);
+    },
+  };
 }
 
 function sessionScope(scope: ScopeOf) {

@@ -41,6 +41,8 @@ import {
   type ProjectionChange,
   snapshotVersions,
   compileStart,
+  compileStartOf,
+  compileStartStatement,
   type CompileStart,
   updateCheckpoints,
   updateMemoriesIfRevision,
@@ -52,7 +54,7 @@ import {
 } from '@canon/store';
 import { loadPolicySet, policiesFromRow } from '../writes/policies.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
-import { allUsersOf, withSubjectLocked, withSubjectLockedFor } from '../auth/scope.js';
+import { allUsersOf, readSubjectFor, withSubjectLocked, withSubjectLockedFor } from '../auth/scope.js';
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
@@ -154,6 +156,8 @@ async function logged(op: 'compile' | 'rebuild', workspaceId: string, subject: s
 
 async function compileInChunks(pool: Pool, workspaceId: string, subject: string, options: CompileOptions): Promise<CompileResult> {
   const chunk = options.chunkSize ?? DEFAULT_CHUNK;
+  const idle = await nothingToCompile(pool, workspaceId, subject, options.visibleTo);
+  if (idle) return idle;
   let total: CompileResult | null = null;
   for (let first = true; ; first = false) {
     const step = await subjectTransaction(pool, workspaceId, subject, first ? options.visibleTo : undefined, async (tx) => {
@@ -163,6 +167,23 @@ async function compileInChunks(pool: Pool, workspaceId: string, subject: string,
     total = total ? add(total, step.result) : step.result;
     if (!step.more) return total;
   }
+}
+
+/**
+ * A compile with nothing to do, told in one round trip, without the subject's lock: the answer
+ * most compiles get (a CI's no-op recompile, a job absorbed by the one before it). Nothing is
+ * pending and the subject is stamped with this compiler and its workspace's policies: no lock
+ * would change that answer, since what is committed is all a compile would see, and an episode
+ * a compile under way has taken is still pending until that compile commits. Anything else is
+ * null, and the compile takes the lock and reads again.
+ */
+async function nothingToCompile(pool: Pool, workspaceId: string, subject: string, visibleTo: CompileOptions['visibleTo']): Promise<CompileResult | null> {
+  const [read] = await readSubjectFor(pool, workspaceId, visibleTo, subject, [compileStartStatement(workspaceId, subject, 1)]);
+  const start = compileStartOf(read!.rows);
+  if (start.pending.length > 0) return null;
+  const current = start.subject;
+  if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policiesFromRow(start.policy_set).fingerprint)) return null;
+  return emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH);
 }
 
 /**

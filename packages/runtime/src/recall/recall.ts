@@ -1,7 +1,8 @@
 import { compareInstants, Instant, NotFoundError, ValidationError, view, viewSettlesAt, type MemoryView, type Timeline } from '@canon/core';
-import { memoriesByIds, memoryIdLinkingKey, candidateRowsByIds, recallRowsOfSubject, type MemoryRecallRow, type MemoryRow, type Sql } from '@canon/store';
+import { memoriesByIds, memoryIdLinkingKey, candidateSidesStatement, recallPageStatement, type CandidateSideRow, type MemoryRecallRow, type MemoryRow, type Pool, type Sql } from '@canon/store';
 import { candidateViews, sideOf, type CandidateSide, type CandidateView } from '../links/candidate-view.js';
 import type { Principal } from '../auth/principal.js';
+import { readInWorkspace, withWorkspace } from '../auth/scope.js';
 
 /** Personal memories are their owner's alone; workspace memories are every key's of the workspace. */
 export function visibleTo(principal: Principal, t: Pick<Timeline, 'fact_key'>): boolean {
@@ -132,15 +133,23 @@ function rowVisible(principal: Principal, row: Pick<MemoryRecallRow, 'scope' | '
  * that (an `as_of` in its past, a value scheduled ahead) is read and viewed from its timeline.
  * A candidate off the page is read by id, so a page says of its memories what the whole would.
  * `next` is the key to pass as `after` for the page that follows, null on the last page.
+ *
+ * The page and its candidates' sides are each one round trip, with the key's scope in it and no
+ * BEGIN or COMMIT to wait for; only memories seen before their timeline's last change take a
+ * third, for their timelines. Each read is a statement of its own, as in a transaction at READ
+ * COMMITTED: a memory written away between two reads is on the next read's page.
  */
-export async function subjectMemories(sql: Sql, principal: Principal, subject: string, at: string, page: MemoryPage): Promise<{ memories: MemorySummary[]; next: string | null }> {
-  const rows = await recallRowsOfSubject(sql, principal.workspace_id, subject, { after: page.after, limit: page.limit + 1 });
+export async function subjectMemories(pool: Pool, principal: Principal, subject: string, at: string, page: MemoryPage): Promise<{ memories: MemorySummary[]; next: string | null }> {
+  const ws = principal.workspace_id;
+  const [read] = await readInWorkspace(pool, principal, [recallPageStatement(ws, subject, { after: page.after, limit: page.limit + 1 })]);
+  const rows = read!.rows as MemoryRecallRow[];
   const more = rows.length > page.limit;
   if (more) rows.length = page.limit;
   const visible = rows.filter((r) => rowVisible(principal, r));
   const onPage = new Set(visible.map((r) => r.id));
   const offPage = [...new Set(visible.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))].filter((id) => !onPage.has(id));
-  const others = (await candidateRowsByIds(sql, principal.workspace_id, offPage)).filter((r) => rowVisible(principal, r));
+  const named = offPage.length === 0 ? [] : ((await readInWorkspace(pool, principal, [candidateSidesStatement(ws, offPage)]))[0]!.rows as CandidateSideRow[]);
+  const others = named.filter((r) => rowVisible(principal, r));
   // The page's own memories answer from their summaries; a candidate off the page from its side.
   const summaries = new Map<string, StoredSummary['memory']>();
   for (const r of visible) {
@@ -152,7 +161,8 @@ export async function subjectMemories(sql: Sql, principal: Principal, subject: s
     const s = storedAt<SideMemory>(r.summary, at);
     if (s) stored.set(r.id, s);
   }
-  const timelines = await memoriesByIds(sql, principal.workspace_id, [...visible, ...others].filter((r) => !stored.has(r.id)).map((r) => r.id));
+  const unstored = [...visible, ...others].filter((r) => !stored.has(r.id)).map((r) => r.id);
+  const timelines = unstored.length === 0 ? new Map<string, MemoryRow>() : await withWorkspace(pool, principal, (tx) => memoriesByIds(tx, principal.workspace_id, unstored));
   const sides = new Map<string, CandidateSide>();
   for (const r of [...visible, ...others]) {
     const s = stored.get(r.id);

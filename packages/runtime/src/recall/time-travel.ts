@@ -93,8 +93,8 @@ export async function recallSubject(
 ): Promise<SubjectRecall> {
   const { at, known_at } = recallInstants(params, new Date().toISOString());
   const page = memoryPage(params);
+  if (known_at === null) return { subject, as_of: at, known_at, ...(await subjectMemories(pool, principal, subject, at, page)) };
   return withWorkspace(pool, principal, async (tx) => {
-    if (known_at === null) return { subject, as_of: at, known_at, ...(await subjectMemories(tx, principal, subject, at, page)) };
     // Transaction time refolds the whole subject (design §7: O(history)); the page is cut after.
     const k = await knownInputs(tx, principal.workspace_id, subject, known_at);
     const memories: MemorySummary[] = [];

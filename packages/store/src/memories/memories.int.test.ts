@@ -9,7 +9,6 @@ import { writeProjections } from '../projections/write-projections.js';
 import { projectionRowsOfSubject } from '../projections/projection-rows-of-subject.js';
 import { getSubject } from '../subjects/get-subject.js';
 import { upsertSubject } from '../subjects/upsert-subject.js';
-import { candidateRowsByIds } from './candidate-rows-by-ids.js';
 import { conflictedMemories } from './conflicted-memories.js';
 import { deleteDerivedOfSubject } from './delete-derived-of-subject.js';
 import { deleteMemories } from './delete-memories.js';
@@ -18,7 +17,9 @@ import { memoriesByIds } from './memories-by-ids.js';
 import { memoriesOfSubject } from './memories-of-subject.js';
 import { memoriesPage } from './memories-page.js';
 import { memoryHeadsOfSubject } from './memory-heads-of-subject.js';
-import { recallRowsOfSubject } from './recall-rows-of-subject.js';
+import { candidateSidesStatement, recallPageStatement } from './recall-page.js';
+import { readInScope } from '../session/read-in-scope.js';
+import type { MemoryRecallRow } from './rows.js';
 import { summariesOfSubject } from './summaries-of-subject.js';
 import { updateCheckpoints } from './update-checkpoints.js';
 import { updateMemoriesIfRevision } from './update-memories-if-revision.js';
@@ -83,16 +84,66 @@ describe('memoriesByIds', () => {
   });
 });
 
-describe('recallRowsOfSubject', () => {
+describe('recallPageStatement', () => {
+  const bytewise = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const read = async (workspaceId: string, user: string | null, subject: string, page: { after: string | null; limit: number }) =>
+    (await readInScope(pool, { workspace_id: workspaceId, user, all_users: false }, [recallPageStatement(workspaceId, subject, page)]))[0]!.rows as MemoryRecallRow[];
+
   it('pages a subject\'s memories in bytewise key order, after a key', async () => {
     const { memories } = await seeded('w-recall');
-    const keys = memories.filter((m) => m.subject === 's').map((m) => m.timeline.key).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const first = await recallRowsOfSubject(pool, 'w-recall', 's', { after: null, limit: 2 });
+    const keys = memories.filter((m) => m.subject === 's' && m.timeline.fact_key.scope === 'workspace').map((m) => m.timeline.key).sort(bytewise);
+    const first = await read('w-recall', 'bob', 's', { after: null, limit: 2 });
     expect(first.map((r) => r.key)).toEqual(keys.slice(0, 2));
-    expect(first[0]).toEqual(expect.objectContaining({ subject: 's', scope: expect.any(String), summary: expect.objectContaining({ v: 1 }) }));
-    const rest = await recallRowsOfSubject(pool, 'w-recall', 's', { after: first[1]!.key, limit: 10 });
+    expect(first[0]).toEqual(expect.objectContaining({ subject: 's', scope: 'workspace', summary: expect.objectContaining({ v: 1 }), candidates: [] }));
+    const rest = await read('w-recall', 'bob', 's', { after: first[1]!.key, limit: 10 });
     expect(rest.map((r) => r.key)).toEqual(keys.slice(2));
-    expect(await recallRowsOfSubject(pool, 'w-recall', 's', { after: keys.at(-1)!, limit: 10 })).toEqual([]);
+    expect(await read('w-recall', 'bob', 's', { after: keys.at(-1)!, limit: 10 })).toEqual([]);
+    expect(() => recallPageStatement('w', 's', { after: null, limit: 0 })).toThrow(RangeError);
+  });
+
+  it('shows a personal memory to its owner only: the scope is the key\'s', async () => {
+    const { editor } = await seeded('w-recall-scope');
+    const ids = async (user: string | null) => (await read('w-recall-scope', user, 's', { after: null, limit: 10 })).map((r) => r.id);
+    expect(await ids('ann')).toContain(editor.timeline.memory_id);
+    expect(await ids('bob')).not.toContain(editor.timeline.memory_id);
+    expect(await ids(null)).not.toContain(editor.timeline.memory_id);
+  });
+
+  it('writes any subject and key as the values they are, quotes and backslashes included', async () => {
+    const odd = "o'brien\\'; SELECT 1; --";
+    const { claims, memories } = compiledFrom(await logEpisodes(pool, 'w-recall-odd', [{ idempotency_key: 'odd', subject: odd, body: claimBody('owner', 'eve') }]));
+    await insertClaims(pool, claims);
+    await insertMemories(pool, 'w-recall-odd', memories);
+    const page = await read('w-recall-odd', null, odd, { after: null, limit: 10 });
+    expect(page.map((r) => r.subject)).toEqual([odd]);
+    // Every key opens with '[', which sorts before the quote-laden 'o…' and after a bare '"'.
+    expect(await read('w-recall-odd', null, odd, { after: odd, limit: 10 })).toEqual([]);
+    expect(await read('w-recall-odd', null, odd, { after: `"'\\`, limit: 10 })).toEqual(page);
+  });
+});
+
+describe('candidateSidesStatement', () => {
+  const read = async (workspaceId: string, user: string | null, ids: string[]) =>
+    (await readInScope(pool, { workspace_id: workspaceId, user, all_users: false }, [candidateSidesStatement(workspaceId, ids)]))[0]!.rows;
+
+  it('reads a candidate\'s scope, owner and stored side, as the key may see it', async () => {
+    const { day, editor } = await seeded('w-candidate-rows');
+    const expected = {
+      id: day.timeline.memory_id,
+      scope: 'workspace',
+      owner: null,
+      summary: { v: 1, from: null, memory: { status: 'in_force', predicate: 'deploy_day', qualifiers: {}, current: [{ value: 'Tuesday' }], conflict: [] } },
+    };
+    expect(await read('w-candidate-rows', null, [day.timeline.memory_id, 'no-such-memory'])).toEqual([expected]);
+    // The stored side is what is read: a marker in it comes back as it is.
+    await pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,predicate}', '"marked"') WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [day.timeline.memory_id]);
+    expect((await read('w-candidate-rows', null, [day.timeline.memory_id]))[0]!.summary).toMatchObject({ memory: { predicate: 'marked' } });
+    expect(await read('w-candidate-rows', null, [])).toEqual([]);
+    expect((await read('w-candidate-rows', 'bob', [editor.timeline.memory_id])).length).toBe(0);
+    expect((await read('w-candidate-rows', 'ann', [editor.timeline.memory_id])).length).toBe(1);
+    // An id is a value, whatever it holds.
+    expect(await read('w-candidate-rows', null, ["x'); DELETE FROM memories; --", 'a\\b'])).toEqual([]);
+    expect((await pool.query("SELECT count(*)::int AS n FROM memories WHERE workspace_id = 'w-candidate-rows'")).rows[0]).toEqual({ n: 5 });
   });
 });
 
@@ -101,23 +152,6 @@ describe('summariesOfSubject', () => {
     const { memories } = await seeded('w-summaries');
     const ofS = memories.filter((m) => m.subject === 's');
     expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side, told_as_change: m.told_as_change, checkpoint: m.checkpoint }])));
-  });
-});
-
-describe('candidateRowsByIds', () => {
-  it('reads a candidate\'s scope, owner and stored side', async () => {
-    const { day } = await seeded('w-candidate-rows');
-    const expected = {
-      id: day.timeline.memory_id,
-      scope: 'workspace',
-      owner: null,
-      summary: { v: 1, from: null, memory: { status: 'in_force', predicate: 'deploy_day', qualifiers: {}, current: [{ value: 'Tuesday' }], conflict: [] } },
-    };
-    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id])).toEqual([expected]);
-    // The stored side is what is read: a marker in it comes back as it is.
-    await pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,predicate}', '"marked"') WHERE workspace_id = 'w-candidate-rows' AND id = $1`, [day.timeline.memory_id]);
-    expect((await candidateRowsByIds(pool, 'w-candidate-rows', [day.timeline.memory_id]))[0]!.summary).toMatchObject({ memory: { predicate: 'marked' } });
-    expect(await candidateRowsByIds(pool, 'w-candidate-rows', [])).toEqual([]);
   });
 });
 

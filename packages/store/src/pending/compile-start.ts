@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Sql } from '../db.js';
 
 /** What a compile reads before it folds anything: the workspace's policies, the subject's stamp, its oldest pending episodes. */
@@ -10,27 +11,44 @@ export interface CompileStart {
   pending: string[];
 }
 
+interface CompileStartRow {
+  policy_set: unknown | null;
+  state_hash: string | null;
+  compiler_version: string | null;
+  policy_fingerprint: string | null;
+  pending: string[];
+}
+
+/** The statement, over three SQL expressions: the workspace, the subject and the limit. */
+function startSql(workspace: string, subject: string, limit: string): string {
+  return `SELECT (SELECT policy_set FROM policies WHERE workspace_id = ${workspace}) AS policy_set,
+            s.state_hash, s.compiler_version, s.policy_fingerprint,
+            ARRAY(SELECT episode_id::text FROM pending WHERE workspace_id = ${workspace} AND subject = ${subject}
+                  ORDER BY created_at, episode_id LIMIT ${limit}) AS pending
+     FROM (SELECT 1) AS one LEFT JOIN subjects s ON s.workspace_id = ${workspace} AND s.subject = ${subject}`;
+}
+
 /**
  * The three reads that open every compile, in one statement: a compile with nothing to do costs
  * its round trips, not its work. Run after the subject's lock, so what it reads is what the
  * compile may change (a statement's snapshot is taken when it starts).
  */
 export async function compileStart(sql: Sql, workspaceId: string, subject: string, limit: number): Promise<CompileStart> {
-  const { rows } = await sql.query<{
-    policy_set: unknown | null;
-    state_hash: string | null;
-    compiler_version: string | null;
-    policy_fingerprint: string | null;
-    pending: string[];
-  }>(
-    `SELECT (SELECT policy_set FROM policies WHERE workspace_id = $1) AS policy_set,
-            s.state_hash, s.compiler_version, s.policy_fingerprint,
-            ARRAY(SELECT episode_id::text FROM pending WHERE workspace_id = $1 AND subject = $2
-                  ORDER BY created_at, episode_id LIMIT $3) AS pending
-     FROM (SELECT 1) AS one LEFT JOIN subjects s ON s.workspace_id = $1 AND s.subject = $2`,
-    [workspaceId, subject, limit],
-  );
-  const r = rows[0]!;
+  const { rows } = await sql.query<CompileStartRow>(startSql('$1', '$2', '$3'), [workspaceId, subject, limit]);
+  return compileStartOf(rows);
+}
+
+/**
+ * `compileStart` as a statement of literals, for a caller that sends it with the scope in one
+ * simple query (which takes no parameters); `compileStartOf` reads its rows.
+ */
+export function compileStartStatement(workspaceId: string, subject: string, limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a limit: ${limit}`);
+  return startSql(pg.escapeLiteral(workspaceId), pg.escapeLiteral(subject), String(limit));
+}
+
+export function compileStartOf(rows: readonly pg.QueryResultRow[]): CompileStart {
+  const r = rows[0] as CompileStartRow;
   return {
     policy_set: r.policy_set ?? null,
     subject: r.state_hash === null ? null : { state_hash: r.state_hash, compiler_version: r.compiler_version!, policy_fingerprint: r.policy_fingerprint! },

@@ -5,7 +5,7 @@ import { deletePending } from './delete-pending.js';
 import { insertPendingOfSubject } from './insert-pending-of-subject.js';
 import { subjectsWithPendingAtLeast } from './subjects-with-pending-at-least.js';
 import { subjectsWithPending } from './subjects-with-pending.js';
-import { compileStart } from './compile-start.js';
+import { compileStart, compileStartOf, compileStartStatement } from './compile-start.js';
 import { upsertSubject } from '../subjects/upsert-subject.js';
 import { putPolicySetRow } from '../policies/put-policy-set-row.js';
 import { totalPending } from './total-pending.js';
@@ -56,6 +56,16 @@ describe('compileStart', () => {
     expect((await compileStart(pool, 'w-start', 's', 5)).pending).toEqual([id(7), id(2)]);
     // Another workspace's rows are not this one's.
     expect(await compileStart(pool, 'w-other', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [] });
+    // The statement of literals reads the same.
+    const literal = async (workspace: string, subject: string, limit: number) => compileStartOf((await pool.query(compileStartStatement(workspace, subject, limit))).rows);
+    for (const [w, s, n] of [['w-start', 's', 1], ['w-start', 's', 5], ['w-start', 'u', 5], ['w-other', 's', 5]] as const) expect(await literal(w, s, n)).toEqual(await compileStart(pool, w, s, n));
+    expect(() => compileStartStatement('w-start', 's', -1)).toThrow(RangeError);
+  });
+
+  it('spells any subject in its statement of literals as the value it is', async () => {
+    const odd = "o'brien\\'; DROP TABLE pending; --";
+    await markPending(pool, 'w-start-odd', [{ subject: odd, episode_id: id(3) }]);
+    expect(compileStartOf((await pool.query(compileStartStatement('w-start-odd', odd, 5))).rows).pending).toEqual([id(3)]);
   });
 });
 

@@ -4,6 +4,7 @@ import { inTransaction, type Pool, type PoolClient, type Sql } from '../db.js';
 import { allUsersVisible } from './all-users-visible.js';
 import { beginAsSystem } from './begin-as-system.js';
 import { beginInScope } from './begin-in-scope.js';
+import { readInScope } from './read-in-scope.js';
 import { enterScope } from './enter-scope.js';
 import { enterSystemRole } from './enter-system-role.js';
 import { inSnapshot } from './in-snapshot.js';
@@ -70,6 +71,45 @@ describe('beginInScope', () => {
       (tx) => beginInScope(tx, { workspace_id: "w-'x\\", user, all_users: true }),
     );
     expect(settings).toEqual({ w: "w-'x\\", u: user, a: 'on' });
+  });
+});
+
+describe('readInScope', () => {
+  const keysAndRole = "SELECT array_agg(idempotency_key ORDER BY idempotency_key) AS keys, current_user AS role FROM episodes";
+
+  it('reads confined as enterScope confines a transaction, and the confinement ends with the read', async () => {
+    // One connection, so that what follows runs where the read ran.
+    const one = await pool.connect();
+    try {
+      const [first, second] = await readInScope(one, { workspace_id: 'w-a', user: 'ann', all_users: false }, [keysAndRole, keysAndRole]);
+      expect(first!.rows).toEqual([{ keys: ['ann', 'shared'], role: 'canon_app' }]);
+      expect(second!.rows).toEqual(first!.rows);
+      expect((await readInScope(one, { workspace_id: 'w-a', user: 'bob', all_users: false }, [keysAndRole]))[0]!.rows).toEqual([{ keys: ['shared'], role: 'canon_app' }]);
+      expect((await one.query(keysAndRole)).rows[0].role).not.toBe('canon_app');
+      expect((await one.query("SELECT current_setting('canon.workspace_id', true) AS w")).rows[0].w || null).toBeNull();
+    } finally {
+      one.release();
+    }
+  });
+
+  it('leaves the connection idle after a failed statement, and nothing it wrote', async () => {
+    const one = await pool.connect();
+    try {
+      await expect(
+        readInScope(one, { workspace_id: 'w-a', user: null, all_users: true }, ["INSERT INTO pending (workspace_id, subject, episode_id, scope) SELECT workspace_id, 'rolled-back', id, 'workspace' FROM episodes WHERE scope = 'workspace'", 'SELECT 1 / 0']),
+      ).rejects.toThrow(/division by zero/);
+      expect((await one.query('SELECT pg_current_xact_id_if_assigned() AS x, current_user AS role')).rows[0]).toEqual({ x: null, role: expect.not.stringMatching(/^canon_app$/) });
+      expect((await one.query("SELECT count(*)::int AS n FROM pending WHERE subject = 'rolled-back'")).rows[0]).toEqual({ n: 0 });
+    } finally {
+      one.release();
+    }
+  });
+
+  it('writes any workspace and user as the values they are, and reads nothing for no statement', async () => {
+    const user = "o'brien\\'; SELECT 1; --";
+    const [read] = await readInScope(pool, { workspace_id: "w-'x\\", user, all_users: false }, ["SELECT current_setting('canon.workspace_id') AS w, current_setting('canon.user') AS u"]);
+    expect(read!.rows).toEqual([{ w: "w-'x\\", u: user }]);
+    expect(await readInScope(pool, { workspace_id: 'w-a', user: null, all_users: false }, [])).toEqual([]);
   });
 });
 
