@@ -4,7 +4,7 @@ import { startTestCanon, type TestCanon } from '@canon/testing';
 import type { Principal } from '@canon/runtime';
 
 // What a request waits on most is PostgreSQL's round trips (about half a millisecond each on a
-// loaded two-core machine), so the two answers clients ask for most are one round trip each: a
+// loaded two-core machine), so the key's lookup and the two answers clients ask for most are one round trip each: a
 // compile with nothing to do (a CI's no-op recompile, a job the one before it absorbed) and a page
 // of recall (two when its candidates are off the page). The count is of statements sent to the real database, each a round trip: every
 // query is spied on, none is replaced.
@@ -44,6 +44,18 @@ afterEach(() => vi.restoreAllMocks());
 afterAll(async () => {
   await db?.end();
   await canon?.close();
+});
+
+describe('authentication', () => {
+  it('is one round trip, and a revoked key is refused at once', async () => {
+    const { key, principal } = await canon.key('agent');
+    const spy = roundTrips();
+    expect(await canon.runtime.authenticate(key)).toEqual(principal);
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockRestore();
+    await canon.runtime.revokeKey(principal.key_id);
+    await expect(canon.runtime.authenticate(key)).rejects.toThrow(/revoked/);
+  });
 });
 
 describe('a compile with nothing to do', () => {
