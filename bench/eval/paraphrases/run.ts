@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Runtime } from '@canon/runtime';
 import { pool, RESULTS, withServedRuntime } from '../../harness.js';
 import { canonParaphrases } from './canon.js';
-import { HELD_OUT, SPLITS, loadPairs, type Pair, type PairSplit } from './pairs.js';
+import { SPLITS, isHeldOut, loadPairs, type Pair, type PairSplit } from './pairs.js';
 import { appendOnly, tokenOverlapMerger, trigramFlagger, type PairOutcome, type ParaphraseSystem } from './systems.js';
 
 export const SECTION = '## Paraphrases: candidates and links';
@@ -74,8 +74,16 @@ export interface SystemResult {
 
 /** The splits of a run that are not held out: scored together as development data. */
 function developmentSplits(splits: readonly PairSplit[]): PairSplit[] {
-  return splits.filter((s) => s !== HELD_OUT);
+  return splits.filter((s) => !isHeldOut(s));
 }
+
+/** The held-out splits of a run, scored together: the unseen third. */
+function heldOutSplits(splits: readonly PairSplit[]): PairSplit[] {
+  return splits.filter(isHeldOut);
+}
+
+/** A group of splits as the report names it: `a+b+c`, or the one split. */
+const groupName = (splits: readonly PairSplit[]) => splits.join('+');
 
 export async function evaluateParaphrases(systems: readonly ParaphraseSystem[], splits: readonly PairSplit[], log: (msg: string) => void): Promise<SystemResult[]> {
   const bySplit = new Map(splits.map((s) => [s, loadPairs(s)] as const));
@@ -90,8 +98,8 @@ export async function evaluateParaphrases(systems: readonly ParaphraseSystem[], 
     log(`${system.name}: ${all.length} pairs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const by_split: Record<string, ParaphraseMetrics> = {};
     for (const [s, pairs] of bySplit) by_split[s] = score(pairs, outcomes);
-    const dev = developmentSplits(splits);
-    if (dev.length > 1) by_split[dev.join('+')] = score(dev.flatMap((s) => bySplit.get(s)!), outcomes);
+    for (const group of [developmentSplits(splits), heldOutSplits(splits)])
+      if (group.length > 1) by_split[groupName(group)] = score(group.flatMap((s) => bySplit.get(s)!), outcomes);
     results.push({ system: system.name, description: system.description, by_split, outcomes: Object.fromEntries(outcomes) });
   }
   return results;
@@ -112,7 +120,9 @@ export function paraphraseMarkdown(results: readonly SystemResult[], groups: rea
   for (const g of groups) {
     const any = results[0]?.by_split[g];
     if (!any) continue;
-    const label = g === HELD_OUT ? `held-out split ${g} (written after the rules, by someone who had read none of them)` : `development split${g.length > 1 ? 's' : ''} ${g}`;
+    const held = g.split('+').every((s) => isHeldOut(s as PairSplit));
+    const plural = g.length > 1 ? 's' : '';
+    const label = held ? `held-out split${plural} ${g} (written after the rules, by people who had read none of them)` : `development split${plural} ${g}`;
     out.push(`### ${label}: ${any.pairs} pairs (${any.contradictions} contradictions, ${any.duplicates} duplicates, ${any.different} different facts)`, '');
     out.push(`| metric | ${results.map((r) => r.system).join(' | ')} |`, `|---|${results.map(() => '---:').join('|')}|`);
     for (const [label2, f] of rows) out.push(`| ${label2} | ${results.map((r) => f(r.by_split[g]!)).join(' | ')} |`);
@@ -141,17 +151,27 @@ export function writeParaphraseSection(markdown: string): void {
   fs.writeFileSync(file, `${head}\n\n${markdown.trimEnd()}\n`);
 }
 
+/**
+ * What paraphrases.json keeps of a system's run: per pair, what it did, and Canon's memories and
+ * candidates only where it missed — except on a held-out split, whose per-pair outcomes are not
+ * kept at all (only its counts, in `by_split`): read, they would make it development data.
+ */
 function slim(r: SystemResult): SystemResult {
-  const kinds = new Map(loadPairs().map((p) => [p.id, p.kind] as const));
+  const pairs = new Map(loadPairs().map((p) => [p.id, p] as const));
   const missed = (id: string, o: PairOutcome) => {
-    const kind = kinds.get(id);
+    const kind = pairs.get(id)?.kind;
     if (kind === 'contradiction') return !(o.flagged_as_contradiction || o.records === 1);
     if (kind === 'duplicate') return o.records === 2 && !o.flagged;
     return o.flagged || o.records === 1;
   };
+  const heldOut = (id: string) => SPLITS.some((s) => isHeldOut(s) && id.startsWith(`p-${s}-`));
   return {
     ...r,
-    outcomes: Object.fromEntries(Object.entries(r.outcomes).map(([id, o]) => [id, missed(id, o) ? o : { ...o, detail: undefined }])),
+    outcomes: Object.fromEntries(
+      Object.entries(r.outcomes)
+        .filter(([id]) => !heldOut(id))
+        .map(([id, o]) => [id, missed(id, o) ? o : { ...o, detail: undefined }]),
+    ),
   };
 }
 
@@ -161,8 +181,7 @@ export async function runParaphrases(runtime: Runtime, url: string, splits: read
   const key = (await runtime.createKey({ workspace: 'paraphrases', role: 'member', user: 'eval' })).key;
   const canon = canonParaphrases({ request: (p, init) => fetch(`${url}${p}`, init), key }, run);
   const results = await evaluateParaphrases([canon, appendOnly, tokenOverlapMerger, trigramFlagger], splits, log);
-  const dev = developmentSplits(splits);
-  const groups = [...(dev.length > 1 ? [dev.join('+')] : dev), ...(splits.includes(HELD_OUT) ? [HELD_OUT] : [])];
+  const groups = [developmentSplits(splits), heldOutSplits(splits)].filter((g) => g.length > 0).map(groupName);
   fs.mkdirSync(RESULTS, { recursive: true });
   fs.writeFileSync(
     path.join(RESULTS, 'paraphrases.json'),
