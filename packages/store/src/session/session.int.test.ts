@@ -105,6 +105,12 @@ describe('readInScope', () => {
     }
   });
 
+  it('reads as canon_system, across workspaces, for \'system\'', async () => {
+    const [read] = await readInScope(pool, 'system', [keysAndRole]);
+    expect(read!.rows).toEqual([{ keys: ['ann', 'other', 'shared'], role: 'canon_system' }]);
+    expect((await pool.query('SELECT current_user AS role')).rows[0].role).not.toBe('canon_system');
+  });
+
   it('writes any workspace and user as the values they are, and reads nothing for no statement', async () => {
     const user = "o'brien\\'; SELECT 1; --";
     const [read] = await readInScope(pool, { workspace_id: "w-'x\\", user, all_users: false }, ["SELECT current_setting('canon.workspace_id') AS w, current_setting('canon.user') AS u"]);
