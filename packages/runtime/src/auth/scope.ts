@@ -69,8 +69,9 @@ export function withSubjectLockedFor<T>(
 ): Promise<T> {
   const check = visibilityCheck(key, subject);
   return inTransaction(pool, fn, undefined, async (tx) => {
-    const results = (await tx.query(['BEGIN', ...check.statements, lockSubjectStatement(key.workspace_id, subject)].join('; '))) as unknown as Array<{ rows: Array<{ seen: boolean }> }>;
-    check.verify(results.slice(1));
+    const sent = ['BEGIN', scopeStatement(check.scope), ...check.statements, lockSubjectStatement(key.workspace_id, subject)];
+    const results = (await tx.query(sent.join('; '))) as unknown as Array<{ rows: Array<Record<string, unknown>> }>;
+    check.verify(results.slice(2));
   });
 }
 
@@ -88,25 +89,26 @@ export async function readSubjectFor(
 ): Promise<Array<{ rows: Array<Record<string, unknown>> }>> {
   if (!key) return readInWorkspace(pool, allUsersOf(workspaceId), statements);
   const check = visibilityCheck(key, subject);
-  const results = await readInScope(pool, sessionScope({ workspace_id: key.workspace_id, user: key.user }), [...check.statements.slice(1), ...statements]);
-  check.verify([{ rows: [] }, ...results]);
-  return results.slice(check.statements.length - 1);
+  const results = await readInScope(pool, check.scope, [...check.statements, ...statements]);
+  check.verify(results);
+  return results.slice(check.statements.length);
 }
 
 /**
- * The statements that look a subject up as the key sees it and as the workspace holds it, ending
- * in the workspace's scope with every user's rows visible; `verify` reads their results, and
- * finds a subject that exists but not for the key — another user's personal subject — as absent
- * as one of another workspace (`NotFoundError`).
+ * A subject looked up as the key sees it (in `scope`, the key's) and as the workspace holds it:
+ * `statements` end in the workspace's scope with every user's rows visible, and `verify` reads
+ * their results, finding a subject that exists but not for the key — another user's personal
+ * subject — as absent as one of another workspace (`NotFoundError`).
  */
 function visibilityCheck(key: { workspace_id: string; user: string | null }, subject: string) {
   const ws = key.workspace_id;
   const seen = subjectSeenStatement(ws, subject);
   return {
-    statements: [scopeStatement(sessionScope({ workspace_id: ws, user: key.user })), seen, scopeStatement(sessionScope(allUsersOf(ws))), seen],
+    scope: sessionScope({ workspace_id: ws, user: key.user }),
+    statements: [seen, scopeStatement(sessionScope(allUsersOf(ws))), seen],
     verify(results: ReadonlyArray<{ rows: ReadonlyArray<Record<string, unknown>> }>) {
-      const mine = results[1]!.rows[0]!['seen'] === true;
-      const anyone = results[3]!.rows[0]!['seen'] === true;
+      const mine = results[0]!.rows[0]!['seen'] === true;
+      const anyone = results[2]!.rows[0]!['seen'] === true;
       if (!mine && anyone) throw new NotFoundError(`no subject ${JSON.stringify(subject)}`);
     },
   };
