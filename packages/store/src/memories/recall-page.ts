@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { RECALL_COLUMNS } from './rows.js';
+import { sqlLiteral } from '../literal.js';
 
 /**
  * One page of a subject's memories in key order (bytewise, as JavaScript compares the keys of a
@@ -9,8 +9,8 @@ import { RECALL_COLUMNS } from './rows.js';
  */
 export function recallPageStatement(workspaceId: string, subject: string, page: { after: string | null; limit: number }): string {
   if (!Number.isSafeInteger(page.limit) || page.limit < 1) throw new RangeError(`not a page size: ${page.limit}`);
-  const after = page.after === null ? '' : ` AND key COLLATE "C" > ${pg.escapeLiteral(page.after)}`;
-  return `SELECT ${RECALL_COLUMNS} FROM memories WHERE workspace_id = ${pg.escapeLiteral(workspaceId)} AND subject = ${pg.escapeLiteral(subject)}${after}
+  const after = page.after === null ? '' : ` AND key COLLATE "C" > ${sqlLiteral(page.after)}`;
+  return `SELECT ${RECALL_COLUMNS} FROM memories WHERE workspace_id = ${sqlLiteral(workspaceId)} AND subject = ${sqlLiteral(subject)}${after}
            ORDER BY key COLLATE "C" LIMIT ${page.limit}`;
 }
 
@@ -22,6 +22,6 @@ export function recallPageStatement(workspaceId: string, subject: string, page: 
  * what it read. Every row with a summary has a side (migration 0026 filled the older ones).
  */
 export function candidateSidesStatement(workspaceId: string, ids: readonly string[]): string {
-  const list = ids.length === 0 ? `ARRAY[]::text[]` : `ARRAY[${ids.map((id) => pg.escapeLiteral(id)).join(',')}]`;
-  return `SELECT id, scope, owner, side AS summary FROM memories WHERE workspace_id = ${pg.escapeLiteral(workspaceId)} AND id = ANY (${list})`;
+  const list = ids.length === 0 ? `ARRAY[]::text[]` : `ARRAY[${ids.map((id) => sqlLiteral(id)).join(',')}]`;
+  return `SELECT id, scope, owner, side AS summary FROM memories WHERE workspace_id = ${sqlLiteral(workspaceId)} AND id = ANY (${list})`;
 }

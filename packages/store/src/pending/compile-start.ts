@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Sql } from '../db.js';
+import { sqlLiteral } from '../literal.js';
 
 /** What a compile reads before it folds anything: the workspace's policies, the subject's stamp, its oldest pending episodes. */
 export interface CompileStart {
@@ -44,7 +45,7 @@ export async function compileStart(sql: Sql, workspaceId: string, subject: strin
  */
 export function compileStartStatement(workspaceId: string, subject: string, limit: number): string {
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a limit: ${limit}`);
-  return startSql(pg.escapeLiteral(workspaceId), pg.escapeLiteral(subject), String(limit));
+  return startSql(sqlLiteral(workspaceId), sqlLiteral(subject), String(limit));
 }
 
 export function compileStartOf(rows: readonly pg.QueryResultRow[]): CompileStart {

@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Sql } from '../db.js';
+import { sqlLiteral } from '../literal.js';
 
 /**
  * What a transaction may see, as row-level security reads it: the workspace, the user whose
@@ -24,12 +24,11 @@ export async function enterScope(tx: Sql, scope: SessionScope): Promise<void> {
 
 /**
  * The statement `enterScope` runs, with the settings written as literals so that `beginInScope`
- * can send it after BEGIN in the same simple query (which takes no parameters). Each value is
- * escaped whole (`escapeLiteral` quotes and doubles what needs it, backslashes included); a NUL,
- * which no literal may hold, never reaches here (the door refuses it).
+ * can send it after BEGIN in the same simple query (which takes no parameters), each value a
+ * literal (`sqlLiteral`).
  */
 export function scopeStatement(scope: SessionScope): string {
-  const lit = (v: string) => pg.escapeLiteral(v);
+  const lit = sqlLiteral;
   return `SELECT set_config('canon.workspace_id', ${lit(scope.workspace_id)}, true), set_config('canon.user', ${lit(scope.user ?? '')}, true),
             set_config('canon.all_users', ${lit(scope.all_users ? 'on' : 'off')}, true), set_config('role', 'canon_app', true)`;
 }

@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Sql } from '../db.js';
+import { sqlLiteral } from '../literal.js';
 
 /** The key both forms of the lock hash: one text per (workspace, subject). */
 const lockText = (workspaceId: string, subject: string) => JSON.stringify([workspaceId, subject]);
@@ -17,5 +17,5 @@ export async function lockSubject(tx: Sql, workspaceId: string, subject: string)
  * BEGIN and the scope in one round trip.
  */
 export function lockSubjectStatement(workspaceId: string, subject: string): string {
-  return `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(lockText(workspaceId, subject))}, 7236003))`;
+  return `SELECT pg_advisory_xact_lock(hashtextextended(${sqlLiteral(lockText(workspaceId, subject))}, 7236003))`;
 }

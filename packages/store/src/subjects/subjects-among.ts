@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Sql } from '../db.js';
+import { sqlLiteral } from '../literal.js';
 
 /**
  * Which of these subjects exist in the workspace (compiled, or with episodes waiting), as the
@@ -28,5 +28,5 @@ function seenIn(workspace: string, subject: string): string {
  * sends it with BEGIN and the scope in one simple query, which takes no parameters.
  */
 export function subjectSeenStatement(workspaceId: string, subject: string): string {
-  return `SELECT ${seenIn(pg.escapeLiteral(workspaceId), pg.escapeLiteral(subject))} AS seen`;
+  return `SELECT ${seenIn(sqlLiteral(workspaceId), sqlLiteral(subject))} AS seen`;
 }
