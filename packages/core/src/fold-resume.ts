@@ -7,7 +7,7 @@ import type { Decision, Timeline, TimelineValue } from './timeline.js';
 import { FoldState } from './fold-state.js';
 import type { Entry } from './fold-state.js';
 import { foldOne } from './fold-one.js';
-import { checkpointOf, evidenceRef, fates, finalDecision, reachesBack, timelineStatus, toValue, type FoldCheckpoint } from './fold.js';
+import { checkpointOf, fates, finalDecision, reachesBack, timelineStatus, toValue, withEvidence, type FoldCheckpoint } from './fold.js';
 
 /**
  * True when `added` may be folded from `checkpoint` (docs/scaling.md, "A key restated without
@@ -106,10 +106,8 @@ export function resumeFold(
   for (const { at, entry } of open) values[at] = toValue(entry);
   for (const { at, entry } of overruled.values()) {
     if (entry.evidence.length === 0) continue;
-    // The new claims sort after every claim the value already cites: its evidence stays in order.
     const prior = previous.values[at]!;
-    const evidence = [...prior.evidence, ...[...entry.evidence].sort(compareClaims).map(evidenceRef)];
-    values[at] = { ...prior, standing: entry.standing, support: new Set(evidence.map((x) => x.lineage)).size, evidence };
+    values[at] = { ...prior, standing: entry.standing, ...withEvidence(prior.evidence, entry.evidence) };
   }
   const carried = open.length + overruled.size;
   const made = s.entries.slice(carried);

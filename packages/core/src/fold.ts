@@ -168,10 +168,17 @@ export function evidenceRef(c: Claim): EvidenceRef {
   };
 }
 
+/**
+ * A value's evidence: the references it already cites (a value carried over from a checkpoint),
+ * then the claims the walk attached, which sort after them.
+ */
+export function withEvidence(refs: readonly EvidenceRef[], attached: readonly Claim[]): { evidence: EvidenceRef[]; support: number } {
+  const evidence = [...refs, ...[...attached].sort(compareClaims).map(evidenceRef)];
+  return { evidence, support: new Set(evidence.map((x) => x.lineage)).size };
+}
+
 export function toValue(e: Entry): TimelineValue {
-  const own = [...e.evidence].sort(compareClaims).map(evidenceRef);
-  // A value carried over from a checkpoint: the claims attached since sort after those it cites.
-  const evidence = e.prior ? [...e.prior.refs, ...own] : own;
+  const { evidence, support } = withEvidence(e.prior?.refs ?? [], e.evidence);
   return {
     value: e.value,
     valid_from: e.valid_from,
@@ -181,7 +188,7 @@ export function toValue(e: Entry): TimelineValue {
     ended_by: e.ended_by,
     conditions: sorted(e.conditions),
     standing: e.standing,
-    support: new Set(evidence.map((x) => x.lineage)).size,
+    support,
     evidence,
   };
 }
