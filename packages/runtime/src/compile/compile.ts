@@ -347,17 +347,17 @@ async function compileEpisodes(
     }
     if (writing) await writing;
     noteClaims(changes, claims);
-    // The slice's markers go with its claims (and the pending rows with the first), while the next slice extracts:
-    // sent after the fold, their forty round trips were wall time with nothing else to do. Nothing
-    // in this transaction reads either before the compile ends (a snapshot version of the running
-    // compile counts as compiled whether or not its marker is written yet).
+    // The slice's markers go with its claims while the next slice extracts: sent after the fold,
+    // their forty round trips were wall time with nothing else to do. Every pending row the
+    // compile took goes in one statement with the first slice: deleted slice by slice, each delete
+    // walked all of the subject's pending rows again (those deleted before it too, still in the
+    // index until the transaction ends). Nothing in this transaction reads either before the
+    // compile ends (a snapshot version of the running compile counts as compiled whether or not
+    // its marker is written yet).
     const done = episodes.map((e) => e.id);
     const first = k === 0;
     writing = settled(
       (async () => {
-        // Every pending row the compile took goes in one statement, with the first slice: deleted
-        // slice by slice, each statement scanned all of the subject's pending rows again (the
-        // ones deleted before it too, still in the index until the transaction ends).
         if (first) await deletePending(tx, workspaceId, subject, episodeIds);
         await insertClaims(tx, claims);
         await insertMarkers(tx, workspaceId, subject, done, run);

@@ -28,7 +28,6 @@ export async function enterScope(tx: Sql, scope: SessionScope): Promise<void> {
  * literal (`sqlLiteral`).
  */
 export function scopeStatement(scope: SessionScope): string {
-  const lit = sqlLiteral;
-  return `SELECT set_config('canon.workspace_id', ${lit(scope.workspace_id)}, true), set_config('canon.user', ${lit(scope.user ?? '')}, true),
-            set_config('canon.all_users', ${lit(scope.all_users ? 'on' : 'off')}, true), set_config('role', 'canon_app', true)`;
+  return `SELECT set_config('canon.workspace_id', ${sqlLiteral(scope.workspace_id)}, true), set_config('canon.user', ${sqlLiteral(scope.user ?? '')}, true),
+            set_config('canon.all_users', ${sqlLiteral(scope.all_users ? 'on' : 'off')}, true), set_config('role', 'canon_app', true)`;
 }
