@@ -40,6 +40,13 @@ export function canonicalJson(value: unknown): string {
 
 const UNSORTED = Symbol('unsorted');
 
+/**
+ * The value with every object's members in sorted order, copying only what is not so already:
+ * an object whose members are in order and whose members' values need no copy is returned
+ * itself, and so is an array of such values. A timeline read back from its row (stored as
+ * canonical JSON) is in order throughout, and a resumed fold keeps most of it as it was read, so
+ * hashing a hot key's 6 MB timeline need not copy it whole.
+ */
 function sortedCopy(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) {
     if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(Number.isNaN(value) ? 'NaN is not allowed' : 'Infinity is not allowed');
@@ -48,21 +55,49 @@ function sortedCopy(value: unknown): unknown {
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') return sortedCopy(toJSON.call(value));
   if (Array.isArray(value)) {
-    const out: unknown[] = new Array(value.length);
+    let out: unknown[] | null = null;
     for (let i = 0; i < value.length; i += 1) {
       const x: unknown = value[i];
       if (x === undefined && !(i in value)) return UNSORTED;
       const y = x === undefined || typeof x === 'symbol' ? null : sortedCopy(x);
       if (y === UNSORTED) return UNSORTED;
-      out[i] = y;
+      if (out === null && y !== x) out = value.slice(0, i);
+      if (out !== null) out[i] = y;
     }
-    return out;
+    return out ?? value;
   }
-  const out: Record<string, unknown> = {};
-  for (const k of sortedKeys(value)) {
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let inOrder = true;
+  for (let i = 0; i < keys.length; i += 1) {
+    const k = keys[i]!;
     const c = k.charCodeAt(0);
     if ((c >= 48 && c <= 57) || k === '__proto__') return UNSORTED;
-    const x = (value as Record<string, unknown>)[k];
+    if (i > 0 && !(keys[i - 1]! < k)) inOrder = false;
+  }
+  if (inOrder) {
+    // JSON.stringify leaves out undefined and symbol members as the copy would.
+    let out: Record<string, unknown> | null = null;
+    for (let i = 0; i < keys.length; i += 1) {
+      const k = keys[i]!;
+      const x = record[k];
+      if (x === undefined || typeof x === 'symbol') continue;
+      const y = sortedCopy(x);
+      if (y === UNSORTED) return UNSORTED;
+      if (out === null && y !== x) {
+        out = {};
+        for (let j = 0; j < i; j += 1) {
+          const w = record[keys[j]!];
+          if (w !== undefined && typeof w !== 'symbol') out[keys[j]!] = w;
+        }
+      }
+      if (out !== null) out[k] = y;
+    }
+    return out ?? value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of sortedKeys(keys)) {
+    const x = record[k];
     if (x === undefined || typeof x === 'symbol') continue;
     const y = sortedCopy(x);
     if (y === UNSORTED) return UNSORTED;
@@ -84,8 +119,7 @@ export function lengthPrefixed(parts: readonly string[]): string {
  * have a handful of keys, which an insertion sort orders without the work array that
  * Array.prototype.sort allocates per call (a third of what hashing a large timeline allocated).
  */
-function sortedKeys(o: object): string[] {
-  const keys = Object.keys(o);
+function sortedKeys(keys: string[]): string[] {
   if (keys.length > 16) return keys.sort();
   for (let i = 1; i < keys.length; i += 1) {
     const k = keys[i]!;

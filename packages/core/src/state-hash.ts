@@ -15,26 +15,28 @@ import type { Timeline } from './timeline.js';
 function stateOf(t: Timeline): unknown {
   const ref = (r: { source: string; idempotency_key: string; index: number | null }) => [r.source, r.idempotency_key, r.index];
   const { scope, owner, subject, predicate, qualifiers } = t.fact_key;
+  // Members in code-unit order, as canonical JSON spells them: the projection is then serialized
+  // as built, not copied again in order (a hot key's is megabytes).
   return {
-    key: [scope, owner, subject, predicate, qualifiers],
-    policy: t.policy,
-    revision: t.revision,
-    status: t.status_hint,
-    values: t.values.map((v) => ({
-      value: v.value,
-      from: v.valid_from,
-      to: v.valid_to,
-      status: v.status,
-      superseded_by: v.superseded_by,
-      ended_by: v.ended_by ? [v.ended_by.kind, ...ref(v.ended_by)] : null,
-      conditions: v.conditions,
-      evidence: v.evidence.map(ref),
-    })),
     decisions: t.decisions.map((d) => [ref(d.claim), d.kind, d.target ? ref(d.target) : null]),
+    key: [scope, owner, subject, predicate, qualifiers],
     lineage_events: t.lineage_events.map((e) => [e.source, e.idempotency_key, e.at, e.effect]),
     // Keys linked into this memory, without the workspace id; absent when none, so the state
     // of every memory no link touches hashes as before.
     ...(t.linked ? { linked: t.linked.map(withoutWorkspace) } : {}),
+    policy: t.policy,
+    revision: t.revision,
+    status: t.status_hint,
+    values: t.values.map((v) => ({
+      conditions: v.conditions,
+      ended_by: v.ended_by ? [v.ended_by.kind, ...ref(v.ended_by)] : null,
+      evidence: v.evidence.map(ref),
+      from: v.valid_from,
+      status: v.status,
+      superseded_by: v.superseded_by,
+      to: v.valid_to,
+      value: v.value,
+    })),
   };
 }
 
