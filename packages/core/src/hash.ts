@@ -75,33 +75,28 @@ function sortedCopy(value: unknown): unknown {
     if ((c >= 48 && c <= 57) || k === '__proto__') return UNSORTED;
     if (i > 0 && !(keys[i - 1]! < k)) inOrder = false;
   }
-  if (inOrder) {
-    // JSON.stringify leaves out undefined and symbol members as the copy would.
-    let out: Record<string, unknown> | null = null;
-    for (let i = 0; i < keys.length; i += 1) {
-      const k = keys[i]!;
-      const x = record[k];
-      if (x === undefined || typeof x === 'symbol') continue;
-      const y = sortedCopy(x);
-      if (y === UNSORTED) return UNSORTED;
-      if (out === null && y !== x) {
-        out = {};
-        for (let j = 0; j < i; j += 1) {
-          const w = record[keys[j]!];
-          if (w !== undefined && typeof w !== 'symbol') out[keys[j]!] = w;
-        }
-      }
-      if (out !== null) out[k] = y;
-    }
-    return out ?? value;
-  }
-  const out: Record<string, unknown> = {};
-  for (const k of sortedKeys(keys)) {
+  // Members already in order may be the object itself, until one of their values needs a copy;
+  // JSON.stringify leaves out undefined and symbol members as the copy does.
+  const order = inOrder ? keys : sortedKeys(keys);
+  let out: Record<string, unknown> | null = inOrder ? null : {};
+  for (let i = 0; i < order.length; i += 1) {
+    const k = order[i]!;
     const x = record[k];
     if (x === undefined || typeof x === 'symbol') continue;
     const y = sortedCopy(x);
     if (y === UNSORTED) return UNSORTED;
-    out[k] = y;
+    if (out === null && y !== x) out = membersBefore(record, order, i);
+    if (out !== null) out[k] = y;
+  }
+  return out ?? value;
+}
+
+/** A copy of the members named by `order` before `end`, those JSON leaves out left out. */
+function membersBefore(record: Record<string, unknown>, order: readonly string[], end: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let j = 0; j < end; j += 1) {
+    const w = record[order[j]!];
+    if (w !== undefined && typeof w !== 'symbol') out[order[j]!] = w;
   }
   return out;
 }
