@@ -7,6 +7,7 @@ import { startBenchCluster } from './cluster.js';
 import { benchCompile, type CompileCase } from './compile.js';
 import { machine, RESULTS, SMALL, target, writeResult, type Distribution, type Target } from './harness.js';
 import { benchIngest } from './ingest.js';
+import { calibrate, type Calibration } from './calibrate.js';
 import { benchJobs, type JobsResult } from './jobs.js';
 import { benchHostile, type HostileResult } from './hostile.js';
 import { benchSoak, type SoakResult } from './soak.js';
@@ -49,6 +50,7 @@ const started = performance.now();
 const loadBefore = os.loadavg();
 bar.start(stages.length, 0, { stage: '', message: SMALL ? 'small scale' : 'full scale' });
 const cluster = await startBenchCluster();
+const calibration: { start: Calibration; end: Calibration | null } = { start: await calibrate(cluster.adminUrl), end: null };
 let ingest: Awaited<ReturnType<typeof benchIngest>> | null = null;
 let compile: Record<string, unknown> | null = null;
 let recall: Record<string, unknown> | null = null;
@@ -73,6 +75,7 @@ try {
   if (soak) writeResult('soak', soak);
   cli = await stage('cli', () => benchCli(cluster, log));
   if (cli) writeResult('cli', cli);
+  calibration.end = await calibrate(cluster.adminUrl);
 } finally {
   await cluster.stop();
 }
@@ -123,6 +126,7 @@ await stage('report', async () => {
     machine: m,
     load_average: { before: loadBefore.map((x) => Math.round(x * 100) / 100), after: loadAfter.map((x) => Math.round(x * 100) / 100) },
     shared_machine: shared,
+    calibration,
     duration_s: seconds,
     targets,
     ingest,
@@ -149,6 +153,14 @@ if (Object.keys(errors).length > 0) {
 }
 process.exit(0);
 
+/** The fixed workloads' times, so that this report can be read against another run's (bench/calibrate.ts). */
+function calibrationLine(c: { start: Calibration; end: Calibration | null } | undefined): string {
+  if (!c) return 'Machine speed: not measured (a run before bench/calibrate.ts).';
+  const pg = (x: Calibration) => (x.postgres_ms === null ? '' : `, PostgreSQL's ${x.postgres_ms} ms`);
+  const at = (x: Calibration) => `the process's ${x.node_ms} ms${pg(x)}`;
+  return `Machine speed (bench/calibrate.ts, fixed workloads no change to Canon touches; lower is faster): ${at(c.start)} at the start${c.end ? `, ${at(c.end)} at the end` : ''}.`;
+}
+
 /** The ingest stage starts a server of its own (the embedded one unless DATABASE_URL names one): say so when it differs. */
 function ingestServer(latest: Record<string, unknown> & { machine: { postgres: string } }): string {
   const own = (latest['ingest'] as { machine?: { postgres?: string } } | null)?.machine?.postgres;
@@ -167,6 +179,7 @@ function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof
     latest['shared_machine']
       ? `The machine was shared with other work during the run (1-minute load average ${load.before[0]} at the start, ${load.after[0]} at the end, on ${m.cores} cores): latencies are noisier and higher than on an idle machine.`
       : `Load average ${load.before[0]} at the start, ${load.after[0]} at the end.`,
+    calibrationLine(latest['calibration'] as { start: Calibration; end: Calibration | null } | undefined),
     '',
     '## Targets',
     '',
