@@ -137,8 +137,12 @@ describe('GET /v1/search', () => {
       const res = await canon.request(`/v1/search?${query}`, { key: owner });
       expect(res.status, query).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
-      expect((await res.json()).type).toBe('urn:canon:problem:validation');
+      const problem = (await res.json()) as { type: string; issues: Array<{ path: string }> };
+      expect(problem.type).toBe('urn:canon:problem:validation');
+      expect(problem.issues.length, query).toBeGreaterThan(0);
     }
+    const limit = (await (await canon.request('/v1/search?q=x&limit=0', { key: owner })).json()) as { issues: Array<{ path: string }> };
+    expect(limit.issues.map((i) => i.path)).toEqual(['limit']);
     expect((await canon.request('/v1/search?q=Thursday')).status).toBe(401);
   });
 });
@@ -331,7 +335,13 @@ describe('POST /v1/context', () => {
       const res = await context(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
+      // The field is named in `issues` as in the message, as on every other route.
+      const problem = (await res.json()) as { detail: string; issues: Array<{ path: string; message: string }> };
+      expect(problem.issues.length, JSON.stringify(problem)).toBeGreaterThan(0);
+      for (const issue of problem.issues) expect(problem.detail).toContain(`${issue.path}: ${issue.message}`);
     }
+    const missing = (await (await context({ subject: 'service:billing', task })).json()) as { issues: Array<{ path: string }> };
+    expect(missing.issues.map((i) => i.path)).toEqual(['max_tokens']);
     const malformed = await canon.request('/v1/context', { key: keys.get('owner')!, body: '{"subject":', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get('content-type')).toContain('application/problem+json');

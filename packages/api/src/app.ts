@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
-import { CanonError, LIMITS, ValidationError } from '@canon/core';
+import { CanonError, LIMITS, invalidInput } from '@canon/core';
 import { isUnavailable, log, type Logger, type Runtime } from '@canon/runtime';
 import { requireKey, type AppEnv } from './auth.js';
 import { problem, problemFromError } from './problem.js';
@@ -41,10 +41,7 @@ export interface AppOptions {
 export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) {
-        const issues = result.error.issues.map((i) => ({ index: 0, path: i.path.join('.'), message: i.message }));
-        throw new ValidationError(issues.map((i) => `${i.path || 'body'}: ${i.message}`).join('; '), issues);
-      }
+      if (!result.success) throw invalidInput(result.error);
     },
   });
 

@@ -45,6 +45,29 @@ export class ValidationError extends CanonError {
   }
 }
 
+/** What a schema's failed parse says: each issue with the path of the field it is about. */
+interface FailedParse {
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
+}
+
+/**
+ * A failed parse as every boundary answers it: one message naming each field, and the same issues
+ * listed, so a client that reads `issues` finds the field whichever route it called. An issue
+ * about the input as a whole is about `where` (`body`, `query`); `prefix` places a nested input
+ * (`policies`) in the request it came in.
+ */
+export function invalidInput(failed: FailedParse, where = 'body', prefix = ''): ValidationError {
+  const issues = failed.issues.map((i) => ({ index: 0, path: [prefix, i.path.map(String).join('.')].filter(Boolean).join('.') || where, message: i.message }));
+  return new ValidationError(issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
+}
+
+/** `schema`'s parse of `raw`, or the `ValidationError` of `invalidInput`. */
+export function parseInput<T>(schema: { safeParse(raw: unknown): { success: true; data: T } | { success: false; error: FailedParse } }, raw: unknown, where = 'body'): T {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw invalidInput(parsed.error, where);
+  return parsed.data;
+}
+
 export class UnauthorizedError extends CanonError {
   constructor(message = 'a valid API key is required (Authorization: Bearer <key>)') {
     super('unauthorized', message);

@@ -35,6 +35,8 @@ export {
   ExportInvalidError,
   PoliciesDifferError,
   WorkspaceMismatchError,
+  invalidInput,
+  parseInput,
   type ProblemType,
   type ItemIssue,
 } from './errors.js';

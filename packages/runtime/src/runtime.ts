@@ -1,5 +1,5 @@
 import { PgBoss } from 'pg-boss';
-import { canWrite, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
+import { canWrite, ForbiddenError, NotFoundError, ValidationError, invalidInput } from '@canon/core';
 import {
   createPool,
   listEpisodes,
@@ -142,7 +142,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     async listEpisodes(principal, params) {
       const parsed = ListEpisodesParams.safeParse(params);
-      if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      if (!parsed.success) throw invalidInput(parsed.error, 'query');
       const result = await withWorkspace(pool, principal, (tx) => listEpisodes(tx, { workspaceId: principal.workspace_id, ...parsed.data }));
       if (!result.ok) throw new ValidationError('after: not a cursor returned by this API');
       return { episodes: result.episodes, next: result.next };
@@ -161,7 +161,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async compile(principal, request) {
       requireWriter(principal, 'compile');
       const parsed = CompileRequest.safeParse(request);
-      if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+      if (!parsed.success) throw invalidInput(parsed.error);
       const r = parsed.data;
       // One subject compiled in the request checks in its own first round trip (`compileOne`).
       if (r.async || !r.subject) await requireVisibleSubjects(pool, principal, r.subject ? [r.subject] : (r.subjects ?? []));

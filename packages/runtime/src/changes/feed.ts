@@ -1,4 +1,4 @@
-import { cleanString, ValidationError } from '@canon/core';
+import { cleanString, ValidationError, invalidInput } from '@canon/core';
 import { changesAfter, parseCursor, type ChangeRow, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
@@ -44,10 +44,7 @@ export const FEED_START = '0.0';
 
 export function parseChangesParams(params: unknown): z.output<typeof ChangesParams> {
   const parsed = ChangesParams.safeParse(params);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ index: 0, path: i.path.join('.') || 'query', message: i.message }));
-    throw new ValidationError(issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
-  }
+  if (!parsed.success) throw invalidInput(parsed.error, 'query');
   return parsed.data;
 }
 

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { atLeast, cleanString, ForbiddenError, NotFoundError, ValidationError } from '@canon/core';
+import { atLeast, cleanString, ForbiddenError, NotFoundError, ValidationError, invalidInput } from '@canon/core';
 import { changesHead, countWebhooks, deleteWebhook, findActiveApiKeyById, insertWebhook, listWebhooks, type Pool, type WebhookRow } from '@canon/store';
 import { z } from 'zod';
 import { resolverHostAllowed } from '../links/workspace-resolver.js';
@@ -86,10 +86,7 @@ export const MAX_WEBHOOKS = 50;
 export async function createWebhook(pool: Pool, principal: Principal, input: unknown, hosts: readonly string[]): Promise<CreatedWebhook> {
   requireMaintainer(principal, 'add a webhook');
   const parsed = WebhookInput.safeParse(input);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ index: 0, path: i.path.join('.') || 'body', message: i.message }));
-    throw new ValidationError(issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
-  }
+  if (!parsed.success) throw invalidInput(parsed.error);
   const w = parsed.data;
   if (!webhookHostAllowed(w.url, hosts)) {
     throw new ValidationError(

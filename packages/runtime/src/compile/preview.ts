@@ -1,4 +1,4 @@
-import { atLeast, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, ValidationError, type Timeline } from '@canon/core';
+import { atLeast, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, invalidInput, type Timeline } from '@canon/core';
 import { inSnapshot, memoriesOfSubject, subjectsOfWorkspace, type Pool } from '@canon/store';
 import { effectivePolicySet, loadPolicySet, WorkspacePolicies } from '../writes/policies.js';
 import { subjectsAffected } from '../writes/policy-change.js';
@@ -54,12 +54,7 @@ export async function previewChange(pool: Pool, principal: Principal, input: { p
   let proposedOwn: WorkspacePolicies | null = null;
   if (input.policies !== undefined) {
     const parsed = WorkspacePolicies.safeParse(input.policies);
-    if (!parsed.success) {
-      throw new ValidationError(
-        parsed.error.issues.map((i) => `policies.${i.path.join('.')}: ${i.message}`).join('; '),
-        parsed.error.issues.map((i) => ({ index: 0, path: `policies.${i.path.join('.')}`, message: i.message })),
-      );
-    }
+    if (!parsed.success) throw invalidInput(parsed.error, 'policies', 'policies');
     proposedOwn = parsed.data;
   }
   const at = new Date().toISOString();

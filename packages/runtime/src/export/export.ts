@@ -1,4 +1,4 @@
-import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, LoggedEpisode as LoggedEpisodeSchema, ForbiddenError, NotFoundError, ValidationError, EXPORT_FORMAT, EXPORT_VERSION, type ExportSelection } from '@canon/core';
+import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, LoggedEpisode as LoggedEpisodeSchema, ForbiddenError, NotFoundError, EXPORT_FORMAT, EXPORT_VERSION, invalidInput, type ExportSelection } from '@canon/core';
 import { erasedKeysPage, listEpisodes, openReadSnapshot, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool } from '@canon/store';
 import { z } from 'zod';
 import { compileSubject } from '../compile/compile.js';
@@ -38,7 +38,7 @@ const RESOLVER_NOTE =
 export async function openExport(pool: Pool, principal: Principal, raw: ExportParams, options: { chunkSize?: number } = {}): Promise<OpenedExport> {
   if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may export, not a ${principal.role}`);
   const parsed = ExportParams.safeParse(raw);
-  if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; '));
+  if (!parsed.success) throw invalidInput(parsed.error, 'query');
   const selection: ExportSelection = parsed.data.subject !== undefined ? { subject: parsed.data.subject } : { all: true };
   const ws = principal.workspace_id;
 

@@ -15,6 +15,7 @@ import {
   mergeFindings,
   outsideMarkers,
   redactText,
+  invalidInput,
   type Envelope,
   type Redaction,
   type SecretFinding,
@@ -187,7 +188,7 @@ const SCAN_CHUNK = 250;
 export async function scanSecrets(pool: Pool, principal: Principal, params: SecretScanParams): Promise<SecretScanResult> {
   if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may scan the log for secrets, not a ${principal.role}`);
   const parsed = SecretScanParams.safeParse(params);
-  if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!parsed.success) throw invalidInput(parsed.error, 'query');
   const { subject, limit } = parsed.data;
   let after = parsed.data.after;
   const findings: SecretScanFinding[] = [];

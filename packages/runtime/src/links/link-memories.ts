@@ -12,13 +12,13 @@ import {
   SourceId,
   standingFor,
   ValidationError,
+  parseInput,
 } from '@canon/core';
 import { factKeyOfMemoryId, findEpisodesByKeys, lockSubject, memoriesByIds, withLockTimeout, type Pool, type Sql } from '@canon/store';
 import { z } from 'zod';
 import { compilePendingInTransaction, type CompileResult } from '../compile/compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
-import { parseWith } from '../writes/proposals.js';
 import { memoryDetail, visibleTo, type MemoryDetail } from '../recall/recall.js';
 import { asAllUsers, withWorkspace } from '../auth/scope.js';
 import { appendAndCompile, busyWhileLocked, SUBJECT_LOCK_TIMEOUT_MS } from '../compile/subject-write.js';
@@ -66,7 +66,7 @@ async function keyOf(sql: Sql, principal: Principal, id: string): Promise<FactKe
 
 export async function linkMemories(pool: Pool, principal: Principal, raw: unknown, options: { source?: string } = {}): Promise<LinkResult> {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot link memories`);
-  const input = parseWith(LinkInput, raw);
+  const input = parseInput(LinkInput, raw);
   const source = SourceId.parse(options.source ?? LINK_SOURCE);
   const [first, second] = input.memories;
   if (first === second) throw new ValidationError('memories: name two different memories');

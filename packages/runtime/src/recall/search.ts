@@ -1,4 +1,4 @@
-import { cleanString, ValidationError, view, type MemoryView, type ValueStatus } from '@canon/core';
+import { cleanString, view, invalidInput, type MemoryView, type ValueStatus } from '@canon/core';
 import { memoriesByIds, searchDocumentTexts, searchMemoryValues, type DocumentHit, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
@@ -59,7 +59,7 @@ export interface SearchResponse {
  */
 export async function searchMemories(pool: Pool, principal: Principal, params: SearchParams, now: string): Promise<SearchResponse> {
   const parsed = SearchParams.safeParse(params);
-  if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; '));
+  if (!parsed.success) throw invalidInput(parsed.error, 'query');
   const p = parsed.data;
   return withWorkspace(pool, principal, async (tx) => {
     const hits = await searchMemoryValues(tx, {

@@ -4,6 +4,7 @@ import {
   canWrite,
   ForbiddenError,
   minStanding,
+  parseInput,
   ROLE_STANDING,
   view,
   type ClaimRef,
@@ -13,7 +14,7 @@ import { conflictedMemories, findEpisodesByKeys, type Pool } from '@canon/store'
 import { z } from 'zod';
 import type { CompileResult } from '../compile/compile.js';
 import type { Principal } from '../auth/principal.js';
-import { parseWith, decisionOf, type ProposalResult } from './proposals.js';
+import { decisionOf, type ProposalResult } from './proposals.js';
 import { memoryDetail, visibleTo, type MemoryDetail } from '../recall/recall.js';
 import { withWorkspace } from '../auth/scope.js';
 import { appendAndCompile, withMemorySubject } from '../compile/subject-write.js';
@@ -56,7 +57,7 @@ export const ResolveInput = z.strictObject({
 export type ResolveInput = z.input<typeof ResolveInput>;
 
 export async function listConflicts(pool: Pool, principal: Principal, raw: unknown): Promise<OpenConflict[]> {
-  const q = parseWith(ConflictQuery, raw);
+  const q = parseInput(ConflictQuery, raw);
   const now = new Date().toISOString();
   return withWorkspace(pool, principal, async (tx) => {
     const rows = await conflictedMemories(tx, principal.workspace_id, q.subject ?? null, q.limit);
@@ -114,7 +115,7 @@ export async function resolveConflict(
   raw: unknown,
 ): Promise<{ outcome: 'applied' | 'duplicate'; episode_id: string; decision: ProposalResult['decision']; compiled: CompileResult | null; memory: MemoryDetail }> {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot resolve conflicts`);
-  const input = parseWith(ResolveInput, raw);
+  const input = parseInput(ResolveInput, raw);
   return withMemorySubject(pool, principal, memoryId, async (ctx) => {
     const { memory } = ctx;
     const key = input.idempotency_key ?? `resolve:${memoryId}:${memory.revision}`;

@@ -11,6 +11,7 @@ import {
   ValidationError,
   valueKey,
   view,
+  parseInput,
   type Decision,
 } from '@canon/core';
 import { findEpisodesByKeys, type Pool } from '@canon/store';
@@ -55,14 +56,6 @@ export interface ProposalResult {
   memory: MemoryDetail;
 }
 
-export function parseWith<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ index: 0, path: i.path.join('.'), message: i.message }));
-    throw new ValidationError(issues.map((i) => `${i.path || 'body'}: ${i.message}`).join('; '), issues);
-  }
-  return parsed.data;
-}
 
 /** `"abc"` or `W/"abc"` → `abc`. */
 export function parseEtag(header: string | undefined): string | undefined {
@@ -80,7 +73,7 @@ export async function proposeChange(
   precondition: { if_match?: string | undefined } = {},
 ): Promise<ProposalResult> {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot propose changes`);
-  const input = parseWith(ProposalInput, raw);
+  const input = parseInput(ProposalInput, raw);
   const ifMatch = parseEtag(precondition.if_match);
   if (input.expected_revision === undefined && ifMatch === undefined) {
     throw new ValidationError('give expected_revision or an If-Match header with the memory’s ETag');
