@@ -450,3 +450,124 @@ describe('candidates', () => {
     expect([...scores].sort((x, y) => y - x)).toEqual(scores);
   });
 });
+
+describe('candidates: tenth round (canon-compiler/14)', () => {
+  const opposite = (x: CandidateInput, y: CandidateInput) => findCandidates([x, y])[0]?.opposite === true;
+
+  it('reads an adverb of degree ("outright", "entirely") as no word of the fact', () => {
+    expect(opposite(mem('Releases can go out on {weekday}'), mem('Releases on {weekday} are banned outright'))).toBe(true);
+    expect(pairsOf([mem('Releases can go out on {weekday}'), mem('Schema migrations are banned entirely on {weekday}')])).toEqual([]);
+  });
+
+  it('tells "ported to" as a change, while "port" stays a noun of a fact', () => {
+    expect(predicateWords('The admin UI has been ported to {quoted}').change).toBe(true);
+    expect(predicateWords('The admin API listens on port {quantity}').change).toBe(false);
+    expect(predicateWords('The importer ported {quantity} records last night').change).toBe(false);
+    expect(pairsOf([mem('The billing admin UI is built with {quoted}'), mem('The billing admin UI has been ported to {quoted}')])).toHaveLength(1);
+  });
+
+  it('tells a figure that rose or fell, in the past, as a change; an alert on a rise is none', () => {
+    expect(predicateWords('The weekly error budget fell to {percent}').change).toBe(true);
+    expect(predicateWords('Signups jumped to {quantity} a day').change).toBe(true);
+    expect(predicateWords('Page the on-call when the error rate rises above {percent}').change).toBe(false);
+  });
+
+  it('tells "replaced by" or "replaced with" as a change; a replacement cycle is none', () => {
+    expect(predicateWords('The cron runner was replaced by {quoted}').change).toBe(true);
+    expect(predicateWords('Office chairs are replaced every {quantity}').change).toBe(false);
+  });
+
+  it('reads an aim at a target as in force, and an aim at a change as a plan', () => {
+    expect(predicateWords('We aim to answer refund requests within {quantity}').plan).toBe(false);
+    expect(predicateWords('We aim to cut refund delays by {percent}').plan).toBe(true);
+    expect(pairsOf([mem('Refund requests are answered within {quantity}'), mem('We aim to answer refund requests within {quantity}')])).toHaveLength(1);
+  });
+
+  it('tells "drop the timeout to {value}" as a change, not "drop below"', () => {
+    expect(predicateWords('Please drop the session idle timeout to {quantity}').change).toBe(true);
+    expect(predicateWords('Halt the canary when healthy hosts drop below {percent}').change).toBe(false);
+  });
+
+  it('reads the future with "now" as the rule from now on, and "now that" as no cue', () => {
+    expect(predicateWords("Reviews will now need {quantity} approvals").plan).toBe(false);
+    expect(predicateWords("Reviews will now need {quantity} approvals").change).toBe(true);
+    expect(predicateWords('Reviews will need {quantity} approvals now that the team grew').plan).toBe(true);
+  });
+
+  it('leaves out the aside after a comma in a change, with its negations', () => {
+    const before = mem('The usage report also goes out on {weekday}');
+    const after = mem("The usage report doesn't go out on {weekday} anymore, sales didn't read it");
+    expect(opposite(before, after)).toBe(true);
+    // Not told as a change, the clause after the comma is still a part of the statement.
+    expect(predicateWords("The usage report goes out on {weekday}, unless sales doesn't need it").negated).toBe(true);
+  });
+
+  it('reads "turned X off" with a short object between as a negation', () => {
+    expect(opposite(mem('Smart replies are enabled for {quoted} accounts'), mem('We turned smart-replies off for {quoted} accounts'))).toBe(true);
+    // Turned on, the same feature is the same fact restated, not its negation.
+    const on = findCandidates([mem('Smart replies are enabled for {quoted} accounts'), mem('We turned smart-replies on for {quoted} accounts')]);
+    expect(on).toHaveLength(1);
+    expect(on[0]!.opposite).toBeUndefined();
+  });
+
+  it('reads a refusal as the negation of acceptance', () => {
+    expect(opposite(mem('The edge accepts client certificates from {quoted}'), mem('Client certificates from {quoted} are refused at the edge now'))).toBe(true);
+    expect(pairsOf([mem('The edge accepts TLS {version}'), mem('The mail relay rejects TLS {version}')])).toEqual([]);
+  });
+
+  it('reads "back from" as the return, a fact apart from the leaving; "moved back to" is a change', () => {
+    expect(pairsOf([mem('Priya leaves for the conference on {date}'), mem('Priya is back from the conference on {date}')])).toEqual([]);
+    expect(pairsOf([mem('Priya is back from leave on {date}'), mem('Priya is returning from leave on {date}')])).toHaveLength(1);
+    expect(predicateWords('Standup moved back to {time}').words.has('back')).toBe(false);
+  });
+
+  it('reads the kind of leave as a qualifier', () => {
+    expect(pairsOf([mem('Staff get {quantity} of paid leave'), mem('Staff get {quantity} of paid sick leave')])).toEqual([]);
+    expect(pairsOf([mem('Staff get {quantity} of paid sick leave'), mem('Paid sick leave for staff is {quantity}')])).toHaveLength(1);
+  });
+
+  it('reads the stage of data (raw, aggregated) as a qualifier', () => {
+    expect(pairsOf([mem('The raw clicks table is kept for {quantity}'), mem('The clicks table is partitioned daily and kept for {quantity}')])).toEqual([]);
+    expect(pairsOf([mem('The raw clicks table is kept for {quantity}'), mem('The aggregated clicks table is kept for {quantity}')])).toEqual([]);
+    expect(pairsOf([mem('Raw click events are kept for {quantity}'), mem('We retain raw click events for {quantity}')])).toHaveLength(1);
+  });
+
+  it('reads "time off" as leave, and "taking" as "take"', () => {
+    expect(predicateWords('Nadia is taking {quantity}').words).toEqual(predicateWords('Nadia takes {quantity}').words);
+    expect(pairsOf([mem('Nadia is taking {quantity} of leave in August'), mem("Nadia's August time off comes to {quantity} in total")])).toHaveLength(1);
+    expect(pairsOf([mem('Nadia is taking {quantity} of leave in August'), mem('Nadia is taking {quantity} of training in August')])).toEqual([]);
+  });
+
+  it('reads the agent noun of the subject\'s name ("the uploader" of photo-upload) as the subject', () => {
+    const subject = 'service:photo-upload';
+    expect(pairsOf([mem('photo-upload is running {version}', { subject }), mem('Deployed version of the uploader: {version}', { subject })])).toHaveLength(1);
+    expect(pairsOf([mem('photo-upload is running {version}', { subject }), mem('Deployed version of the encoder: {version}', { subject })])).toEqual([]);
+  });
+
+  it('reads "goes live" as a launch and "tops out at" as a limit', () => {
+    expect(pairsOf([mem('Orion goes live on {date}'), mem('The Orion launch is on {date}')])).toHaveLength(1);
+    expect(pairsOf([mem('Orion goes live on {date}'), mem('Orion goes to beta on {date}')])).toEqual([]);
+    expect(pairsOf([mem('The build cache is capped at {quantity}'), mem('The build cache tops out at {quantity}')])).toHaveLength(1);
+    expect(predicateWords('The company tops up pensions by {percent}').words.has('limit')).toBe(false);
+  });
+
+  it('reads "no more than" as a bound, neither a negation nor a change', () => {
+    const w = predicateWords('Wants no more than {quantity} meetings a day');
+    expect([w.change, w.negated, w.words.has('limit')]).toEqual([false, false, true]);
+    expect(predicateWords('No more {weekday} deploys').change).toBe(true);
+    expect(pairsOf([mem('Wants at most {quantity} meetings a day'), mem('Wants no more than {quantity} meetings a day')])).toHaveLength(1);
+  });
+
+  it('pairs idle and inactivity, uptime and availability, licence and license', () => {
+    expect(pairsOf([mem('Console sessions expire after {quantity} of inactivity'), mem('The idle expiry on a console session is {quantity}')])).toHaveLength(1);
+    expect(pairsOf([mem('The checkout uptime target is {percent}'), mem('The checkout availability target is {percent}')])).toHaveLength(1);
+    expect(pairsOf([mem('We are licensed for {quantity} seats'), mem('The licence covers {quantity} seats')])).toHaveLength(1);
+    expect(pairsOf([mem('The proxy idle timeout is {quantity}'), mem('The proxy connect timeout is {quantity}')])).toEqual([]);
+  });
+
+  it('reads what should be once an event comes as a plan, apart from what is', () => {
+    expect(pairsOf([mem('The test suite takes {quantity} on CI'), mem('The test suite should take {quantity} on CI after the caching work lands')])).toEqual([]);
+    expect(predicateWords('Reviews should happen after {quantity}').plan).toBe(false);
+    expect(pairsOf([mem('The test suite takes {quantity} on CI'), mem('The test suite should take {quantity}')])).toHaveLength(1);
+  });
+});

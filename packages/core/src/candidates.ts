@@ -72,6 +72,8 @@ const FILLER = new Set(
     'cut extended extend rescheduled reschedule pushed pulled forward tightened increased decreased reduced ' +
     'went up down over back newly longer anymore since starting instead last ' +
     'these days heads reminder fyi note please only about around roughly approximately ' +
+    // How firmly it is said, not what: "banned outright", "entirely remote".
+    'outright entirely completely altogether totally ' +
     'and or but if when while which who whom whose what where how than then out off'
   ).split(' '),
 );
@@ -120,6 +122,14 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['edit', 'editor', 'editing'],
   ['login', 'logon', 'signin', 'sign'],
   ['reset', 'resets', 'rollover', 'rolls'],
+  // "Back from leave", "returning from it": the return ("returns 20 results" is another verb).
+  ['back', 'returning', 'returned'],
+  // Days away from work; "time off" is read as "leave" where it is said (`predicateWords`).
+  ['leave', 'pto'],
+  ['idle', 'inactivity', 'inactive'],
+  ['uptime', 'availability'],
+  // The stem of "license", "licensed", and the British spelling.
+  ['licens', 'licence', 'licences', 'licenced'],
 ];
 
 const SYNONYM_OF = new Map<string, string>();
@@ -166,7 +176,11 @@ const QUALIFYING = new Set(
     // "Staffed from {time}" / "staffed until {time}": the end of a span is a fact apart from its start.
     'until till ' +
     // "Default status for new / returned samples", "price for new / existing subscribers".
-    'new existing returning returned old'
+    'new existing returning returned old back ' +
+    // The kind of leave: "paid leave" / "sick leave".
+    'sick bereavement sabbatical ' +
+    // The stage of data: raw events / aggregated tables kept for {quantity}.
+    'raw aggregated aggregate downsampled curated cleaned'
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
@@ -197,7 +211,8 @@ export interface PredicateShape {
 
 function canonicalWord(raw: string): string {
   const s = stem(raw);
-  return SYNONYM_OF.get(raw) ?? SYNONYM_OF.get(s) ?? dropE(s);
+  // "Taking", "requiring": the stem lost the silent "e" of the word listed ("take", "require").
+  return SYNONYM_OF.get(raw) ?? SYNONYM_OF.get(s) ?? (s !== raw ? SYNONYM_OF.get(`${s}e`) : undefined) ?? dropE(s);
 }
 
 // How a statement says that a fact changed, not what the fact is: "moved to", "was upgraded to",
@@ -217,6 +232,9 @@ const CHANGE_WORDS = new Set(
     'shifted upped hiked slashed lengthened narrowed widened tweaked modified altered amended transitioned ' +
     'became become turned flipped renegotiated recently lately effective since ' +
     'slipped slip slips renewed reorg raise ramped ramping stretched throttled ' +
+    // A figure that moved by itself, in the past: "the error budget fell to", "p99 rose to" (the
+    // present, "rises above {percent}", is the condition of an alert).
+    'rose risen climbed jumped fell fallen dipped sank soared plunged surged ' +
     'now nowadays anymore instead henceforth'
   ).split(' '),
 );
@@ -261,6 +279,8 @@ function habitual(toks: readonly string[], i: number): boolean {
  * says what a thing does each time, or the first of a two-word phrase of change.
  */
 function changeAt(toks: readonly string[], i: number): boolean {
+  // "No more than {quantity}" is a bound, not "no more".
+  if (toks[i + 2] === 'than' && toks[i] === 'no') return false;
   return (changeWord(toks[i]!) && !ARTICLES.has(toks[i + 1] ?? '') && !habitual(toks, i)) || CHANGE_PAIRS.has(`${toks[i]} ${toks[i + 1] ?? ''}`);
 }
 
@@ -269,8 +289,9 @@ function changeWord(w: string): boolean {
   return CHANGE_WORDS.has(w) || CHANGE_VERBS.has(dropE(stem(w))) || (w.endsWith('ment') && CHANGE_VERBS.has(dropE(stem(w.slice(0, -4)))));
 }
 
-// Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on".
-const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on']);
+// Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on";
+// software moved onto another tool: "the suite has been ported to".
+const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on', 'replaced by', 'replaced with', 'ported to']);
 // "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
 const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup', 'contract', 'terms', 'agreement', 'pricing', 'floor', 'ceiling', 'baseline', 'price', 'rate']);
 // A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
@@ -280,10 +301,12 @@ const PLAN_WORDS = new Set(['will', 'shall', "'ll", 'planned', 'plans']);
 const FUTURE_WORDS = new Set(['will', 'shall', "'ll"]);
 // An intention before a verb ("aims to cut", "plans to move", "intends to drop") is a goal or a
 // plan, whatever the verb: nothing has changed yet.
-const INTENDS = new Set(['aim', 'aims', 'aiming', 'plan', 'plans', 'planning', 'intend', 'intends', 'intending', 'hope', 'hopes', 'hoping', 'propose', 'proposes', 'proposed', 'proposing']);
+const INTENDS = new Set(['plan', 'plans', 'planning', 'intend', 'intends', 'intending', 'hope', 'hopes', 'hoping', 'propose', 'proposes', 'proposed', 'proposing']);
 // A wish is a plan only when what is wished is a change ("wants to replace", "would like to move"):
 // "wants to be paged on Slack" is a preference in force.
-const WISHES = new Set(['want', 'wants', 'wanted', 'like']);
+// An aim is told the same way: "aims to cut churn by" plans a change, "we aim to reply within"
+// states a target in force.
+const WISHES = new Set(['want', 'wants', 'wanted', 'like', 'aim', 'aims', 'aiming']);
 // "Switched off", "turned off", "shut off": what was on no longer is, the negation of a statement
 // that it is on ("lets people sign in with {quoted}").
 const OFF_VERBS = new Set(['switch', 'switched', 'switching', 'turn', 'turned', 'turning', 'shut', 'shutting']);
@@ -311,6 +334,11 @@ const RANGE_PHRASES = new Map([
 
 // A ban is the negation of a permission: "Deploys on {weekday} are fine" / "… have been banned".
 const PROHIBIT = new Set(['ban', 'bans', 'banned', 'forbid', 'forbids', 'forbidden', 'prohibit', 'prohibits', 'prohibited', 'disallow', 'disallows', 'disallowed']);
+// A refusal is the negation of acceptance: "accepts tokens signed with {quoted}" / "… are rejected".
+const REJECT = new Set(['reject', 'rejects', 'rejected', 'rejecting', 'refuse', 'refuses', 'refused', 'refusing']);
+// "Is back from leave on {date}", "the flight back from the offsite": the return, a fact apart from
+// the leaving ("moved back to", "comes back every" are how a change or a cycle is told).
+const BACK_AT = new Set(['from', 'in', 'at', 'on']);
 // "is fine", "are ok": a permission, said after a form of "to be".
 const FINE = new Set(['fine', 'ok', 'okay', 'acceptable']);
 const TO_BE = new Set(['is', 'are', 'was', 'were', 'be', 's']);
@@ -322,7 +350,8 @@ const ARTICLES = new Set(['a', 'an']);
 // ("will close at {time} going forward") states the rule in force from then on, not a plan.
 const WHEN_PAIRS = new Set(['going forward', 'from now', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next']);
 // "This PR takes exposure to {percent}", "brings the pool to {quantity}": a thing taken to a value.
-const TAKES = new Set(['take', 'takes', 'took', 'taking', 'bring', 'brings', 'brought', 'bringing']);
+// "Drop the idle timeout to {quantity}": a thing lowered to a value ("drop below" is a condition).
+const TAKES = new Set(['take', 'takes', 'took', 'taking', 'bring', 'brings', 'brought', 'bringing', 'drop', 'dropping']);
 // "After the floor refit, …", "Following the RFP round, …": the state an event left behind.
 const AFTER_EVENT = new Set(['after', 'following']);
 const DETERMINERS = new Set(['the', 'our', 'their', 'this', 'that', 'last', 'a', 'an', 'its', 'his', 'her']);
@@ -334,6 +363,7 @@ const FALL = new Set(['fall', 'falls', 'fell', 'falling', 'fallen']);
 const EVENTS = new Set(['change', 'changes', 'update', 'updates', 'adjustment', 'adjustments', 'revision', 'reorg', 'renegotiation']);
 const COMMIT_NOUNS = new Set(['pr', 'commit', 'patch', 'mr', 'diff']);
 const SLATED = new Set(['scheduled', 'slated', 'due']);
+const EXPECTS = new Set(['should', 'expected']);
 // "Has unsubscribed from the {quoted} email", "opted out of": no longer wanted.
 const OPTED_OUT = new Set(['unsubscribed', 'unsubscribes', 'unsubscribe', 'unsubscribing']);
 
@@ -413,6 +443,12 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   let when = false;
   // "Roll the worker forward to", "rolled the flag back to": a roll before the last forward or back.
   let lastDirection = -1;
+  // Where the last "after the …" / "once the …" is, so a word before it knows in one lookup
+  // (a statement is as long as the door allows: nothing here rescans it per word).
+  let lastAfterEvent = -1;
+  toks.forEach((t, j) => {
+    if ((t === 'after' || t === 'once') && DETERMINERS.has(toks[j + 1] ?? '')) lastAfterEvent = j;
+  });
   const redoneWords = new Set(toks.filter((t) => redone(t, toks)));
   toks.forEach((t, i) => {
     if (t === 'forward' || t === 'back') lastDirection = i;
@@ -427,6 +463,9 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // "Scheduled to move to", "due to switch": a plan; "due to the freeze" is a reason.
     const slated = SLATED.has(w) && toks[i + 1] === 'to' && !after.startsWith('{') && !DETERMINERS.has(after) && after !== '';
     if ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to' || intends || slated) plan = intended = true;
+    // "Should take {quantity} after the parallelization work lands": what is expected once an event
+    // comes, a plan, not what is ("should be reviewed after {quantity}" is a rule).
+    else if (EXPECTS.has(w) && lastAfterEvent > i) plan = intended = true;
     // "You'll find him in {quoted}": how a present fact is told to the reader, not a plan.
     else if (FUTURE_WORDS.has(w) && toks[i - 1] !== 'you') plan = true;
     if (movesTo) change = true;
@@ -451,7 +490,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     if (w === 'change' && (i <= 1 || toks[i + 1] === 'of')) change = true;
     if ((w === 'roll' || w === 'rolled') && i < lastDirection) change = true;
     if (redoneWords.has(w)) change = true;
-    if (WHEN_PAIRS.has(pair) || w === 'henceforth') when = true;
+    // "He'll sit in a meeting {quantity} at most now": the future with "now" (not "now that") is the rule from now on.
+    if (WHEN_PAIRS.has(pair) || w === 'henceforth' || (w === 'now' && toks[i + 1] !== 'that')) when = true;
     // "The shortlist is down to {quantity}"; "autoscales down to a minimum of" is a range.
     if (pair === 'down to' && (TO_BE.has(toks[i - 1] ?? '') || toks[i - 1] === 'now')) change = true;
     // "{quantity} is the new floor", "Thursday is the new deploy day".
@@ -479,13 +519,47 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   change &&= !plan;
   let afterSlot = false;
   const again = new Set<string>();
+  // A change told with a comma after its value ("doesn't run on {weekday} anymore, finance didn't
+  // need it"): what follows is an aside or a reason, and its negations are none of the fact's.
+  const comma = bare.indexOf(',', bare.indexOf('{'));
+  const factEnd = change && bare.includes('{') && comma !== -1 ? tokens(bare.slice(0, comma)).length : toks.length;
   for (let i = 0; i < toks.length; i += 1) {
     const w = toks[i]!;
     if (w.startsWith('{')) {
       afterSlot = true;
       continue;
     }
-    if (change && afterSlot && CLAUSE_START.has(w)) break;
+    if (change && afterSlot && (CLAUSE_START.has(w) || i >= factEnd)) break;
+    // "No more than {quantity}": a bound, as "at most" is, neither a negation nor a change.
+    if (w === 'no' && (toks[i + 1] === 'more' || toks[i + 1] === 'fewer') && toks[i + 2] === 'than') {
+      words.add('limit');
+      i += 2;
+      continue;
+    }
+    // "Goes live", "the go-live": a launch. "Tops out at": a limit.
+    if (w === 'live' && /^(go|goes|going|went|gone)$/.test(toks[i - 1] ?? '')) {
+      words.add('launch');
+      continue;
+    }
+    if (/^tops?$|^topped$/.test(w) && toks[i + 1] === 'out') {
+      words.add('limit');
+      i += 1;
+      continue;
+    }
+    if (w === 'time' && toks[i + 1] === 'off') {
+      words.add('leave');
+      i += 1;
+      continue;
+    }
+    if (REJECT.has(w)) {
+      negated = !negated;
+      words.add('accept');
+      continue;
+    }
+    if (w === 'back' && (BACK_AT.has(toks[i + 1] ?? '') || TO_BE.has(toks[i - 1] ?? ''))) {
+      words.add('back');
+      continue;
+    }
     // "up to" after "went" or "is going" is a change, not a bound.
     const range = /^(go|goes|going|went|gone)$/.test(toks[i - 1] ?? '') ? undefined : RANGE_PHRASES.get(`${w} ${toks[i + 1] ?? ''}`);
     if (range) {
@@ -523,6 +597,11 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     if (OFF_VERBS.has(w) && toks[i + 1] === 'off') {
       negated = !negated;
       i += 1;
+      continue;
+    }
+    // "Turned inline-replies off": the particle after a short object, before any value.
+    if (OFF_VERBS.has(w) && toks.slice(i + 2, i + 4).includes('off') && !toks.slice(i + 1, i + 4).some((t) => t.startsWith('{'))) {
+      negated = !negated;
       continue;
     }
     if (NEGATION.has(w) || w.endsWith("n't") || stops) {
@@ -572,7 +651,25 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
     .join('\u0000');
   let named = subjects.get(fk.subject);
   if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words, negated, change, plan, named, again, grams: trigramsOf(words), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  const own = agentsOf(words, named);
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, named, again, grams: trigramsOf(own), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+}
+
+/**
+ * "The ingester" of `service:wire-ingest`, "the uploader" of `service:photo-upload`: the noun of
+ * the one who does what the subject's name says is the subject, read as that word of its name.
+ */
+function agentsOf(words: Set<string>, named: ReadonlySet<string>): Set<string> {
+  let out: Set<string> | null = null;
+  for (const w of words) {
+    if (named.has(w) || !/(?:er|or)$/.test(w)) continue;
+    const base = [dropE(w.slice(0, -2)), dropE(w.slice(0, -1))].find((b) => b.length >= 3 && named.has(b));
+    if (!base) continue;
+    out ??= new Set(words);
+    out.delete(w);
+    out.add(base);
+  }
+  return out ?? words;
 }
 
 /** The words of a subject's name: `user:amir` → amir, `service:orders-db` → order, database. */
