@@ -371,14 +371,26 @@ const OPTED_OUT = new Set(['unsubscribed', 'unsubscribes', 'unsubscribe', 'unsub
 const STOP_WORDS = new Set(['stop', 'stopped', 'quit', 'cease', 'ceased']);
 
 /**
- * "We repartitioned events to 12 partitions", "re-sharded … shards": a word made of "re" and
- * another word of the same statement, done again with a new value.
+ * The words of a statement made of "re" and another of its words ("We repartitioned events to 12
+ * partitions", "re-sharded … shards"): done again, with a new value.
  */
-function redone(w: string, toks: readonly string[]): boolean {
-  const m = /^re(\p{L}{4,})ed$/u.exec(w);
-  if (!m) return false;
-  const base = dropE(stem(m[1]!));
-  return toks.some((t) => t !== w && dropE(stem(t)) === base);
+function redoneWordsOf(toks: readonly string[]): Set<string> {
+  // Each token's base once, so a statement of many "re…ed" words is not rescanned for each.
+  const byBase = new Map<string, Set<string>>();
+  for (const t of toks) {
+    const base = dropE(stem(t));
+    const list = byBase.get(base);
+    if (list) list.add(t);
+    else byBase.set(base, new Set([t]));
+  }
+  const out = new Set<string>();
+  for (const w of toks) {
+    const m = /^re(\p{L}{4,})ed$/u.exec(w);
+    if (!m) continue;
+    const others = byBase.get(dropE(stem(m[1]!)));
+    if (others && (others.size > 1 || !others.has(w))) out.add(w);
+  }
+  return out;
 }
 
 /** The words of a text, lower-case: hyphenated words split ("prod-eu"), contractions cut ("there's"). */
@@ -449,7 +461,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   toks.forEach((t, j) => {
     if ((t === 'after' || t === 'once') && DETERMINERS.has(toks[j + 1] ?? '')) lastAfterEvent = j;
   });
-  const redoneWords = new Set(toks.filter((t) => redone(t, toks)));
+  const redoneWords = redoneWordsOf(toks);
   toks.forEach((t, i) => {
     if (t === 'forward' || t === 'back') lastDirection = i;
   });
