@@ -287,6 +287,15 @@ export async function rebuildInTransaction(
  * carries an unbounded parameter (node-postgres spells an array parameter out as one string).
  */
 const EXTRACT_SLICE = 500;
+/**
+ * How long extraction or the fold runs before it gives the event loop a turn: a request that
+ * arrives while a large subject compiles in the same process waits at most about this long past
+ * the episode or the memory in hand, and the statements the compile has queued on its connection
+ * are sent, and their answers read, on the next turn rather than up to 20 ms later (the turn it
+ * took before). A first compile of 100,000 episodes measured the same within noise (10.4–11.2 s
+ * against 10.5–12.5 s, alternated).
+ */
+const YIELD_MS = 2;
 const FOLD_BATCH = 200;
 /**
  * Claims a compile keeps in memory after writing them, so that the fold does not read back what
@@ -337,7 +346,12 @@ async function compileEpisodes(
     });
     next = read(k + 1);
     const claims: Claim[] = [];
+    let sliceYield = performance.now();
     for (const e of episodes) {
+      if (performance.now() - sliceYield > YIELD_MS) {
+        await yieldToEventLoop();
+        sliceYield = performance.now();
+      }
       if (e.kind === LINK_KIND) linkArrived = true;
       claims.push(...extract(e, policies.set));
       if (e.snapshot) {
@@ -490,8 +504,9 @@ async function compileEpisodes(
       const memoryClaims = resume ? resume.added : group ? group.ids.flatMap((m) => claimsByMemory.get(m) ?? []) : (claimsByMemory.get(id) ?? []);
       if (memoryClaims.length === 0) continue;
       // A compile shares the process with the HTTP server: health checks and reads must keep
-      // answering while a large subject folds, so give the event loop a turn every ~20 ms.
-      if (performance.now() - sinceYield > 20) {
+      // answering while a large subject folds, and the connection's queued statements wait for
+      // a turn of the event loop (`YIELD_MS`).
+      if (performance.now() - sinceYield > YIELD_MS) {
         await yieldToEventLoop();
         sinceYield = performance.now();
       }
