@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * The typed errors of the domain. Each carries a stable `type` slug that the API turns into
  * an `application/problem+json` `type` and the CLI into a one-line message; HTTP status codes
@@ -62,9 +64,9 @@ export function invalidInput(failed: FailedParse, where = 'body', prefix = ''): 
 }
 
 /** `schema`'s parse of `raw`, or the `ValidationError` of `invalidInput`. */
-export function parseInput<T>(schema: { safeParse(raw: unknown): { success: true; data: T } | { success: false; error: FailedParse } }, raw: unknown, where = 'body'): T {
+export function parseInput<S extends z.ZodType>(schema: S, raw: unknown, where = 'body', prefix = ''): z.output<S> {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw invalidInput(parsed.error, where);
+  if (!parsed.success) throw invalidInput(parsed.error, where, prefix);
   return parsed.data;
 }
 

@@ -1,5 +1,5 @@
 import { PgBoss } from 'pg-boss';
-import { canWrite, ForbiddenError, NotFoundError, ValidationError, invalidInput } from '@canon/core';
+import { canWrite, ForbiddenError, NotFoundError, ValidationError, parseInput } from '@canon/core';
 import {
   createPool,
   listEpisodes,
@@ -141,9 +141,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       withWorkspace(pool, principal, (tx) => episodesOfSubject(tx, principal.workspace_id, subject)),
 
     async listEpisodes(principal, params) {
-      const parsed = ListEpisodesParams.safeParse(params);
-      if (!parsed.success) throw invalidInput(parsed.error, 'query');
-      const result = await withWorkspace(pool, principal, (tx) => listEpisodes(tx, { workspaceId: principal.workspace_id, ...parsed.data }));
+      const query = parseInput(ListEpisodesParams, params, 'query');
+      const result = await withWorkspace(pool, principal, (tx) => listEpisodes(tx, { workspaceId: principal.workspace_id, ...query }));
       if (!result.ok) throw new ValidationError('after: not a cursor returned by this API');
       return { episodes: result.episodes, next: result.next };
     },
@@ -160,9 +159,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     async compile(principal, request) {
       requireWriter(principal, 'compile');
-      const parsed = CompileRequest.safeParse(request);
-      if (!parsed.success) throw invalidInput(parsed.error);
-      const r = parsed.data;
+      const r = parseInput(CompileRequest, request);
       // One subject compiled in the request checks in its own first round trip (`compileOne`).
       if (r.async || !r.subject) await requireVisibleSubjects(pool, principal, r.subject ? [r.subject] : (r.subjects ?? []));
       if (r.async) {

@@ -1,4 +1,4 @@
-import { cleanString, ValidationError, invalidInput } from '@canon/core';
+import { cleanString, ValidationError, parseInput } from '@canon/core';
 import { changesAfter, parseCursor, type ChangeRow, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
@@ -43,9 +43,7 @@ export interface ChangesPage {
 export const FEED_START = '0.0';
 
 export function parseChangesParams(params: unknown): z.output<typeof ChangesParams> {
-  const parsed = ChangesParams.safeParse(params);
-  if (!parsed.success) throw invalidInput(parsed.error, 'query');
-  return parsed.data;
+  return parseInput(ChangesParams, params, 'query');
 }
 
 export const toEvent = (r: ChangeRow): ChangeEvent => ({

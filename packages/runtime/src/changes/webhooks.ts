@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { atLeast, cleanString, ForbiddenError, NotFoundError, ValidationError, invalidInput } from '@canon/core';
+import { atLeast, cleanString, ForbiddenError, NotFoundError, ValidationError, parseInput } from '@canon/core';
 import { changesHead, countWebhooks, deleteWebhook, findActiveApiKeyById, insertWebhook, listWebhooks, type Pool, type WebhookRow } from '@canon/store';
 import { z } from 'zod';
 import { resolverHostAllowed } from '../links/workspace-resolver.js';
@@ -85,9 +85,7 @@ export const MAX_WEBHOOKS = 50;
 
 export async function createWebhook(pool: Pool, principal: Principal, input: unknown, hosts: readonly string[]): Promise<CreatedWebhook> {
   requireMaintainer(principal, 'add a webhook');
-  const parsed = WebhookInput.safeParse(input);
-  if (!parsed.success) throw invalidInput(parsed.error);
-  const w = parsed.data;
+  const w = parseInput(WebhookInput, input);
   if (!webhookHostAllowed(w.url, hosts)) {
     throw new ValidationError(
       hosts.length === 0

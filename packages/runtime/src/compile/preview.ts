@@ -1,4 +1,4 @@
-import { atLeast, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, invalidInput, type Timeline } from '@canon/core';
+import { atLeast, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, parseInput, type Timeline } from '@canon/core';
 import { inSnapshot, memoriesOfSubject, subjectsOfWorkspace, type Pool } from '@canon/store';
 import { effectivePolicySet, loadPolicySet, WorkspacePolicies } from '../writes/policies.js';
 import { subjectsAffected } from '../writes/policy-change.js';
@@ -53,9 +53,7 @@ export async function previewChange(pool: Pool, principal: Principal, input: { p
   if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may preview a change, not a ${principal.role}`);
   let proposedOwn: WorkspacePolicies | null = null;
   if (input.policies !== undefined) {
-    const parsed = WorkspacePolicies.safeParse(input.policies);
-    if (!parsed.success) throw invalidInput(parsed.error, 'policies', 'policies');
-    proposedOwn = parsed.data;
+    proposedOwn = parseInput(WorkspacePolicies, input.policies, 'policies', 'policies');
   }
   const at = new Date().toISOString();
   const ws = principal.workspace_id;

@@ -1,4 +1,4 @@
-import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, LoggedEpisode as LoggedEpisodeSchema, ForbiddenError, NotFoundError, EXPORT_FORMAT, EXPORT_VERSION, invalidInput, type ExportSelection } from '@canon/core';
+import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, LoggedEpisode as LoggedEpisodeSchema, ForbiddenError, NotFoundError, EXPORT_FORMAT, EXPORT_VERSION, parseInput, type ExportSelection } from '@canon/core';
 import { erasedKeysPage, listEpisodes, openReadSnapshot, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool } from '@canon/store';
 import { z } from 'zod';
 import { compileSubject } from '../compile/compile.js';
@@ -37,9 +37,8 @@ const RESOLVER_NOTE =
  */
 export async function openExport(pool: Pool, principal: Principal, raw: ExportParams, options: { chunkSize?: number } = {}): Promise<OpenedExport> {
   if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may export, not a ${principal.role}`);
-  const parsed = ExportParams.safeParse(raw);
-  if (!parsed.success) throw invalidInput(parsed.error, 'query');
-  const selection: ExportSelection = parsed.data.subject !== undefined ? { subject: parsed.data.subject } : { all: true };
+  const params = parseInput(ExportParams, raw, 'query');
+  const selection: ExportSelection = params.subject !== undefined ? { subject: params.subject } : { all: true };
   const ws = principal.workspace_id;
 
   const subjects = await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, ws));

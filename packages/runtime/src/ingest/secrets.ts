@@ -15,7 +15,7 @@ import {
   mergeFindings,
   outsideMarkers,
   redactText,
-  invalidInput,
+  parseInput,
   type Envelope,
   type Redaction,
   type SecretFinding,
@@ -187,10 +187,8 @@ const SCAN_CHUNK = 250;
  */
 export async function scanSecrets(pool: Pool, principal: Principal, params: SecretScanParams): Promise<SecretScanResult> {
   if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may scan the log for secrets, not a ${principal.role}`);
-  const parsed = SecretScanParams.safeParse(params);
-  if (!parsed.success) throw invalidInput(parsed.error, 'query');
-  const { subject, limit } = parsed.data;
-  let after = parsed.data.after;
+  const { subject, limit, after: from } = parseInput(SecretScanParams, params, 'query');
+  let after = from;
   const findings: SecretScanFinding[] = [];
   let scanned = 0;
   for (;;) {

@@ -1,4 +1,4 @@
-import { compareInstants, compareStrings, cleanString, Instant, view, invalidInput, type CandidateRef, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
+import { compareInstants, compareStrings, cleanString, Instant, view, parseInput, type CandidateRef, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
 import { candidateKind, sideOf } from '../links/candidate-view.js';
 import { memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
@@ -253,9 +253,7 @@ function joinCandidates(
 
 /** Validates a request and builds the bundle from the subject's memories visible to the key. */
 export async function contextBundle(pool: Pool, principal: Principal, request: ContextRequest, now: string): Promise<ContextBundle> {
-  const parsed = ContextRequest.safeParse(request);
-  if (!parsed.success) throw invalidInput(parsed.error);
-  const r = parsed.data;
+  const r = parseInput(ContextRequest, request);
   const rows = await withWorkspace(pool, principal, (tx) => memoriesOfSubject(tx, principal.workspace_id, r.subject));
   const visible = rows.filter((row) => visibleTo(principal, row.timeline)).map((row) => ({ id: row.id, timeline: row.timeline, candidates: row.candidates }));
   return buildContext(r.subject, r.task, r.max_tokens, r.as_of ?? now, visible);

@@ -1,4 +1,4 @@
-import { cleanString, view, invalidInput, type MemoryView, type ValueStatus } from '@canon/core';
+import { cleanString, view, parseInput, type MemoryView, type ValueStatus } from '@canon/core';
 import { memoriesByIds, searchDocumentTexts, searchMemoryValues, type DocumentHit, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
@@ -58,9 +58,7 @@ export interface SearchResponse {
  * value superseded or overruled since the rows were written never comes back as current.
  */
 export async function searchMemories(pool: Pool, principal: Principal, params: SearchParams, now: string): Promise<SearchResponse> {
-  const parsed = SearchParams.safeParse(params);
-  if (!parsed.success) throw invalidInput(parsed.error, 'query');
-  const p = parsed.data;
+  const p = parseInput(SearchParams, params, 'query');
   return withWorkspace(pool, principal, async (tx) => {
     const hits = await searchMemoryValues(tx, {
       workspaceId: principal.workspace_id,

@@ -1,4 +1,4 @@
-import { DEFAULT_POLICY_SET, DEFAULT_SECRETS_MODE, PolicySet, policyFingerprint, SecretsMode, invalidInput, type Policy } from '@canon/core';
+import { DEFAULT_POLICY_SET, DEFAULT_SECRETS_MODE, PolicySet, policyFingerprint, SecretsMode, parseInput, type Policy } from '@canon/core';
 import { GIT_PREDICATES } from '@canon/connector-git';
 import { GITHUB_PREDICATES } from '@canon/connector-github';
 import { WORKSPACE_PREDICATES } from '@canon/connector-workspace';
@@ -70,8 +70,7 @@ export async function loadSecretsMode(sql: Sql, workspaceId: string): Promise<Se
 }
 
 export async function savePolicySet(sql: Sql, workspaceId: string, input: unknown): Promise<WorkspacePolicies> {
-  const parsed = WorkspacePolicies.safeParse(input);
-  if (!parsed.success) throw invalidInput(parsed.error);
-  await putPolicySetRow(sql, workspaceId, parsed.data);
-  return parsed.data;
+  const policies = parseInput(WorkspacePolicies, input);
+  await putPolicySetRow(sql, workspaceId, policies);
+  return policies;
 }

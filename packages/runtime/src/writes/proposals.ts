@@ -56,7 +56,6 @@ export interface ProposalResult {
   memory: MemoryDetail;
 }
 
-
 /** `"abc"` or `W/"abc"` → `abc`. */
 export function parseEtag(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
