@@ -364,6 +364,7 @@ const EVENTS = new Set(['change', 'changes', 'update', 'updates', 'adjustment', 
 const COMMIT_NOUNS = new Set(['pr', 'commit', 'patch', 'mr', 'diff']);
 const SLATED = new Set(['scheduled', 'slated', 'due']);
 const EXPECTS = new Set(['should', 'expected']);
+const GO = new Set(['go', 'goes', 'going', 'went', 'gone']);
 // "Has unsubscribed from the {quoted} email", "opted out of": no longer wanted.
 const OPTED_OUT = new Set(['unsubscribed', 'unsubscribes', 'unsubscribe', 'unsubscribing']);
 
@@ -549,7 +550,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       continue;
     }
     // "Goes live", "the go-live": a launch. "Tops out at": a limit.
-    if (w === 'live' && /^(go|goes|going|went|gone)$/.test(toks[i - 1] ?? '')) {
+    if (w === 'live' && GO.has(toks[i - 1] ?? '')) {
       words.add('launch');
       continue;
     }
@@ -573,7 +574,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       continue;
     }
     // "up to" after "went" or "is going" is a change, not a bound.
-    const range = /^(go|goes|going|went|gone)$/.test(toks[i - 1] ?? '') ? undefined : RANGE_PHRASES.get(`${w} ${toks[i + 1] ?? ''}`);
+    const range = GO.has(toks[i - 1] ?? '') ? undefined : RANGE_PHRASES.get(`${w} ${toks[i + 1] ?? ''}`);
     if (range) {
       words.add(range);
       i += 1;
