@@ -5,6 +5,7 @@ import type { Policy } from './policy.js';
 import { compareClaims, orderClaims } from './order.js';
 import type { Decision, Timeline, TimelineValue } from './timeline.js';
 import { FoldState } from './fold-state.js';
+import { sealedBase, type Sealed } from './blocks.js';
 import type { Entry } from './fold-state.js';
 import { foldOne } from './fold-one.js';
 import { checkpointOf, fates, finalDecision, reachesBack, timelineStatus, toValue, withEvidence, type FoldCheckpoint } from './fold.js';
@@ -16,12 +17,18 @@ import { checkpointOf, fates, finalDecision, reachesBack, timelineStatus, toValu
  * which carry no sequence: a claim of the same lineage and the same instant as one of them would
  * need it to tell which version is newer. Anything else is folded from all of the key's claims.
  */
-export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>, checkpoint: FoldCheckpoint, added: readonly Claim[]): boolean {
+export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>, checkpoint: FoldCheckpoint, added: readonly Claim[], sealed: Sealed | null = null): boolean {
   if (added.length === 0 || previous.policy.cardinality !== 'one') return false;
   // Each cited (lineage, instant) once: a batch of thousands of claims on a value restated
   // thousands of times checks each claim in one lookup, not one scan.
   const cited = new Set<string>();
-  for (const { at } of checkpoint.open) for (const x of previous.values[at]?.evidence ?? []) cited.add(versionAt(x.lineage, x.occurred_at));
+  const base = sealedBase(sealed).values;
+  for (const { at } of checkpoint.open) {
+    // An open value is never sealed (`timelineHashes`): a checkpoint naming one is not this head's.
+    const v = previous.values[at - base];
+    if (!v) return false;
+    for (const x of v.evidence) cited.add(versionAt(x.lineage, x.occurred_at));
+  }
   return added.every(
     (c) => c.key === previous.key && !reachesBack(c) && compareClaims(checkpoint.last, c) < 0 && !cited.has(versionAt(c.lineage, c.occurred_at)),
   );
@@ -34,17 +41,21 @@ export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>,
  * never reopens one), and the walk goes on with `added`. Equal to `foldWithCheckpoint` of the
  * whole set, value for value and decision for decision (the fold properties hold the two
  * together). The caller checks `canResume` first; the policy is the key's, which the previous fold
- * used.
+ * used. `previous` may be a head, the timeline past its `sealed` blocks (`timelineHashes`): no
+ * resumed walk touches a sealed item, and the result is then the head past the same blocks.
  */
 export function resumeFold(
   previous: Timeline,
   checkpoint: FoldCheckpoint,
   added: readonly Claim[],
   policy: Policy,
+  sealed: Sealed | null = null,
 ): { timeline: Timeline; checkpoint: FoldCheckpoint | null } {
   const ordered = orderClaims(added);
+  // Places in the timeline (a checkpoint's `at`) count the sealed values; the head's do not.
+  const base = sealedBase(sealed).values;
   const open: Array<{ at: number; entry: Entry }> = checkpoint.open.map(({ at, value, authors, historical }) => {
-    const v = previous.values[at]!;
+    const v = previous.values[at - base]!;
     const first = v.evidence[0]!;
     return {
       at,
@@ -70,8 +81,9 @@ export function resumeFold(
   // An overruled value collects every later overruled claim of the same value: carried over with
   // no claims of its own, it gains only the new ones.
   const overruled = new Map<string, { at: number; entry: Entry }>();
-  previous.values.forEach((v, at) => {
+  previous.values.forEach((v, i) => {
     if (v.status !== 'overruled') return;
+    const at = base + i;
     const vkey = valueKey(v.value);
     overruled.set(vkey, {
       at,
@@ -103,11 +115,11 @@ export function resumeFold(
   for (const e of still) e.status = still.length > 1 ? 'disputed' : 'in_force';
 
   const values: TimelineValue[] = [...previous.values];
-  for (const { at, entry } of open) values[at] = toValue(entry);
+  for (const { at, entry } of open) values[at - base] = toValue(entry);
   for (const { at, entry } of overruled.values()) {
     if (entry.evidence.length === 0) continue;
-    const prior = previous.values[at]!;
-    values[at] = { ...prior, standing: entry.standing, ...withEvidence(prior.evidence, entry.evidence) };
+    const prior = previous.values[at - base]!;
+    values[at - base] = { ...prior, standing: entry.standing, ...withEvidence(prior.evidence, entry.evidence) };
   }
   const carried = open.length + overruled.size;
   const made = s.entries.slice(carried);
@@ -136,11 +148,11 @@ export function resumeFold(
     values,
     decisions,
     revision: previous.revision + ordered.length,
-    status_hint: timelineStatus(still.length, 'one', () => values.some((v) => v.status === 'retracted')),
+    status_hint: timelineStatus(still.length, 'one', () => (sealed?.retracted ?? false) || values.some((v) => v.status === 'retracted')),
   };
   const at = new Map<Entry, number>();
   for (const o of open) at.set(o.entry, o.at);
-  made.forEach((e, i) => at.set(e, previous.values.length + i));
+  made.forEach((e, i) => at.set(e, base + previous.values.length + i));
   return { timeline, checkpoint: checkpointOf(policy, still.map((entry) => ({ at: at.get(entry)!, entry })), ordered.at(-1)!) };
 }
 

@@ -84,6 +84,18 @@ export {
 export { compareClaims, compareVersions, compareInstants, orderClaims, orderVersions } from './order.js';
 export { fold, foldWithCheckpoint, FoldError, CHECKPOINT_AUTHORS, type FoldCheckpoint } from './fold.js';
 export { canResume, resumeFold } from './fold-resume.js';
+export {
+  assembleTimeline,
+  sealedBase,
+  timelineHashes,
+  viewableHead,
+  DECISION_BLOCK,
+  VALUE_BLOCK,
+  type BlockHash,
+  type NewBlock,
+  type Sealed,
+  type TimelineHashes,
+} from './blocks.js';
 export { view, viewSettlesAt, type MemoryView, type ViewStatus, type ScheduledValue } from './view.js';
 export {
   stateHash,

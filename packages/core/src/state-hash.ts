@@ -1,55 +1,21 @@
 import type { Claim, LineageVersion } from './claim.js';
 import type { FactKey } from './fact-key.js';
-import { canonicalJson, sha256 } from './hash.js';
+import { timelineHashes } from './blocks.js';
 import type { Policy } from './policy.js';
 import { compareInstants } from './order.js';
 import { fold } from './fold.js';
 import type { Timeline } from './timeline.js';
 
-/**
- * The part of a timeline that is state (design §4): the key without the workspace id, the policy,
- * values with intervals, status, conditions and evidence referenced by (source, idempotency key,
- * claim index), decisions and lineage events. No memory id, workspace id, ingest time,
- * revision-independent run data or reason wording: equal logs give equal bytes on any machine.
- */
-function stateOf(t: Timeline): unknown {
-  const ref = (r: { source: string; idempotency_key: string; index: number | null }) => [r.source, r.idempotency_key, r.index];
-  const { scope, owner, subject, predicate, qualifiers } = t.fact_key;
-  // Members in code-unit order, as canonical JSON spells them: the projection is then serialized
-  // as built, not copied again in order (a hot key's is megabytes).
-  return {
-    decisions: t.decisions.map((d) => [ref(d.claim), d.kind, d.target ? ref(d.target) : null]),
-    key: [scope, owner, subject, predicate, qualifiers],
-    lineage_events: t.lineage_events.map((e) => [e.source, e.idempotency_key, e.at, e.effect]),
-    // Keys linked into this memory, without the workspace id; absent when none, so the state
-    // of every memory no link touches hashes as before.
-    ...(t.linked ? { linked: t.linked.map(withoutWorkspace) } : {}),
-    policy: t.policy,
-    revision: t.revision,
-    status: t.status_hint,
-    values: t.values.map((v) => ({
-      conditions: v.conditions,
-      ended_by: v.ended_by ? [v.ended_by.kind, ...ref(v.ended_by)] : null,
-      evidence: v.evidence.map(ref),
-      from: v.valid_from,
-      status: v.status,
-      superseded_by: v.superseded_by,
-      to: v.valid_to,
-      value: v.value,
-    })),
-  };
-}
-
-function withoutWorkspace(key: string): unknown {
-  const parts = JSON.parse(key) as unknown[];
-  return [parts[0], ...parts.slice(2)];
-}
-
 const MOD = 1n << 256n;
 
-/** The digest of one timeline's state: what a subject's state hash is summed from. */
+/**
+ * The digest of one timeline's state (design §4: the key without the workspace id, the policy,
+ * values with intervals, status, conditions and evidence referenced by source, idempotency key and
+ * claim index, decisions and lineage events; no memory id, ingest time or reason wording): what a
+ * subject's state hash is summed from. Hashed block by block (`timelineHashes`).
+ */
 export function timelineDigest(t: Timeline): string {
-  return sha256(`state/2|${canonicalJson(stateOf(t))}`);
+  return timelineHashes(t, null, null).digest;
 }
 
 /**
@@ -91,8 +57,8 @@ export function timelineEtag(timeline: Timeline): string {
 
 /** The ETag of one memory and the canonical JSON it hashes, for a caller that also stores the timeline. */
 export function timelineEtagAndJson(timeline: Timeline): { etag: string; json: string } {
-  const json = canonicalJson(timeline);
-  return { etag: sha256(`etag/1|${json}`).slice(0, 32), json };
+  const { etag, json } = timelineHashes(timeline, null, null);
+  return { etag, json };
 }
 
 /**

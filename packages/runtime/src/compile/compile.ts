@@ -8,8 +8,7 @@ import {
   foldWithCheckpoint,
   policyFor,
   resumeFold,
-  timelineDigest,
-  timelineEtagAndJson,
+  timelineHashes,
   toldAsChange,
   updateStateHash,
   type Claim,
@@ -518,8 +517,9 @@ async function compileEpisodes(
           : foldMemoryWithCheckpoint(memoryClaims, policies.set, versions);
       const { timeline, checkpoint } = folded;
       // The canonical JSON hashed for the etag is also the timeline's stored text (a json column
-      // keeps it as sent), so the 5 MB timeline of a hot key is serialized once, not twice.
-      const { etag, json } = timelineEtagAndJson(timeline);
+      // keeps it as sent), so the 5 MB timeline of a hot key is serialized once, not twice; the
+      // digest is hashed from the same blocks.
+      const { etag, json, digest } = timelineHashes(timeline, null, null);
       if (before?.etag === etag) {
         // The same timeline can come with another checkpoint (a snapshot version of one of its
         // lineages now stops any resume): the row keeps the one that matches what it was folded from.
@@ -532,7 +532,7 @@ async function compileEpisodes(
         json,
         subject,
         etag,
-        digest: timelineDigest(timeline),
+        digest,
         summary,
         side: storedSide(summary),
         // A resumed fold holds only the new claims: the others' cue is in the row already.

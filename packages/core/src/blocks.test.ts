@@ -1,0 +1,163 @@
+// A timeline kept as sealed blocks and a head (docs/scaling.md, step 2): the same ETag, digest and
+// timeline as the whole, whichever blocks a history of compiles happened to seal.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Claim } from './claim.js';
+import { foldWithCheckpoint } from './fold.js';
+import { canResume, resumeFold } from './fold-resume.js';
+import { orderClaims } from './order.js';
+import { canonicalJson } from './hash.js';
+import type { Policy } from './policy.js';
+import { ROLES } from './roles.js';
+import { timelineDigest, timelineEtag } from './state-hash.js';
+import { claim } from './test-support.js';
+import type { Decision, Timeline, TimelineValue } from './timeline.js';
+import { view, viewSettlesAt } from './view.js';
+import { assembleTimeline, DECISION_BLOCK, timelineHashes, VALUE_BLOCK, viewableHead, type Sealed } from './blocks.js';
+
+const VALUES = ['Tuesday', 'Thursday', 'Friday'];
+const SEAL_BEFORE = '2030-01-01T00:00:00.000Z';
+const LATER = '2031-06-01T00:00:00.000Z';
+
+// Long histories of one key: enough values and decisions to fill blocks. Mostly owners asserting
+// a new day; now and then a reader overruled, a restatement, a retraction, a disagreement.
+const stepArb = fc.record({
+  value: fc.constantFrom(...VALUES),
+  role: fc.constantFrom(...Array.from({ length: 12 }, () => 'owner' as const), 'member' as const, ...ROLES),
+  op: fc.constantFrom('assert' as const, 'assert' as const, 'assert' as const, 'assert' as const, 'assert' as const, 'assert' as const, 'retract' as const),
+  author: fc.constantFrom('ann', 'bob', 'cy'),
+  gap: fc.integer({ min: 0, max: 90 }),
+});
+// Half the histories are owners' alone: one overruled value stops the sealing at its block (an
+// overruled value gathers the later overruled claims of its value), so a mixed history seals little.
+const historyArb = fc.tuple(fc.array(stepArb, { minLength: 200, maxLength: 700 }), fc.boolean()).map(([steps, ownersOnly]) => {
+  let minute = 0;
+  return steps.map((s, i): Claim => {
+    minute += s.gap;
+    return claim({
+      key: `h${i}`,
+      value: s.value,
+      op: s.op,
+      role: ownersOnly ? 'owner' : s.role,
+      author: s.author,
+      at: new Date(Date.UTC(2024, 0, 1) + minute * 60_000).toISOString(),
+    });
+  });
+});
+const policyArb = fc.constantFrom<Policy>(
+  { cardinality: 'one', mode: 'supersede', min_role: 'reader' },
+  { cardinality: 'one', mode: 'supersede', min_role: 'member' },
+  { cardinality: 'one', mode: 'flag', min_role: 'reader' },
+  { cardinality: 'one', mode: 'supersede', min_role: 'reader' },
+);
+
+const stored = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+const full = (claims: readonly Claim[], policy: Policy) => foldWithCheckpoint(claims, policy, []);
+
+/** What a store keeps: the sealed blocks' items and a head, as compiles leave them. */
+interface Kept {
+  head: Timeline;
+  sealed: Sealed | null;
+  values: TimelineValue[][];
+  decisions: Decision[][];
+}
+
+function keep(kept: Kept | null, timeline: Timeline): Kept {
+  const h = timelineHashes(timeline, kept?.sealed ?? null, SEAL_BEFORE);
+  const values = [...(kept?.values ?? [])];
+  const decisions = [...(kept?.decisions ?? [])];
+  for (const b of h.blocks) (b.kind === 'values' ? values : decisions)[b.n] = JSON.parse(b.json) as never;
+  // The row's text is the head's canonical JSON.
+  expect(h.json).toBe(canonicalJson(h.head));
+  return { head: JSON.parse(h.json) as Timeline, sealed: h.sealed, values, decisions };
+}
+
+describe('sealed blocks (fast-check)', () => {
+  it('compiles that resume from a head give the whole fold: timeline, ETag, digest and present view', () => {
+    let sealedValues = 0;
+    let sealedDecisions = 0;
+    let resumed = 0;
+    fc.assert(
+      fc.property(historyArb, policyArb, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }), (claims, policy, cuts) => {
+        const ordered = orderClaims(claims);
+        let at = Math.min(cuts[0]!, ordered.length);
+        let state = full(ordered.slice(0, at), policy);
+        let kept = keep(null, state.timeline);
+        for (let i = 1; at < ordered.length; i++) {
+          const segment = ordered.slice(at, at + cuts[i % cuts.length]!);
+          at += segment.length;
+          const cp = state.checkpoint;
+          if (cp && canResume(kept.head, cp, segment, kept.sealed)) {
+            const r = resumeFold(kept.head, stored(cp), stored(segment), policy, kept.sealed);
+            resumed += 1;
+            state = r;
+            kept = keep(kept, r.timeline);
+          } else {
+            // Folded from all claims: the whole timeline, hashed from scratch, sealed anew.
+            state = full(ordered.slice(0, at), policy);
+            kept = keep(null, state.timeline);
+          }
+        }
+        const whole = full(ordered, policy);
+        const assembled = assembleTimeline(kept.head, kept.values, kept.decisions);
+        expect(canonicalJson(assembled)).toBe(canonicalJson(whole.timeline));
+        expect(canonicalJson(state.checkpoint)).toBe(canonicalJson(whole.checkpoint));
+        const fromHead = timelineHashes(kept.head, kept.sealed, null);
+        expect(fromHead.etag).toBe(timelineEtag(whole.timeline));
+        expect(fromHead.digest).toBe(timelineDigest(whole.timeline));
+        // The present (any instant past the sealed values) seen from the head is the whole's view.
+        const seen = viewableHead(kept.head, kept.sealed);
+        expect(viewSettlesAt(seen)).toBe(viewSettlesAt(whole.timeline));
+        for (const instant of [LATER, viewSettlesAt(whole.timeline) ?? LATER]) {
+          const a = view(seen, instant);
+          const b = view(whole.timeline, instant);
+          expect([a.status, a.current, a.scheduled, a.conflict]).toEqual([b.status, b.current, b.scheduled, b.conflict]);
+        }
+        sealedValues += kept.sealed?.values.length ?? 0;
+        sealedDecisions += kept.sealed?.decisions.length ?? 0;
+      }),
+      { numRuns: 60 },
+    );
+    // Not held by sealing nothing, nor by never resuming.
+    expect(sealedValues).toBeGreaterThan(0);
+    expect(sealedDecisions).toBeGreaterThan(0);
+    expect(resumed).toBeGreaterThan(60);
+  });
+
+  it('the ETag and the digest change with any item of a sealed block', () => {
+    const policy: Policy = { cardinality: 'one', mode: 'supersede', min_role: 'reader' };
+    const claims = Array.from({ length: 2 * DECISION_BLOCK }, (_, i) =>
+      claim({ key: `c${i}`, value: VALUES[i % 3]!, role: 'owner', at: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString() }),
+    );
+    const t = full(claims, policy).timeline;
+    const kept = keep(null, t);
+    expect(kept.sealed?.values.length).toBeGreaterThan(0);
+    expect(kept.sealed?.decisions.length).toBeGreaterThan(0);
+    expect(kept.head.values.length).toBeLessThan(VALUE_BLOCK + 1);
+    const altered = { ...t, values: t.values.map((v, i) => (i === 3 ? { ...v, valid_from: '2024-01-01T00:00:30.000Z' } : v)) };
+    expect(timelineEtag(altered)).not.toBe(timelineEtag(t));
+    expect(timelineDigest(altered)).not.toBe(timelineDigest(t));
+    // Reasons are not state: the ETag changes, the digest does not.
+    const reworded = { ...t, decisions: t.decisions.map((d, i) => (i === 5 ? { ...d, reason: `${d.reason}.` } : d)) };
+    expect(timelineEtag(reworded)).not.toBe(timelineEtag(t));
+    expect(timelineDigest(reworded)).toBe(timelineDigest(t));
+    // Moving an item across a block's edge changes both.
+    const swapped = { ...t, values: [t.values[1]!, t.values[0]!, ...t.values.slice(2)] };
+    expect(timelineDigest(swapped)).not.toBe(timelineDigest(t));
+  });
+
+  it('seals nothing of an open value, of a value that ends after the bound, or of a many key', () => {
+    const at = (i: number) => new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString();
+    // One value restated: every decision stands on the open value.
+    const restated = Array.from({ length: 3 * DECISION_BLOCK }, (_, i) => claim({ key: `r${i}`, value: 'Tuesday', role: 'owner', at: at(i) }));
+    const one: Policy = { cardinality: 'one', mode: 'supersede', min_role: 'reader' };
+    expect(timelineHashes(full(restated, one).timeline, null, SEAL_BEFORE).sealed).toBeNull();
+    const changing = Array.from({ length: 2 * DECISION_BLOCK }, (_, i) => claim({ key: `c${i}`, value: VALUES[i % 3]!, role: 'owner', at: at(i) }));
+    expect(timelineHashes(full(changing, one).timeline, null, SEAL_BEFORE).sealed).not.toBeNull();
+    // Values that ended after the bound stay in the head (decisions about them may be sealed:
+    // only those about an open or overruled value can still be rewritten).
+    expect(timelineHashes(full(changing, one).timeline, null, at(0)).sealed?.values).toEqual([]);
+    const many = foldWithCheckpoint(changing, { ...one, cardinality: 'many' }, []).timeline;
+    expect(timelineHashes(many, null, SEAL_BEFORE).sealed).toBeNull();
+  });
+});
