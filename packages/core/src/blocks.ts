@@ -43,7 +43,8 @@ export interface NewBlock {
 
 export interface TimelineHashes {
   etag: string;
-  digest: string;
+  /** The state digest, computed when called. */
+  digest: () => string;
   /** The canonical JSON of what the memory's row keeps: the timeline past its sealed blocks. */
   json: string;
   /** The timeline past its sealed blocks (the row's timeline). */
@@ -85,17 +86,24 @@ function withoutWorkspace(key: string): unknown {
 
 interface Block {
   json: string;
-  hash: BlockHash;
+  /** Of the items as the timeline spells them (the ETag's). */
+  etag: string;
+  items: readonly unknown[];
 }
 
-function blocksOf<T>(items: readonly T[], size: number, stateOf: (x: T) => unknown, domain: string): Block[] {
+function blocksOf<T>(items: readonly T[], size: number, domain: string): Block[] {
   const out: Block[] = [];
   for (let i = 0; i < items.length; i += size) {
     const part = items.slice(i, i + size);
     const json = canonicalJson(part);
-    out.push({ json, hash: { etag: sha256(`${domain}/etag|${json}`), state: sha256(`${domain}/state|${canonicalJson(part.map(stateOf))}`) } });
+    out.push({ json, etag: sha256(`${domain}/etag|${json}`), items: part });
   }
   return out;
+}
+
+/** A block's state hash: computed only where a digest or a seal needs it. */
+function stateHashOf<T>(b: Block, stateOf: (x: T) => unknown, domain: string): string {
+  return sha256(`${domain}/state|${canonicalJson((b.items as readonly T[]).map(stateOf))}`);
 }
 
 /**
@@ -121,25 +129,18 @@ function finalValues(values: readonly TimelineValue[], before: string): boolean 
  */
 export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBefore: string | null): TimelineHashes {
   const { values, decisions, ...rest } = timeline;
-  const vBlocks = blocksOf(values, VALUE_BLOCK, stateOfValue, 'values/1');
-  const dBlocks = blocksOf(decisions, DECISION_BLOCK, stateOfDecision, 'decisions/1');
-  const vHashes = [...(sealed?.values ?? []), ...vBlocks.map((b) => b.hash)];
-  const dHashes = [...(sealed?.decisions ?? []), ...dBlocks.map((b) => b.hash)];
-  const etag = sha256(`etag/2|${canonicalJson({ ...rest, decisions: dHashes.map((h) => h.etag), values: vHashes.map((h) => h.etag) })}`).slice(0, 32);
-  const { scope, owner, subject, predicate, qualifiers } = timeline.fact_key;
-  const digest = sha256(
-    `state/3|${canonicalJson({
-      decisions: dHashes.map((h) => h.state),
-      key: [scope, owner, subject, predicate, qualifiers],
-      lineage_events: timeline.lineage_events.map((e) => [e.source, e.idempotency_key, e.at, e.effect]),
-      // Keys linked into this memory, without the workspace id; absent when none.
-      ...(timeline.linked ? { linked: timeline.linked.map(withoutWorkspace) } : {}),
-      policy: timeline.policy,
-      revision: timeline.revision,
-      status: timeline.status_hint,
-      values: vHashes.map((h) => h.state),
-    })}`,
-  );
+  const vBlocks = blocksOf(values, VALUE_BLOCK, 'values/1');
+  const dBlocks = blocksOf(decisions, DECISION_BLOCK, 'decisions/1');
+  // The rest as canonical JSON without its braces: members sort with `decisions` first and
+  // `values` last, so the row's text and the ETag's input are both spliced around it.
+  const restJson = canonicalJson(rest).slice(1, -1);
+  const spliced = (d: string, v: string) => `{"decisions":[${d}],${restJson},"values":[${v}]}`;
+  const quoted = (hashes: readonly string[]) => hashes.map((h) => `"${h}"`).join(',');
+  const etag = sha256(
+    `etag/2|${spliced(quoted([...(sealed?.decisions ?? []).map((h) => h.etag), ...dBlocks.map((b) => b.etag)]), quoted([...(sealed?.values ?? []).map((h) => h.etag), ...vBlocks.map((b) => b.etag)]))}`,
+  ).slice(0, 32);
+  const vState = (b: Block) => stateHashOf(b, stateOfValue, 'values/1');
+  const dState = (b: Block) => stateHashOf(b, stateOfDecision, 'decisions/1');
 
   let nv = 0;
   let nd = 0;
@@ -155,6 +156,10 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
     ...vBlocks.slice(0, nv).map((b, i) => ({ kind: 'values' as const, n: base.values / VALUE_BLOCK + i, json: b.json })),
     ...dBlocks.slice(0, nd).map((b, i) => ({ kind: 'decisions' as const, n: base.decisions / DECISION_BLOCK + i, json: b.json })),
   ];
+  // A block sealed here keeps its state hash, so the digest computed below does not redo it.
+  const sealedHash = new Map<Block, BlockHash>();
+  for (const b of vBlocks.slice(0, nv)) sealedHash.set(b, { etag: b.etag, state: vState(b) });
+  for (const b of dBlocks.slice(0, nd)) sealedHash.set(b, { etag: b.etag, state: dState(b) });
   let nextSealed = sealed;
   if (nv > 0 || nd > 0) {
     const newlySealed = values.slice(0, nv * VALUE_BLOCK);
@@ -170,18 +175,34 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
       }
     }
     nextSealed = {
-      values: [...(sealed?.values ?? []), ...vBlocks.slice(0, nv).map((b) => b.hash)],
-      decisions: [...(sealed?.decisions ?? []), ...dBlocks.slice(0, nd).map((b) => b.hash)],
+      values: [...(sealed?.values ?? []), ...vBlocks.slice(0, nv).map((b) => sealedHash.get(b)!)],
+      decisions: [...(sealed?.decisions ?? []), ...dBlocks.slice(0, nd).map((b) => sealedHash.get(b)!)],
       held,
       until,
       retracted: (sealed?.retracted ?? false) || newlySealed.some((v) => v.status === 'retracted'),
     };
   }
-  // The row's text: the canonical JSON of the head, spliced from its blocks' (members sort with
-  // `decisions` first and `values` last), so a timeline is serialized once.
   const inner = (bs: readonly Block[]) => bs.map((b) => b.json.slice(1, -1)).join(',');
-  const json = `{"decisions":[${inner(dBlocks.slice(nd))}],${canonicalJson(rest).slice(1, -1)},"values":[${inner(vBlocks.slice(nv))}]}`;
+  const json = spliced(inner(dBlocks.slice(nd)), inner(vBlocks.slice(nv)));
   const head = nv > 0 || nd > 0 ? { ...timeline, values: values.slice(nv * VALUE_BLOCK), decisions: decisions.slice(nd * DECISION_BLOCK) } : timeline;
+  // The state digest only on demand: a compile whose timeline comes out unchanged, and a reader
+  // that wants the ETag, never build the state projection.
+  const digest = () => {
+    const { scope, owner, subject, predicate, qualifiers } = timeline.fact_key;
+    return sha256(
+      `state/3|${canonicalJson({
+        decisions: [...(sealed?.decisions ?? []).map((h) => h.state), ...dBlocks.map((b) => sealedHash.get(b)?.state ?? dState(b))],
+        key: [scope, owner, subject, predicate, qualifiers],
+        lineage_events: timeline.lineage_events.map((e) => [e.source, e.idempotency_key, e.at, e.effect]),
+        // Keys linked into this memory, without the workspace id; absent when none.
+        ...(timeline.linked ? { linked: timeline.linked.map(withoutWorkspace) } : {}),
+        policy: timeline.policy,
+        revision: timeline.revision,
+        status: timeline.status_hint,
+        values: [...(sealed?.values ?? []).map((h) => h.state), ...vBlocks.map((b) => sealedHash.get(b)?.state ?? vState(b))],
+      })}`,
+    );
+  };
   return { etag, digest, json, head, sealed: nextSealed, blocks };
 }
 

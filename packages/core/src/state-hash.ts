@@ -15,7 +15,7 @@ const MOD = 1n << 256n;
  * subject's state hash is summed from. Hashed block by block (`timelineHashes`).
  */
 export function timelineDigest(t: Timeline): string {
-  return timelineHashes(t, null, null).digest;
+  return timelineHashes(t, null, null).digest();
 }
 
 /**

@@ -518,7 +518,7 @@ async function compileEpisodes(
       const { timeline, checkpoint } = folded;
       // The canonical JSON hashed for the etag is also the timeline's stored text (a json column
       // keeps it as sent), so the 5 MB timeline of a hot key is serialized once, not twice; the
-      // digest is hashed from the same blocks.
+      // state digest is computed only for a timeline that changed.
       const { etag, json, digest } = timelineHashes(timeline, null, null);
       if (before?.etag === etag) {
         // The same timeline can come with another checkpoint (a snapshot version of one of its
@@ -532,7 +532,7 @@ async function compileEpisodes(
         json,
         subject,
         etag,
-        digest,
+        digest: digest(),
         summary,
         side: storedSide(summary),
         // A resumed fold holds only the new claims: the others' cue is in the row already.
