@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@canon/runtime';
 import { startTestCanon, type TestCanon } from '@canon/testing';
+import { TIMELINE } from '@canon/store';
 
 // A compile that brings a key only claims after everything it folded resumes the key's fold from
 // the checkpoint stored with its memory, and reads none of the key's other claims. Whatever the
@@ -63,7 +64,8 @@ type Stored = {
 /** The stored memory with every workspace-specific spelling taken out. */
 async function stored(workspace: string): Promise<Stored> {
   const q = async (text: string) => (await canon.runtime.pool.query(text, [workspace, SUBJECT])).rows;
-  const memories = await q('SELECT key, revision, status, timeline, checkpoint, told_as_change FROM memories WHERE workspace_id = $1 AND subject = $2 ORDER BY predicate');
+  // The whole timeline, assembled from the blocks sealed apart from the row and its head.
+  const memories = await q(`SELECT key, revision, status, ${TIMELINE}, checkpoint, told_as_change FROM memories WHERE workspace_id = $1 AND subject = $2 ORDER BY predicate`);
   const values = await q('SELECT ord, value, search_text, status, valid_from, valid_to FROM memory_values WHERE workspace_id = $1 AND subject = $2 ORDER BY ord');
   const decisions = await q(
     'SELECT idempotency_key, claim_index, kind, target, reason FROM claim_decisions WHERE workspace_id = $1 AND $2::text IS NOT NULL ORDER BY idempotency_key, claim_index',
@@ -136,6 +138,13 @@ describe('a key compiled episode by episode resumes its fold', () => {
     await compile('same');
     const incremental = await stored('same');
     expect(incremental.memories[0]!.timeline.decisions.filter((d) => d.kind === 'superseded_by')).toHaveLength(301);
+    // The first 256 of those decisions are final (no open value stands on their claims): kept as a
+    // block apart from the row, whose head holds the rest.
+    const kept = await canon.runtime.pool.query<{ n: number; head: number }>(
+      `SELECT (SELECT count(*)::int FROM memory_blocks WHERE workspace_id = 'same' AND kind = 'decisions') AS n,
+              json_array_length(timeline->'decisions') AS head FROM memories WHERE workspace_id = 'same'`,
+    );
+    expect(kept.rows).toEqual([{ n: 1, head: 302 - 256 }]);
     await canon.runtime.pool.query(
       `UPDATE claims SET claim = (claim::jsonb || '{"text": ""}')::json WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'`,
     );

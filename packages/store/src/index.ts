@@ -61,7 +61,8 @@ export { candidateSidesStatement, recallPageStatement } from './memories/recall-
 export { summariesOfSubject } from './memories/summaries-of-subject.js';
 export { updateMemoriesIfRevision, type ConditionalUpdate } from './memories/update-memories-if-revision.js';
 export { updateCheckpoints } from './memories/update-checkpoints.js';
-export { type CandidateSideRow, type MemoryRecallRow, type MemoryRow, type MemoryWrite } from './memories/rows.js';
+export { writeBlocks } from './memories/write-blocks.js';
+export { TIMELINE, type CandidateSideRow, type MemoryRecallRow, type MemoryRow, type MemoryWrite } from './memories/rows.js';
 export { decisionsOfEpisodes, type EpisodeDecision } from './projections/decisions-of-episodes.js';
 export { projectionRowsOfSubject, type ProjectionRows } from './projections/projection-rows-of-subject.js';
 export { searchText } from './projections/search-text.js';

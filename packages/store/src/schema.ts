@@ -219,6 +219,12 @@ export const memories = pgTable(
      * many key, an open value on too many claims), and on rows written before it existed.
      */
     checkpoint: json('checkpoint'),
+    /**
+     * The hashes and view bounds of the blocks of this timeline kept in `memory_blocks` (`Sealed`,
+     * docs/scaling.md): `timeline` then holds only the items after them, the head. Null: the
+     * timeline is whole. Never part of a hash, which does not depend on where the blocks are kept.
+     */
+    sealed: json('sealed'),
   },
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.id] }),
@@ -226,6 +232,24 @@ export const memories = pgTable(
     // Recall of a subject reads a page in bytewise key order: from the index, not a sort of the subject.
     index('memories_subject_key_idx').on(t.workspace_id, t.subject, sql`${t.key} COLLATE "C"`),
   ],
+);
+
+/**
+ * A timeline's final blocks (values by 64, decisions by 256, counted from its start), kept apart
+ * from its memory's row so that a compile of a key restated without end reads and writes its head
+ * only (docs/scaling.md, "A key restated without end"). `items` is the block's canonical JSON, as
+ * the block was hashed. Readers of a whole timeline assemble it (`TIMELINE`).
+ */
+export const memoryBlocks = pgTable(
+  'memory_blocks',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    memory_id: text('memory_id').notNull(),
+    kind: text('kind').notNull(),
+    n: integer('n').notNull(),
+    items: json('items').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.memory_id, t.kind, t.n] })],
 );
 
 /** The timeline's values as rows, for queries by time and text. No "current" flag: a view. */

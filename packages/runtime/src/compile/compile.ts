@@ -8,13 +8,16 @@ import {
   foldWithCheckpoint,
   policyFor,
   resumeFold,
+  sealedBase,
   timelineHashes,
   toldAsChange,
   updateStateHash,
+  viewableHead,
   type Claim,
   type FoldCheckpoint,
   type LineageVersion,
   type PolicySet,
+  type Sealed,
   type Timeline,
 } from '@canon/core';
 import {
@@ -46,6 +49,7 @@ import {
   updateCheckpoints,
   updateMemoriesIfRevision,
   upsertSubject,
+  writeBlocks,
   type MemoryRow,
   type MemoryWrite,
   type Pool,
@@ -303,6 +307,12 @@ const FOLD_BATCH = 200;
  * keeps none and reads every key's claims from the table, as memory must not grow with the chunk.
  */
 const FRESH_CLAIMS = 20_000;
+/**
+ * A block of values is sealed (kept apart from its memory's row, never rewritten) only when all
+ * its values ended at least this long before the compile: a claim a little late, or from a clock
+ * a little ahead, still lands in the head, which any later compile rewrites.
+ */
+const SEAL_MARGIN_MS = 60 * 60 * 1000;
 
 async function compileEpisodes(
   tx: PoolClient,
@@ -315,6 +325,7 @@ async function compileEpisodes(
   changes: ChangeLog,
 ): Promise<CompileResult> {
   const started = new Date();
+  const sealBefore = new Date(started.getTime() - SEAL_MARGIN_MS).toISOString();
   const t0 = performance.now();
   const result = emptyResult(subject, EMPTY_STATE_HASH);
 
@@ -446,8 +457,16 @@ async function compileEpisodes(
         const own = kept.get(id);
         if (!row?.checkpoint || !own || links.groupOfId.has(id) || counts.get(id) !== row.timeline.revision + own.length) continue;
         const added = own.map((c) => storedForm(c));
-        if (canResume(row.timeline, row.checkpoint, added)) resumes.set(id, { checkpoint: row.checkpoint, added });
+        if (canResume(row.timeline, row.checkpoint, added, row.sealed ?? null)) resumes.set(id, { checkpoint: row.checkpoint, added });
       }
+    }
+    // A compile reads heads (`memories.sealed`); a key that folds from all its claims compares
+    // against, and replaces, its whole timeline, read assembled from its blocks.
+    const headsOnly = [...existing.values()].filter((r) => r.sealed && !resumes.has(r.id)).map((r) => r.id);
+    const replacing = new Set(headsOnly);
+    for (const [id, whole] of await memoriesByIds(tx, workspaceId, headsOnly)) {
+      const head = existing.get(id)!;
+      existing.set(id, { ...head, timeline: whole.timeline, sealed: null });
     }
     const claimsByMemory = await claimsOf(
       [...needed].filter((id) => !resumes.has(id)).sort(),
@@ -455,7 +474,7 @@ async function compileEpisodes(
     );
     const lineages = [...new Set([...claimsByMemory.values()].flatMap((cs) => cs.map((c) => c.lineage)))];
     const versions = await snapshotVersions(tx, workspaceId, subject, lineages, compilingSnapshots);
-    return { batch, claimsByMemory, versions, existing, resumes };
+    return { batch, claimsByMemory, versions, existing, resumes, replacing };
   };
   const writeBatch = async (
     inserts: MemoryWrite[],
@@ -468,6 +487,7 @@ async function compileEpisodes(
     await insertMemories(tx, workspaceId, inserts);
     const updated = await updateMemoriesIfRevision(tx, workspaceId, updates);
     if (!updated.ok) throw new StaleWriteError(`memory ${updated.id} changed since it was read`);
+    await writeBlocks(tx, workspaceId, [...inserts, ...updates.map((u) => u.write)]);
     const moved = await updateCheckpoints(tx, workspaceId, checkpoints);
     if (!moved.ok) throw new StaleWriteError(`memory ${moved.id} changed since it was read`);
     await writeProjections(tx, workspaceId, writes);
@@ -476,7 +496,7 @@ async function compileEpisodes(
   writing = null;
   for (let k = 0; reading; k += 1) {
     // A failed write aborts the transaction and the reads queued behind it: report the write's error.
-    const { batch, claimsByMemory, versions, existing, resumes } = await reading.catch(async (err: unknown) => {
+    const { batch, claimsByMemory, versions, existing, resumes, replacing } = await reading.catch(async (err: unknown) => {
       if (writing) await writing;
       throw err;
     });
@@ -510,26 +530,34 @@ async function compileEpisodes(
         sinceYield = performance.now();
       }
       const before = existing.get(id);
+      // A resumed fold gives the head past the blocks its row had sealed; any other, the whole.
+      const prefix: Sealed | null = resume ? (before!.sealed ?? null) : null;
       const folded = resume
-        ? resumeFold(before!.timeline, resume.checkpoint, resume.added, policyFor(policies.set, resume.added[0]!.predicate))
+        ? resumeFold(before!.timeline, resume.checkpoint, resume.added, policyFor(policies.set, resume.added[0]!.predicate), prefix)
         : group
           ? { timeline: foldGroup(group, claimsByMemory, policies.set, versions)!, checkpoint: null }
           : foldMemoryWithCheckpoint(memoryClaims, policies.set, versions);
       const { timeline, checkpoint } = folded;
-      // The canonical JSON hashed for the etag is also the timeline's stored text (a json column
-      // keeps it as sent), so the 5 MB timeline of a hot key is serialized once, not twice; the
-      // state digest is computed only for a timeline that changed.
-      const { etag, json, digest } = timelineHashes(timeline, null, null);
+      // The canonical JSON hashed for the etag is also the head's stored text (a json column keeps
+      // it as sent), so a timeline is serialized once; the state digest is computed only for a
+      // timeline that changed. Blocks that have become final are sealed here and stored apart.
+      const hashes = timelineHashes(timeline, prefix, sealBefore);
+      const { etag, json, digest } = hashes;
       if (before?.etag === etag) {
         // The same timeline can come with another checkpoint (a snapshot version of one of its
         // lineages now stops any resume): the row keeps the one that matches what it was folded from.
         if (kind === 'compile' && JSON.stringify(before.checkpoint ?? null) !== JSON.stringify(checkpoint)) checkpoints.push({ id, checkpoint, expected: before });
         continue;
       }
-      const summary = storedSummary({ id: timeline.memory_id, subject, etag }, timeline);
+      // What the present sees of a head is what it sees of the whole timeline (`viewableHead`).
+      const seen = viewableHead(timeline, prefix);
+      const summary = storedSummary({ id: timeline.memory_id, subject, etag }, seen);
       const write: MemoryWrite = {
         timeline,
         json,
+        sealed: hashes.sealed,
+        blocks: hashes.blocks,
+        replaceBlocks: replacing.has(id),
         subject,
         etag,
         digest: digest(),
@@ -549,8 +577,8 @@ async function compileEpisodes(
         removedDigests.push(before.digest);
       }
       addedDigests.push(write.digest);
-      noteWritten(changes, before, timeline, write.digest);
-      writes.push({ write, before: before?.timeline ?? null });
+      noteWritten(changes, before && { ...before, timeline: viewableHead(before.timeline, prefix) }, seen, write.digest);
+      writes.push({ write, before: before?.timeline ?? null, base: sealedBase(prefix).values });
       countChanges(result, before, timeline);
       conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
     }

@@ -1,4 +1,4 @@
-import { canonicalJson, COMPILER_VERSION, combineDigests, extract, Timeline, timelineDigest, timelineEtag, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { canonicalJson, COMPILER_VERSION, combineDigests, extract, sealedBase, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -135,7 +135,15 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     if (timelineEtag(actual) !== row.etag) diff('etag', timelineEtag(actual), row.etag);
     // Recall reads the summary, not the timeline: it must say what the timeline says (a row from
     // before summaries existed has none, and recall reads its timeline).
-    const { summary, side, told_as_change, checkpoint } = summaries.get(row.id) ?? { summary: null, side: null, told_as_change: false, checkpoint: null };
+    const { summary, side, told_as_change, checkpoint, sealed } = summaries.get(row.id) ?? { summary: null, side: null, told_as_change: false, checkpoint: null, sealed: null };
+    // The next compile hashes the head with the sealed blocks' stored hashes, not their items:
+    // those hashes must be the items' own, or its ETag and digest would drift from a rebuild's.
+    if (sealed !== null) {
+      const base = sealedBase(sealed);
+      const head = { ...actual, values: actual.values.slice(base.values), decisions: actual.decisions.slice(base.decisions) };
+      const fromSealed = timelineHashes(head, sealed, null);
+      if (fromSealed.etag !== row.etag || fromSealed.digest() !== timelineDigest(actual)) diff('sealed blocks', row.etag, fromSealed.etag);
+    }
     if (told_as_change !== (told.get(row.id) ?? false)) diff('told_as_change', told.get(row.id) ?? false, told_as_change);
     // The next compile resumes from the checkpoint without reading the key's claims, so a stored
     // one must be the fold's own. None is always sound (the compile folds from all claims): a row

@@ -5,7 +5,9 @@ import type { MemoryShapeRow } from './rows.js';
 export async function memoryShapesOfSubject(sql: Sql, workspaceId: string, subject: string): Promise<MemoryShapeRow[]> {
   const { rows } = await sql.query<MemoryShapeRow>(
     `SELECT id, key,
-            CASE WHEN predicate = 'note' THEN timeline->'values'->0->>'value' END AS note_text,
+            CASE WHEN predicate = 'note' THEN COALESCE(
+              (SELECT b.items->0->>'value' FROM memory_blocks b WHERE b.workspace_id = memories.workspace_id AND b.memory_id = memories.id AND b.kind = 'values' AND b.n = 0),
+              timeline->'values'->0->>'value') END AS note_text,
             told_as_change, candidates
        FROM memories WHERE workspace_id = $1 AND subject = $2 ORDER BY id`,
     [workspaceId, subject],

@@ -1,7 +1,7 @@
 import type { Sql } from '../db.js';
-import type { MemoryRow } from './rows.js';
+import { TIMELINE, type MemoryRow } from './rows.js';
 
-const COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline';
+const COLUMNS = `id, subject, key, revision, etag, digest, status, ${TIMELINE}`;
 
 /**
  * Memories whose timeline ends conflicted (the `status` column is the time-free hint), of one

@@ -5,6 +5,7 @@ export async function deleteDerivedOfSubject(sql: Sql, workspaceId: string, subj
   const ids = `SELECT id FROM memories WHERE workspace_id = $1 AND subject = $2`;
   await sql.query(`DELETE FROM evidence WHERE workspace_id = $1 AND memory_id IN (${ids})`, [workspaceId, subject]);
   await sql.query(`DELETE FROM claim_decisions WHERE workspace_id = $1 AND memory_id IN (${ids})`, [workspaceId, subject]);
+  await sql.query(`DELETE FROM memory_blocks WHERE workspace_id = $1 AND memory_id IN (${ids})`, [workspaceId, subject]);
   await sql.query('DELETE FROM memory_values WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);
   await sql.query('DELETE FROM memories WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);
   await sql.query('DELETE FROM claims WHERE workspace_id = $1 AND subject = $2', [workspaceId, subject]);

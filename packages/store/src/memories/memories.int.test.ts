@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY_SET, extract, fold, foldWithCheckpoint, policyFor } from '@canon/core';
+import { DEFAULT_POLICY_SET, extract, fold, foldWithCheckpoint, policyFor, timelineHashes } from '@canon/core';
 import { claimBody, compiledFrom, logEpisodes, memoryWrite, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertClaims } from '../claims/insert-claims.js';
@@ -23,6 +23,7 @@ import type { MemoryRecallRow } from './rows.js';
 import { summariesOfSubject } from './summaries-of-subject.js';
 import { updateCheckpoints } from './update-checkpoints.js';
 import { updateMemoriesIfRevision } from './update-memories-if-revision.js';
+import { writeBlocks } from './write-blocks.js';
 
 // The memories table: one row per fact key, its timeline, and what recall reads instead of it.
 
@@ -148,10 +149,12 @@ describe('candidateSidesStatement', () => {
 });
 
 describe('summariesOfSubject', () => {
-  it('maps each memory of a subject to its stored summary, side and change flag', async () => {
+  it('maps each memory of a subject to its stored summary, side, change flag, checkpoint and sealed blocks', async () => {
     const { memories } = await seeded('w-summaries');
     const ofS = memories.filter((m) => m.subject === 's');
-    expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side, told_as_change: m.told_as_change, checkpoint: m.checkpoint }])));
+    expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(
+      new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side, told_as_change: m.told_as_change, checkpoint: m.checkpoint, sealed: null }])),
+    );
   });
 });
 
@@ -274,5 +277,67 @@ describe('deleteMemories', () => {
     const projections = await projectionRowsOfSubject(pool, 'w-delete', 's');
     expect(projections.values.some((v) => v.memory_id === day.timeline.memory_id)).toBe(false);
     expect(projections.values.some((v) => v.memory_id === owner.timeline.memory_id)).toBe(true);
+  });
+});
+
+describe('writeBlocks', () => {
+  /** One key whose owner changes it 140 times, every change an hour after the last, in 2025. */
+  async function longHistory(workspaceId: string) {
+    const episodes = await logEpisodes(
+      pool,
+      workspaceId,
+      Array.from({ length: 140 }, (_, i) => ({
+        idempotency_key: `day-${i}`,
+        subject: 's',
+        occurred_at: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000).toISOString(),
+        body: claimBody('deploy_day', `day ${i}`),
+      })),
+      // One author: each statement updates the last (the author rule).
+      { role: 'owner', user: 'ann' },
+    );
+    const { claims, memories } = compiledFrom(episodes);
+    await insertClaims(pool, claims);
+    return memories[0]!;
+  }
+
+  it('keeps the sealed blocks apart from the head, and every reader but a compile gets the whole timeline back', async () => {
+    const whole = await longHistory('w-blocks');
+    const cut = timelineHashes(whole.timeline, null, '2030-01-01T00:00:00.000Z');
+    expect(cut.blocks.map((b) => [b.kind, b.n])).toEqual([
+      ['values', 0],
+      ['values', 1],
+    ]);
+    const write = { ...whole, json: cut.json, sealed: cut.sealed, blocks: cut.blocks };
+    await insertMemories(pool, 'w-blocks', [write]);
+    await writeBlocks(pool, 'w-blocks', [write]);
+    const id = whole.timeline.memory_id;
+    expect((await memoriesByIds(pool, 'w-blocks', [id])).get(id)!.timeline).toEqual(whole.timeline);
+    expect((await memoriesOfSubject(pool, 'w-blocks', 's'))[0]!.timeline).toEqual(whole.timeline);
+    // A compile's read: the head past the blocks, and their hashes.
+    const head = (await memoriesByIds(pool, 'w-blocks', [id], { checkpoint: true })).get(id)!;
+    expect(head.timeline.values).toEqual(whole.timeline.values.slice(128));
+    expect(head.sealed).toEqual(cut.sealed);
+
+    // Cut afresh with an earlier bound (a fold from all claims): the stored blocks are replaced.
+    const fewer = timelineHashes(whole.timeline, null, '2025-01-04T00:00:00.000Z');
+    expect(fewer.blocks).toHaveLength(1);
+    const again = { ...whole, json: fewer.json, sealed: fewer.sealed, blocks: fewer.blocks, replaceBlocks: true };
+    expect(await updateMemoriesIfRevision(pool, 'w-blocks', [{ write: again, expected: { revision: whole.timeline.revision, etag: whole.etag } }])).toEqual({ ok: true });
+    await writeBlocks(pool, 'w-blocks', [again]);
+    const { rows } = await pool.query('SELECT kind, n FROM memory_blocks WHERE workspace_id = $1', ['w-blocks']);
+    expect(rows).toEqual([{ kind: 'values', n: 0 }]);
+    expect((await memoriesByIds(pool, 'w-blocks', [id])).get(id)!.timeline).toEqual(whole.timeline);
+    // And the memory's deletion takes them.
+    await deleteMemories(pool, 'w-blocks', [id]);
+    expect((await pool.query('SELECT count(*)::int AS n FROM memory_blocks WHERE workspace_id = $1', ['w-blocks'])).rows).toEqual([{ n: 0 }]);
+  });
+
+  it('writes nothing for writes that sealed nothing', async () => {
+    const whole = await longHistory('w-no-blocks');
+    await insertMemories(pool, 'w-no-blocks', [whole]);
+    await writeBlocks(pool, 'w-no-blocks', [whole]);
+    expect((await pool.query('SELECT count(*)::int AS n FROM memory_blocks WHERE workspace_id = $1', ['w-no-blocks'])).rows).toEqual([{ n: 0 }]);
+    const id = whole.timeline.memory_id;
+    expect((await memoriesByIds(pool, 'w-no-blocks', [id])).get(id)!.timeline).toEqual(whole.timeline);
   });
 });

@@ -1,4 +1,4 @@
-import type { FoldCheckpoint, Timeline } from '@canon/core';
+import type { FoldCheckpoint, NewBlock, Sealed, Timeline } from '@canon/core';
 import type { CandidateRefRow } from '../candidates/rows.js';
 
 export interface MemoryRow {
@@ -18,9 +18,33 @@ export interface MemoryRow {
    */
   checkpoint?: FoldCheckpoint | null;
   told_as_change?: boolean;
+  /**
+   * Read only by a compile (`memoriesByIds` with `checkpoint`), which reads the head: the blocks
+   * of the timeline kept in `memory_blocks`, whose items `timeline` then does not hold. Null or
+   * absent: `timeline` is whole.
+   */
+  sealed?: Sealed | null;
 }
 
-export const COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline, candidates';
+/** A timeline's sealed items of one kind, in order, as a jsonb array (empty when none). */
+const sealedItems = (kind: 'values' | 'decisions') =>
+  `COALESCE((SELECT jsonb_agg(x.item ORDER BY b.n, x.o) FROM memory_blocks b
+     CROSS JOIN LATERAL jsonb_array_elements(b.items::jsonb) WITH ORDINALITY AS x(item, o)
+     WHERE b.workspace_id = memories.workspace_id AND b.memory_id = memories.id AND b.kind = '${kind}'), '[]'::jsonb)`;
+
+/**
+ * A memory's whole timeline: its row's, or, where blocks of it are kept apart (`sealed`), those
+ * blocks' items followed by the head's. For every reader but a compile, which reads the head.
+ */
+export const TIMELINE = `CASE WHEN memories.sealed IS NULL THEN memories.timeline
+  ELSE (memories.timeline::jsonb || jsonb_build_object(
+    'values', ${sealedItems('values')} || (memories.timeline::jsonb -> 'values'),
+    'decisions', ${sealedItems('decisions')} || (memories.timeline::jsonb -> 'decisions')))::json END AS timeline`;
+
+export const COLUMNS = `id, subject, key, revision, etag, digest, status, ${TIMELINE}, candidates`;
+
+/** A compile's read: the head as the row keeps it, and what resumes its fold. */
+export const HEAD_COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline, candidates, checkpoint, told_as_change, sealed';
 
 /** A memory as recall of a subject reads it: its stored summary, not its timeline. */
 export interface MemoryRecallRow {
@@ -55,11 +79,17 @@ export interface MemoryWrite {
   told_as_change: boolean;
   /** See `memories.checkpoint`; null where the fold cannot resume. */
   checkpoint: FoldCheckpoint | null;
+  /** See `memories.sealed`: `json` is then the head, past these blocks. Absent: none. */
+  sealed?: Sealed | null;
+  /** Blocks to add to the ones the row has (`timelineHashes`). */
+  blocks?: readonly NewBlock[];
+  /** The row's stored blocks are dropped before `blocks` are added (a fold from all claims). */
+  replaceBlocks?: boolean;
 }
 
 /** The members of a `jsonRows` row, as `json_to_recordset` reads them: one pass over the text. */
 export const MEMORY_RECORD =
-  'n int, id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, summary jsonb, side jsonb, told_as_change boolean, checkpoint json';
+  'n int, id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, summary jsonb, side jsonb, told_as_change boolean, checkpoint json, sealed json';
 
 /**
  * Memory rows as one JSON array, and their timelines as parameters of their own (`$first`, …)
@@ -93,7 +123,7 @@ export function jsonRows(
         told_as_change: w.told_as_change,
         ...(expected ? { expected_revision: expected.revision, expected_etag: expected.etag } : {}),
       });
-      return `${head.slice(0, -1)},"checkpoint":${JSON.stringify(w.checkpoint)}}`;
+      return `${head.slice(0, -1)},"checkpoint":${JSON.stringify(w.checkpoint)},"sealed":${JSON.stringify(w.sealed ?? null)}}`;
     })
     .join(',')}]`;
   return { json, timelines };

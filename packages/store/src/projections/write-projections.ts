@@ -7,6 +7,11 @@ export interface ProjectionChange {
   write: MemoryWrite;
   /** The timeline the rows were projected from so far; null for a new memory. */
   before: Timeline | null;
+  /**
+   * How many values come before the ones `before` and the write's timeline hold: both are heads
+   * past the same sealed blocks (a resumed compile), whose rows stay as they are. 0: whole.
+   */
+  base?: number;
 }
 
 type ValueRow = { w: MemoryWrite; v: Timeline['values'][number]; ord: number };
@@ -70,7 +75,7 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
   // more per row of a first compile's 100,000 evidence and decision rows.
   const fresh = { values: [] as ValueRow[], evidence: [] as EvidenceRow[], decisions: [] as DecisionRow[] };
 
-  for (const { write: w, before } of changes) {
+  for (const { write: w, before, base = 0 } of changes) {
     const id = w.timeline.memory_id;
     if (!before) {
       // A new memory: every row is written, with no projection to compare against.
@@ -86,9 +91,10 @@ export async function writeProjections(sql: Sql, workspaceId: string, changes: r
     // Searchable text is the predicate and qualifiers with the value: with the same key text on
     // both sides, an unchanged value has an unchanged text.
     const sameKeyText = before.fact_key.predicate === w.timeline.fact_key.predicate && JSON.stringify(before.fact_key.qualifiers) === JSON.stringify(w.timeline.fact_key.qualifiers);
-    for (let ord = 0; ord < Math.max(old.length, values.length); ord += 1) {
-      const prior = old[ord];
-      const v = values[ord];
+    for (let i = 0; i < Math.max(old.length, values.length); i += 1) {
+      const ord = base + i;
+      const prior = old[i];
+      const v = values[i];
       if (!v) valuesToDelete.push({ memory_id: id, ord });
       else if (!prior || !sameValue(prior, v) || (!sameKeyText && searchText(before, prior.value) !== searchText(w.timeline, v.value))) valuesToWrite.push({ w, v, ord });
       // Past their common prefix, a value's evidence is matched by name against the whole other list.

@@ -1,0 +1,31 @@
+import type { Sql } from '../db.js';
+import type { MemoryWrite } from './rows.js';
+
+/**
+ * Stores the blocks that memories' writes sealed (`memory_blocks`): a memory folded from all its
+ * claims has its stored blocks dropped first, since its timeline was hashed and cut afresh; a
+ * resumed one only adds the blocks that filled. One statement each, whatever the number of rows.
+ */
+export async function writeBlocks(sql: Sql, workspaceId: string, writes: readonly MemoryWrite[]): Promise<void> {
+  const replaced = writes.filter((w) => w.replaceBlocks).map((w) => w.timeline.memory_id);
+  if (replaced.length > 0) await sql.query('DELETE FROM memory_blocks WHERE workspace_id = $1 AND memory_id = ANY($2::text[])', [workspaceId, replaced]);
+  const ids: string[] = [];
+  const kinds: string[] = [];
+  const ns: number[] = [];
+  const items: string[] = [];
+  for (const w of writes) {
+    for (const b of w.blocks ?? []) {
+      ids.push(w.timeline.memory_id);
+      kinds.push(b.kind);
+      ns.push(b.n);
+      items.push(b.json);
+    }
+  }
+  if (ids.length === 0) return;
+  // Items as text turned into json in the database: the block's canonical JSON is stored as sent.
+  await sql.query(
+    `INSERT INTO memory_blocks (workspace_id, memory_id, kind, n, items)
+     SELECT $1, b.memory_id, b.kind, b.n, b.items::json FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS b(memory_id, kind, n, items)`,
+    [workspaceId, ids, kinds, ns, items],
+  );
+}
