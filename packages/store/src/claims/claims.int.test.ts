@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimBody, compiledFrom, logEpisodes, useStoreDatabase } from '@canon/testing';
+import { claimBody, compiledFrom, inWorkspace, logEpisodes, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { insertMarkers } from '../compile-runs/insert-markers.js';
 import { claimCountsOfMemories } from './claim-counts-of-memories.js';
@@ -64,10 +64,16 @@ describe('claimsOfMemories', () => {
 });
 
 describe('claimCountsOfMemories', () => {
-  it('counts the claims of each memory', async () => {
+  it('counts the claims of each memory, in a compile\'s transaction of the workspace only', async () => {
     const { day, owner } = await seeded('w-counts');
-    expect(await claimCountsOfMemories(pool, 'w-counts', [day, owner, 'no-such-memory'])).toEqual(new Map([[day, 2], [owner, 1]]));
-    expect(await claimCountsOfMemories(pool, 'w-counts', [])).toEqual(new Map());
+    // A compile's transaction: the workspace's, every user's (inWorkspace with no user).
+    const counts = (workspaceId: string, ids: string[], user: string | null = null) =>
+      inWorkspace(pool, workspaceId, (tx) => claimCountsOfMemories(tx, 'w-counts', ids), user);
+    expect(await counts('w-counts', [day, owner, 'no-such-memory'])).toEqual(new Map([[day, 2], [owner, 1]]));
+    expect(await counts('w-counts', [])).toEqual(new Map());
+    // A request's transaction (one user's) or another workspace's learns nothing.
+    expect(await counts('w-counts', [day], 'ann')).toEqual(new Map());
+    expect(await counts('w-other', [day])).toEqual(new Map());
   });
 });
 
