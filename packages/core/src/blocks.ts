@@ -146,10 +146,14 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
   let nd = 0;
   if (sealBefore !== null && timeline.policy.cardinality === 'one') {
     while (nv < vBlocks.length && values.length - nv * VALUE_BLOCK >= VALUE_BLOCK && finalValues(values.slice(nv * VALUE_BLOCK, (nv + 1) * VALUE_BLOCK), sealBefore)) nv += 1;
-    const cited = new Set<string>();
-    for (const v of values) if (v.status !== 'superseded' && v.status !== 'retracted') for (const e of v.evidence) cited.add(JSON.stringify(ref(e)));
     const full = (n: number) => decisions.length - n * DECISION_BLOCK >= DECISION_BLOCK;
-    while (nd < dBlocks.length && full(nd) && decisions.slice(nd * DECISION_BLOCK, (nd + 1) * DECISION_BLOCK).every((d) => !cited.has(JSON.stringify(ref(d.claim))))) nd += 1;
+    // Named only where a full block of decisions may be sealed: a compile calls this for every
+    // key it writes, and most keys have fewer decisions than one block.
+    if (full(0)) {
+      const cited = new Set<string>();
+      for (const v of values) if (v.status !== 'superseded' && v.status !== 'retracted') for (const e of v.evidence) cited.add(JSON.stringify(ref(e)));
+      while (nd < dBlocks.length && full(nd) && decisions.slice(nd * DECISION_BLOCK, (nd + 1) * DECISION_BLOCK).every((d) => !cited.has(JSON.stringify(ref(d.claim))))) nd += 1;
+    }
   }
   const base = sealedBase(sealed);
   const blocks: NewBlock[] = [
