@@ -10,7 +10,8 @@ import { startTestCanon, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;
 const keys = new Map<string, Principal>();
-const WORKSPACES = ['once', 'each', 'late', 'verify', 'erase', 'private'];
+const bearer = new Map<string, string>();
+const WORKSPACES = ['once', 'each', 'late', 'verify', 'erase', 'private', 'link'];
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   for (const workspace of WORKSPACES)
@@ -18,7 +19,11 @@ beforeAll(async () => {
       ['ann', 'owner'],
       ['bob', 'member'],
     ] as const)
-      keys.set(`${workspace}/${user}`, (await canon.key(role, { workspace, user })).principal);
+    {
+      const made = await canon.key(role, { workspace, user });
+      keys.set(`${workspace}/${user}`, made.principal);
+      bearer.set(`${workspace}/${user}`, made.key);
+    }
 });
 afterAll(() => canon.close());
 
@@ -147,6 +152,35 @@ describe('a timeline kept in blocks', () => {
       `UPDATE memories SET sealed = jsonb_set(sealed::jsonb, '{values,1,state}', to_jsonb(repeat('0', 64)))::json WHERE workspace_id = 'verify'`,
     );
     expect((await canon.runtime.verify(owner, SUBJECT)).differences.map((d) => d.what)).toEqual(['sealed blocks']);
+  });
+
+  it('joins a link: the linked group folds from all its claims, and the memory that is left is a rebuild\'s', async () => {
+    await ingest('link', 0, 2 * CHANGES);
+    await canon.runtime.ingest(keys.get('link/ann')!, [
+      { idempotency_key: 'link-other', subject: SUBJECT, occurred_at: at(2 * CHANGES + 5), body: { claims: [{ predicate: 'deploy weekday', value: 'Friday' }] } },
+    ]);
+    await compile('link');
+    const ids = await q<{ id: string; predicate: string }>("SELECT id, predicate FROM memories WHERE workspace_id = 'link' ORDER BY predicate", []);
+    expect(ids.map((r) => r.predicate)).toEqual(['deploy day', 'deploy weekday']);
+    expect((await blocks('link')).values).toBe(2);
+    const res = await canon.request('/v1/links', {
+      key: bearer.get('link/ann')!,
+      json: { memories: ids.map((r) => r.id), same: true, idempotency_key: 'join-deploy-keys', reason: 'one schedule' },
+    });
+    expect(res.status).toBeLessThan(300);
+    await compile('link');
+    const linked = await stored('link');
+    const linkedHashes = await hashes('link');
+    // One memory is left, with the other key's claim in its history and the blocks cut afresh.
+    expect(linkedHashes).toHaveLength(1);
+    expect(JSON.stringify(linked)).toContain('"Friday"');
+    const left = await q<{ memory_id: string }>("SELECT DISTINCT memory_id FROM memory_blocks WHERE workspace_id = 'link'", []);
+    expect(left).toHaveLength(1);
+    const owner = keys.get('link/ann')!;
+    expect(await canon.runtime.verify(owner, SUBJECT)).toMatchObject({ ok: true, differences: [] });
+    await canon.runtime.rebuild(owner, SUBJECT);
+    expect(await stored('link')).toEqual(linked);
+    expect(await hashes('link')).toEqual(linkedHashes);
   });
 
   it('goes with its memory: an erased subject leaves no block', async () => {
