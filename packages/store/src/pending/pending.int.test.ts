@@ -8,6 +8,7 @@ import { subjectsWithPending } from './subjects-with-pending.js';
 import { compileStart, compileStartOf, compileStartStatement } from './compile-start.js';
 import { upsertSubject } from '../subjects/upsert-subject.js';
 import { putPolicySetRow } from '../policies/put-policy-set-row.js';
+import { enterScope } from '../session/enter-scope.js';
 import { totalPending } from './total-pending.js';
 
 // The backlog of episodes waiting for a compile of their subject.
@@ -94,6 +95,35 @@ describe('subjectsWithPendingAtLeast', () => {
     expect((await atLeast(['a', 'b', 'c'], 1)).sort()).toEqual(['a', 'b']);
     // Outside that workspace's transaction the function answers nothing.
     expect(await inWorkspace(pool, 'w-other', (tx) => subjectsWithPendingAtLeast(tx, 'w-least', ['a'], 1))).toEqual([]);
+  });
+
+  it('counts from the index whatever the backlog of other subjects: a small subject beside a large one reads only its own entries', async () => {
+    // One subject with 20,000 waiting, another with one: planned once for any subject, the count
+    // had estimated each at the table's average and scanned the whole table for the small one.
+    await pool.query(
+      `INSERT INTO pending (workspace_id, subject, episode_id, scope, owner)
+       SELECT 'w-skew', 'big', gen_random_uuid(), 'workspace', NULL FROM generate_series(1, 20000)`,
+    );
+    await markPending(pool, 'w-skew', [{ subject: 'small', episode_id: id(9) }]);
+    await pool.query('ANALYZE pending');
+    // The function's own plan, as auto_explain logs a nested statement (loaded and set as the
+    // superuser this test connects as, then the workspace's transaction as a request opens it).
+    const client = await pool.connect();
+    const notices: string[] = [];
+    client.on('notice', (n) => notices.push(n.message ?? ''));
+    try {
+      await client.query("LOAD 'auto_explain'");
+      await client.query("SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = 'notice'; SET client_min_messages = 'notice'");
+      await client.query('BEGIN');
+      await enterScope(client, { workspace_id: 'w-skew', user: null, all_users: true });
+      expect(await subjectsWithPendingAtLeast(client, 'w-skew', ['small'], 500)).toEqual([]);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release(true);
+    }
+    const plan = notices.join('\n');
+    expect(plan).toContain('pending_workspace_id_subject_episode_id_pk');
+    expect(plan).not.toMatch(/Seq Scan on pending/);
   });
 });
 
