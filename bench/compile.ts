@@ -36,8 +36,11 @@ export interface CompileCase {
   incremental: Distribution;
 }
 
-/** Episode i of a subject: key i mod keys; each key's value changes at every fifth restatement, at an explicit time. */
-export function episode(subject: string, i: number, keys: number) {
+/**
+ * Episode i of a subject: key i mod keys; each key's value changes at every fifth restatement (or
+ * every `changeEvery`th; Infinity: never), at an explicit time.
+ */
+export function episode(subject: string, i: number, keys: number, changeEvery = 5) {
   const at = new Date(BASE + i * 60_000).toISOString();
   const restatement = Math.floor(i / keys);
   return {
@@ -45,13 +48,13 @@ export function episode(subject: string, i: number, keys: number) {
     subject,
     kind: 'claim',
     occurred_at: at,
-    body: { claims: [{ predicate: `setting ${i % keys}`, value: `value ${Math.floor(restatement / 5)}`, effective_from: at }] },
+    body: { claims: [{ predicate: `setting ${i % keys}`, value: `value ${Number.isFinite(changeEvery) ? Math.floor(restatement / changeEvery) : 0}`, effective_from: at }] },
   };
 }
 
-async function ingestHistory(runtime: Runtime, principal: Principal, subject: string, episodes: number, keys: number) {
+async function ingestHistory(runtime: Runtime, principal: Principal, subject: string, episodes: number, keys: number, changeEvery = 5) {
   for (let start = 0; start < episodes; start += BATCH) {
-    const batch = Array.from({ length: Math.min(BATCH, episodes - start) }, (_, j) => episode(subject, start + j, keys));
+    const batch = Array.from({ length: Math.min(BATCH, episodes - start) }, (_, j) => episode(subject, start + j, keys, changeEvery));
     await runtime.ingest(principal, batch);
   }
 }
@@ -67,16 +70,19 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
   try {
     const { key } = await runtime.createKey({ workspace: 'bench-compile', role: 'owner' });
     const principal = await runtime.authenticate(key);
-    const cases = [
+    const cases: Array<{ name: string; subject: string; episodes: number; keys: number; changeEvery?: number }> = [
       ...SIZES.map((n) => ({ name: `${n / 1000}k`, subject: `bench:history-${n}`, episodes: n, keys: n / CLAIMS_PER_KEY })),
       { name: `hot key ×${HOT / 1000}k`, subject: 'bench:hot-key', episodes: HOT, keys: 1 },
+      // The same key restated with one value throughout: its open value holds every claim, and a
+      // block is sealed only once nothing in it can change (docs/scaling.md).
+      { name: `hot key ×${HOT / 1000}k, one value`, subject: 'bench:hot-key-one-value', episodes: HOT, keys: 1, changeEvery: Infinity },
     ];
     const results: CompileCase[] = [];
     const sizedLargest = cases.filter((c) => c.keys > 1).at(-1);
     let physical: (PhysicalLimit & { subject: string; compile_s: number; ratio: number }) | null = null;
     for (const k of cases) {
       log(`compile: ingesting ${k.episodes} episodes of ${k.subject} (${k.keys} keys)`);
-      await ingestHistory(runtime, principal, k.subject, k.episodes, k.keys);
+      await ingestHistory(runtime, principal, k.subject, k.episodes, k.keys, k.changeEvery);
     }
     for (const k of cases) {
       log(`compile: first compile of ${k.subject}`);
@@ -109,7 +115,7 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       let next = k.episodes;
       const incremental: number[] = [];
       for (let i = -2; i < INCREMENTAL_RUNS; i += 1) {
-        await runtime.ingest(principal, [episode(k.subject, next, k.keys)]);
+        await runtime.ingest(principal, [episode(k.subject, next, k.keys, k.changeEvery)]);
         next += 1;
         const t0 = performance.now();
         const r = await compileSubject(runtime.pool, principal.workspace_id, k.subject);
@@ -136,7 +142,8 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
     const sized = results.filter((r) => r.keys > 1);
     const largest = sized[sized.length - 1]!;
     const smallest = sized[0]!;
-    const hot = results.find((r) => r.keys === 1)!;
+    const hot = results.find((r) => r.subject === 'bench:hot-key')!;
+    const oneValue = results.find((r) => r.subject === 'bench:hot-key-one-value')!;
     const growth = (f: (r: CompileCase) => number) => Math.round((f(largest) / f(smallest)) * 100) / 100;
     const targets: Target[] = [
       target(`no-op recompile median at ${largest.name} (function)`, largest.noop_function.median_ms, 5, 'max', 'ms'),
@@ -145,6 +152,7 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       target(`one-episode incremental compile median at ${largest.name}`, largest.incremental.median_ms, 20, 'max', 'ms'),
       target(`first compile at ${largest.name}`, largest.episodes_per_s, 10_000, 'min', 'episodes/s'),
       target(`one-episode incremental compile median, ${hot.name}`, hot.incremental.median_ms, 20, 'max', 'ms'),
+      target(`one-episode incremental compile median, ${oneValue.name}`, oneValue.incremental.median_ms, 20, 'max', 'ms'),
       target(`first compile at ${largest.name} ÷ its physical limit (bare SQL: the same reads and writes)`, physical?.ratio ?? null, 0.3, 'min', ''),
     ];
     return {
