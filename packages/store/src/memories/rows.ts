@@ -41,10 +41,12 @@ export const TIMELINE = `CASE WHEN memories.sealed IS NULL THEN memories.timelin
     'values', ${sealedItems('values')} || (memories.timeline::jsonb -> 'values'),
     'decisions', ${sealedItems('decisions')} || (memories.timeline::jsonb -> 'decisions')))::json END AS timeline`;
 
-export const COLUMNS = `id, subject, key, revision, etag, digest, status, ${TIMELINE}, candidates`;
+const ROW = (timeline: string) => `id, subject, key, revision, etag, digest, status, ${timeline}, candidates`;
+
+export const COLUMNS = ROW(TIMELINE);
 
 /** A compile's read: the head as the row keeps it, and what resumes its fold. */
-export const HEAD_COLUMNS = 'id, subject, key, revision, etag, digest, status, timeline, candidates, checkpoint, told_as_change, sealed';
+export const HEAD_COLUMNS = `${ROW('timeline')}, checkpoint, told_as_change, sealed`;
 
 /** A memory as recall of a subject reads it: its stored summary, not its timeline. */
 export interface MemoryRecallRow {
