@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { type Runtime } from '@canon/runtime';
 import { compileSubject } from '@canon/runtime/internals';
 import { benchRuntime, startBenchCluster } from './cluster.js';
-import { episode } from './compile.js';
+import { episode, overruledEpisode } from './compile.js';
 
 /**
  * CPU, not just wall time, of one compile on a machine others share: the compiling process's
@@ -22,6 +22,8 @@ const SUBJECTS = [
   { subject: 'bench:history-100000', episodes: 100_000, keys: 2000 },
   { subject: 'bench:history-10000', episodes: 10_000, keys: 200 },
   { subject: 'bench:hot-key', episodes: 10_000, keys: 1 },
+  { subject: 'bench:hot-key-one-value', episodes: 10_000, keys: 1, changeEvery: Number.POSITIVE_INFINITY },
+  { subject: 'bench:hot-key-overruled', episodes: 10_000, keys: 1, overruled: true },
 ];
 
 async function backendCpuMs(runtime: Runtime, db: string): Promise<number> {
@@ -96,7 +98,11 @@ try {
     const principal = await runtime.authenticate(key);
     for (const s of SUBJECTS) {
       for (let start = 0; start < s.episodes; start += 1000) {
-        await runtime.ingest(principal, Array.from({ length: Math.min(1000, s.episodes - start) }, (_, j) => episode(s.subject, start + j, s.keys)));
+        await runtime.ingest(principal, Array.from({ length: Math.min(1000, s.episodes - start) }, (_, j) => episode(s.subject, start + j, s.keys, s.changeEvery)));
+      }
+      if ('overruled' in s) {
+        const agent = await runtime.authenticate((await runtime.createKey({ workspace: 'bench-compile', role: 'agent' })).key);
+        await runtime.ingest(agent, [overruledEpisode(s.subject)]);
       }
       console.error(`seeded ${s.subject}`);
     }
@@ -137,7 +143,7 @@ try {
       for (let i = 0; i < runs + 2; i += 1) {
         // QTIME counts the measured compiles only, not the first compile or the warm-up.
         if (i === 2) qtime.clear();
-        await runtime.ingest(principal, [episode(s.subject, s.episodes + i, s.keys)]);
+        await runtime.ingest(principal, [episode(s.subject, s.episodes + i, s.keys, s.changeEvery)]);
         const m = await measure(async () => {
           hash = (await compileSubject(runtime.pool, principal.workspace_id, s.subject)).state_hash;
         });

@@ -52,7 +52,13 @@ export function episode(subject: string, i: number, keys: number, changeEvery = 
   };
 }
 
-async function ingestHistory(runtime: Runtime, principal: Principal, subject: string, episodes: number, keys: number, changeEvery = 5) {
+/** An agent naming another value for key 0 just after its first claim: below the owner's standing, overruled. */
+export function overruledEpisode(subject: string) {
+  const at = new Date(BASE + 30_000).toISOString();
+  return { idempotency_key: `${subject}#agent`, subject, kind: 'claim', occurred_at: at, body: { claims: [{ predicate: 'setting 0', value: 'overruled', effective_from: at }] } };
+}
+
+export async function ingestHistory(runtime: Runtime, principal: Principal, subject: string, episodes: number, keys: number, changeEvery = 5) {
   for (let start = 0; start < episodes; start += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, episodes - start) }, (_, j) => episode(subject, start + j, keys, changeEvery));
     await runtime.ingest(principal, batch);
@@ -70,19 +76,24 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
   try {
     const { key } = await runtime.createKey({ workspace: 'bench-compile', role: 'owner' });
     const principal = await runtime.authenticate(key);
-    const cases: Array<{ name: string; subject: string; episodes: number; keys: number; changeEvery?: number }> = [
+    const agent = await runtime.authenticate((await runtime.createKey({ workspace: 'bench-compile', role: 'agent' })).key);
+    const cases: Array<{ name: string; subject: string; episodes: number; keys: number; changeEvery?: number; overruled?: true }> = [
       ...SIZES.map((n) => ({ name: `${n / 1000}k`, subject: `bench:history-${n}`, episodes: n, keys: n / CLAIMS_PER_KEY })),
       { name: `hot key ×${HOT / 1000}k`, subject: 'bench:hot-key', episodes: HOT, keys: 1 },
       // The same key restated with one value throughout: its open value holds every claim, and a
       // block is sealed only once nothing in it can change (docs/scaling.md).
       { name: `hot key ×${HOT / 1000}k, one value`, subject: 'bench:hot-key-one-value', episodes: HOT, keys: 1, changeEvery: Infinity },
+      // The changing key with an agent overruled under its first value: the overruled value is
+      // sealed with the values around it, so the key costs what the plain one does.
+      { name: `hot key ×${HOT / 1000}k, an agent overruled early`, subject: 'bench:hot-key-overruled', episodes: HOT, keys: 1, overruled: true },
     ];
     const results: CompileCase[] = [];
     const sizedLargest = cases.filter((c) => c.keys > 1).at(-1);
     let physical: (PhysicalLimit & { subject: string; compile_s: number; ratio: number }) | null = null;
     for (const k of cases) {
       log(`compile: ingesting ${k.episodes} episodes of ${k.subject} (${k.keys} keys)`);
-      await ingestHistory(runtime, principal, k.subject, k.episodes, k.keys, k.changeEvery);
+      await ingestHistory(runtime, principal, k.subject, k.episodes - (k.overruled ? 1 : 0), k.keys, k.changeEvery);
+      if (k.overruled) await runtime.ingest(agent, [overruledEpisode(k.subject)]);
     }
     for (const k of cases) {
       log(`compile: first compile of ${k.subject}`);
@@ -144,6 +155,7 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
     const smallest = sized[0]!;
     const hot = results.find((r) => r.subject === 'bench:hot-key')!;
     const oneValue = results.find((r) => r.subject === 'bench:hot-key-one-value')!;
+    const overruled = results.find((r) => r.subject === 'bench:hot-key-overruled')!;
     const growth = (f: (r: CompileCase) => number) => Math.round((f(largest) / f(smallest)) * 100) / 100;
     const targets: Target[] = [
       target(`no-op recompile median at ${largest.name} (function)`, largest.noop_function.median_ms, 5, 'max', 'ms'),
@@ -153,6 +165,7 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
       target(`first compile at ${largest.name}`, largest.episodes_per_s, 10_000, 'min', 'episodes/s'),
       target(`one-episode incremental compile median, ${hot.name}`, hot.incremental.median_ms, 20, 'max', 'ms'),
       target(`one-episode incremental compile median, ${oneValue.name}`, oneValue.incremental.median_ms, 20, 'max', 'ms'),
+      target(`one-episode incremental compile median, ${overruled.name}`, overruled.incremental.median_ms, 20, 'max', 'ms'),
       target(`first compile at ${largest.name} ÷ its physical limit (bare SQL: the same reads and writes)`, physical?.ratio ?? null, 0.3, 'min', ''),
     ];
     return {

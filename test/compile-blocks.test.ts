@@ -11,7 +11,7 @@ import { startTestCanon, type TestCanon } from '@canon/testing';
 let canon: TestCanon;
 const keys = new Map<string, Principal>();
 const bearer = new Map<string, string>();
-const WORKSPACES = ['once', 'each', 'late', 'verify', 'erase', 'private', 'link'];
+const WORKSPACES = ['once', 'each', 'late', 'verify', 'erase', 'private', 'link', 'ov-once', 'ov-each'];
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   for (const workspace of WORKSPACES)
@@ -131,6 +131,42 @@ describe('a timeline kept in blocks', () => {
     await canon.runtime.rebuild(keys.get('late/ann')!, SUBJECT);
     expect(await stored('late')).toEqual(incremental);
     expect(await hashes('late')).toEqual(incrementalHashes);
+  });
+
+  it('seals a value overruled early with the rest, and a later restatement of it still gives the whole fold', async () => {
+    // bob (a member) names another day under the owner's first one: overruled, kept as evidence.
+    const bob = (workspace: string, n: number, hour: number) =>
+      canon.runtime.ingest(keys.get(`${workspace}/bob`)!, [
+        { idempotency_key: `${workspace}-bob-${n}`, subject: SUBJECT, occurred_at: at(hour), body: { claims: [{ predicate: 'deploy day', value: 'day never' }] } },
+      ]);
+    await ingest('ov-once', 0, 2 * CHANGES);
+    await bob('ov-once', 0, 1.5);
+    await compile('ov-once');
+    await ingest('ov-each', 0, 2);
+    await bob('ov-each', 0, 1.5);
+    await compile('ov-each');
+    for (let i = 2; i < 2 * CHANGES; i += 28) {
+      await ingest('ov-each', i, Math.min(i + 28, 2 * CHANGES));
+      await compile('ov-each');
+    }
+    expect(await stored('ov-each')).toEqual(await stored('ov-once'));
+    // The overruled value went into the first sealed block: the head holds what the plain history's does.
+    const sealed = await blocks('ov-each');
+    expect(sealed).toMatchObject({ values: 2, head_values: CHANGES + 1 - 128 });
+    expect((sealed.sealed as { overruled?: string[] }).overruled).toEqual(['"day never"']);
+    // bob again, after everything: his claim joins the sealed overruled value, so the key folds from all its claims.
+    await bob('ov-once', 1, 2 * CHANGES + 5);
+    await compile('ov-once');
+    await bob('ov-each', 1, 2 * CHANGES + 5);
+    await compile('ov-each');
+    const once = await stored('ov-once');
+    expect(await stored('ov-each')).toEqual(once);
+    expect(JSON.stringify(once)).toContain('"day never"');
+    const incremental = await hashes('ov-each');
+    await canon.runtime.rebuild(keys.get('ov-each/ann')!, SUBJECT);
+    expect(await hashes('ov-each')).toEqual(incremental);
+    expect(await stored('ov-each')).toEqual(once);
+    expect((await canon.runtime.verify(keys.get('ov-each/ann')!, SUBJECT)).ok).toBe(true);
   });
 
   it('verify finds a sealed block that no longer says what the log does', async () => {

@@ -28,8 +28,9 @@ const stepArb = fc.record({
   author: fc.constantFrom('ann', 'bob', 'cy'),
   gap: fc.integer({ min: 0, max: 90 }),
 });
-// Half the histories are owners' alone: one overruled value stops the sealing at its block (an
-// overruled value gathers the later overruled claims of its value), so a mixed history seals little.
+// Half the histories are owners' alone. In the others a reader or a guest is overruled now and
+// then: an overruled value gathers the later overruled claims of its value, so once sealed, a claim
+// of its value is folded from all claims (`canResume`) — both paths are taken.
 const historyArb = fc.tuple(fc.array(stepArb, { minLength: 200, maxLength: 700 }), fc.boolean()).map(([steps, ownersOnly]) => {
   let minute = 0;
   return steps.map((s, i): Claim => {
@@ -76,6 +77,7 @@ describe('sealed blocks (fast-check)', () => {
   it('compiles that resume from a head give the whole fold: timeline, ETag, digest and present view', () => {
     let sealedValues = 0;
     let sealedDecisions = 0;
+    let sealedOverruled = 0;
     let resumed = 0;
     fc.assert(
       fc.property(historyArb, policyArb, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }), (claims, policy, cuts) => {
@@ -115,12 +117,14 @@ describe('sealed blocks (fast-check)', () => {
         }
         sealedValues += kept.sealed?.values.length ?? 0;
         sealedDecisions += kept.sealed?.decisions.length ?? 0;
+        sealedOverruled += kept.sealed?.overruled?.length ?? 0;
       }),
       { numRuns: 60 },
     );
     // Not held by sealing nothing, nor by never resuming.
     expect(sealedValues).toBeGreaterThan(0);
     expect(sealedDecisions).toBeGreaterThan(0);
+    expect(sealedOverruled).toBeGreaterThan(0);
     expect(resumed).toBeGreaterThan(60);
   });
 
@@ -161,9 +165,39 @@ describe('sealed blocks (fast-check)', () => {
     const changing = Array.from({ length: 2 * DECISION_BLOCK }, (_, i) => claim({ key: `c${i}`, value: VALUES[i % 3]!, role: 'owner', at: at(i) }));
     expect(timelineHashes(full(changing, one).timeline, null, SEAL_BEFORE).sealed).not.toBeNull();
     // Values that ended after the bound stay in the head (decisions about them may be sealed:
-    // only those about an open or overruled value can still be rewritten).
+    // only those about an open value can still be rewritten).
     expect(timelineHashes(full(changing, one).timeline, null, at(0)).sealed?.values).toEqual([]);
     const many = foldWithCheckpoint(changing, { ...one, cardinality: 'many' }, []).timeline;
     expect(timelineHashes(many, null, SEAL_BEFORE).sealed).toBeNull();
+  });
+
+  it('seals an overruled value; a later overruled claim of its value folds from all claims, a restatement of the open value resumes', () => {
+    const at = (i: number) => new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString();
+    const policy: Policy = { cardinality: 'one', mode: 'supersede', min_role: 'reader' };
+    // A reader overruled at the start, then owners changing the value every fifth restatement.
+    const history = [
+      ...Array.from({ length: 2 * DECISION_BLOCK }, (_, i) => claim({ key: `o${i}`, value: VALUES[Math.floor(i / 5) % 3]!, role: 'owner', at: at(i + 1) })),
+      claim({ key: 'r0', value: 'Monday', role: 'reader', at: at(2) }),
+    ];
+    const before = full(history, policy);
+    const kept = keep(null, before.timeline);
+    expect(before.timeline.values.filter((v) => v.status === 'overruled').map((v) => v.value)).toEqual(['Monday']);
+    expect(kept.sealed?.values.length).toBeGreaterThan(0);
+    expect(kept.sealed?.overruled).toEqual(['"Monday"']);
+    const last = before.timeline.values.at(-1)!.value as string;
+    const next = (key: string, value: string, role: 'owner' | 'reader', i: number) => claim({ key, value, role, at: at(2 * DECISION_BLOCK + 10 + i) });
+    // The reader again, with the sealed overruled value: it would join that value.
+    const again = [next('r1', 'Monday', 'reader', 0)];
+    expect(canResume(kept.head, before.checkpoint!, again, kept.sealed)).toBe(false);
+    // Another reader value is a new overruled value; the open value restated attaches, whoever says it.
+    for (const added of [[next('r2', 'Sunday', 'reader', 0)], [next('o-a', last, 'owner', 0), next('r3', last, 'reader', 1)]]) {
+      expect(canResume(kept.head, before.checkpoint!, added, kept.sealed)).toBe(true);
+      const r = resumeFold(kept.head, stored(before.checkpoint!), stored(added), policy, kept.sealed);
+      const whole = full([...history, ...added], policy);
+      expect(canonicalJson(assembleTimeline(keep(kept, r.timeline).head, keep(kept, r.timeline).values, keep(kept, r.timeline).decisions))).toBe(canonicalJson(whole.timeline));
+    }
+    // A retraction in the batch may leave the sealed value's claim with nothing open to attach to.
+    expect(canResume(kept.head, before.checkpoint!, [next('o-r', last, 'owner', 0), { ...next('o-x', last, 'owner', 1), op: 'retract' }], kept.sealed)).toBe(true);
+    expect(canResume(kept.head, before.checkpoint!, [{ ...next('o-x', last, 'owner', 0), op: 'retract' }, next('r4', 'Monday', 'reader', 1)], kept.sealed)).toBe(false);
   });
 });

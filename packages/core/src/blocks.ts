@@ -1,6 +1,7 @@
 import { canonicalJson, sha256 } from './hash.js';
 import type { Decision, Timeline, TimelineValue } from './timeline.js';
 import { compareInstants } from './order.js';
+import { compareStrings, valueKey } from './normalize.js';
 
 /**
  * A timeline's values and decisions are hashed, and may be stored, in blocks of a fixed size
@@ -32,6 +33,12 @@ export interface Sealed {
   /** The latest boundary among all sealed values. */
   until: string | null;
   retracted: boolean;
+  /**
+   * The value keys (`valueKey`) of the sealed overruled values, sorted: a later overruled claim of
+   * one of them would join it, so a claim of such a value is folded from all of the key's claims.
+   * Absent when there are none.
+   */
+  overruled?: string[];
 }
 
 /** A block to store: its items as canonical JSON. */
@@ -108,16 +115,20 @@ function stateHashOf<T>(b: Block, stateOf: (x: T) => unknown, domain: string): s
 
 /**
  * Whether a block of values can no longer change: every value ended (superseded or retracted; an
- * open value may end, an overruled one gathers later overruled claims), and every boundary before
- * `before`, so that a view at any later instant sees none of them hold or start.
+ * open value may end) or overruled, and every boundary before `before`, so that a view at any later
+ * instant sees none of them hold or start. An overruled value gathers the later overruled claims of
+ * its value: once sealed, a claim of that value is folded from all of the key's claims instead
+ * (`canResume`, `Sealed.overruled`), so a reader overruled early no longer keeps a hot key's whole
+ * history in its head.
  */
 function finalValues(values: readonly TimelineValue[], before: string): boolean {
-  return values.every(
-    (v) =>
-      (v.status === 'superseded' || v.status === 'retracted') &&
-      v.valid_to !== null &&
-      compareInstants(v.valid_from, before) < 0 &&
-      compareInstants(v.valid_to, before) < 0,
+  return values.every((v) =>
+    v.status === 'overruled'
+      ? compareInstants(v.valid_from, before) < 0 && (v.valid_to === null || compareInstants(v.valid_to, before) < 0)
+      : (v.status === 'superseded' || v.status === 'retracted') &&
+        v.valid_to !== null &&
+        compareInstants(v.valid_from, before) < 0 &&
+        compareInstants(v.valid_to, before) < 0,
   );
 }
 
@@ -151,7 +162,9 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
     // key it writes, and most keys have fewer decisions than one block.
     if (full(0)) {
       const cited = new Set<string>();
-      for (const v of values) if (v.status !== 'superseded' && v.status !== 'retracted') for (const e of v.evidence) cited.add(JSON.stringify(ref(e)));
+      // A resume rewrites the decisions of an open value's claims when the value ends; an
+      // overruled value's never (`resumeFold`).
+      for (const v of values) if (v.status === 'in_force' || v.status === 'disputed') for (const e of v.evidence) cited.add(JSON.stringify(ref(e)));
       while (nd < dBlocks.length && full(nd) && decisions.slice(nd * DECISION_BLOCK, (nd + 1) * DECISION_BLOCK).every((d) => !cited.has(JSON.stringify(ref(d.claim))))) nd += 1;
     }
   }
@@ -169,7 +182,14 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
     const newlySealed = values.slice(0, nv * VALUE_BLOCK);
     let held = sealed?.held ?? null;
     let until = sealed?.until ?? null;
+    const overruled = new Set(sealed?.overruled ?? []);
     for (const v of newlySealed) {
+      if (v.status === 'overruled') {
+        // Never held: only its boundaries count, as `viewSettlesAt` counts them.
+        for (const b of [v.valid_from, v.valid_to]) if (b !== null && (until === null || compareInstants(until, b) < 0)) until = b;
+        overruled.add(valueKey(v.value));
+        continue;
+      }
       const to = v.valid_to!;
       if (until === null || compareInstants(until, to) < 0) until = to;
       if (compareInstants(v.valid_from, to) < 0 && v.superseded_by !== 'correction') {
@@ -184,6 +204,7 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
       held,
       until,
       retracted: (sealed?.retracted ?? false) || newlySealed.some((v) => v.status === 'retracted'),
+      ...(overruled.size > 0 ? { overruled: [...overruled].sort(compareStrings) } : {}),
     };
   }
   const inner = (bs: readonly Block[]) => bs.map((b) => b.json.slice(1, -1)).join(',');

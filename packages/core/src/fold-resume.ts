@@ -15,7 +15,8 @@ import { checkpointOf, fates, finalDecision, reachesBack, timelineStatus, toValu
  * end"): every claim is on the key, sorts after the last claim folded, and reaches no further back
  * than the open values (`reachesBack`). An open value's claims are known by their references,
  * which carry no sequence: a claim of the same lineage and the same instant as one of them would
- * need it to tell which version is newer. Anything else is folded from all of the key's claims.
+ * need it to tell which version is newer. A claim of the value of a sealed overruled value
+ * (`Sealed.overruled`) may join it. Anything else is folded from all of the key's claims.
  */
 export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>, checkpoint: FoldCheckpoint, added: readonly Claim[], sealed: Sealed | null = null): boolean {
   if (added.length === 0 || previous.policy.cardinality !== 'one') return false;
@@ -29,9 +30,27 @@ export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>,
     if (!v) return false;
     for (const x of v.evidence) cited.add(versionAt(x.lineage, x.occurred_at));
   }
+  if (!joinsNoSealedValue(previous, checkpoint, added, sealed, base)) return false;
   return added.every(
     (c) => c.key === previous.key && !reachesBack(c) && compareClaims(checkpoint.last, c) < 0 && !cited.has(versionAt(c.lineage, c.occurred_at)),
   );
+}
+
+/**
+ * False when a claim of `added` might join a sealed overruled value: an overruled value gathers
+ * the later overruled claims of its value, and the head no longer holds it to gather into. A
+ * restatement of the one open value never does (it attaches to that value, whatever its
+ * standing), so a key whose current value was once overruled still resumes while it is restated.
+ */
+function joinsNoSealedValue(previous: Pick<Timeline, 'values'>, checkpoint: FoldCheckpoint, added: readonly Claim[], sealed: Sealed | null, base: number): boolean {
+  if (!sealed?.overruled?.length) return true;
+  const asserts = added.filter((c) => c.op !== 'retract');
+  if (checkpoint.open.length === 1 && asserts.length === added.length) {
+    const open = valueKey(previous.values[checkpoint.open[0]!.at - base]!.value);
+    if (asserts.every((c) => valueKey(c.value) === open)) return true;
+  }
+  const sealedOverruled = new Set(sealed.overruled);
+  return asserts.every((c) => !sealedOverruled.has(valueKey(c.value)));
 }
 
 /**
