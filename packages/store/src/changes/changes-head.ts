@@ -8,7 +8,7 @@ export async function changesHead(sql: Sql, workspaceId: string): Promise<{ tx: 
   const { rows } = await sql.query<{ tx: string; position: string }>(
     `SELECT tx_id::text AS tx, position::text AS position FROM changes
      WHERE workspace_id = $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-     ORDER BY tx_id DESC, position DESC LIMIT 1`,
+     ORDER BY changes.tx_id DESC, changes.position DESC LIMIT 1`,
     [workspaceId],
   );
   return rows[0] ?? { tx: '0', position: '0' };

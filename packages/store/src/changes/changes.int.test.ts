@@ -91,6 +91,14 @@ describe('changesHead', () => {
     const rows = await settled('w-head', {}, 2);
     expect(await changesHead(pool, 'w-head')).toEqual({ tx: rows[1]!.cursor.split('.')[0], position: rows[1]!.cursor.split('.')[1] });
   });
+
+  it('is the last change by number, where positions cross a power of ten (99, then 100)', async () => {
+    await pool.query('ALTER TABLE changes ALTER COLUMN position RESTART WITH 95');
+    await insertChanges(pool, 'w-head-digits', run, Array.from({ length: 10 }, (_, i) => change('s', `k${i}`, 0)));
+    const rows = await settled('w-head-digits', {}, 10);
+    expect(rows.map((r) => Number(r.cursor.split('.')[1]))).toEqual(Array.from({ length: 10 }, (_, i) => 95 + i));
+    expect(await changesHead(pool, 'w-head-digits')).toMatchObject({ position: '104' });
+  });
 });
 
 describe('deleteChangesOfSubjects', () => {

@@ -5,7 +5,7 @@ import { EPISODE_COLUMNS, type EpisodeDbRow, type LoggedEpisode, toEpisode } fro
 export async function episodesByIds(sql: Sql, workspaceId: string, ids: readonly string[]): Promise<LoggedEpisode[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql.query<EpisodeDbRow>(
-    `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE workspace_id = $1 AND id = ANY($2::uuid[]) ORDER BY tx_id, position`,
+    `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE workspace_id = $1 AND id = ANY($2::uuid[]) ORDER BY episodes.tx_id, episodes.position`,
     [workspaceId, ids],
   );
   return rows.map(toEpisode);

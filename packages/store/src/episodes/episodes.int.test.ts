@@ -9,7 +9,7 @@ import { episodesByIds } from './episodes-by-ids.js';
 import { episodesOfSubject } from './episodes-of-subject.js';
 import { findEpisodesByKeys } from './find-episodes-by-keys.js';
 import { linkEpisodesOfSubject } from './link-episodes-of-subject.js';
-import { listEpisodes } from './list-episodes.js';
+import { listEpisodes, type ListEpisodesResult } from './list-episodes.js';
 import { keyOf } from './rows.js';
 
 // The log's operations, each on its own workspace of one database.
@@ -84,6 +84,30 @@ describe('listEpisodes', () => {
     expect(second).toEqual({ ok: true, episodes: [expect.objectContaining({ idempotency_key: '3' })], next: null });
     const ofX = await listEpisodes(pool, { workspaceId: 'w-list', subject: 'x', limit: 10, settled: false });
     expect(ofX.ok && ofX.episodes.map((e) => e.idempotency_key)).toEqual(['1', '3']);
+  });
+
+  it('orders by the transaction id as a number, not as the text the rows spell it in', async () => {
+    // Transaction ids that cross a power of ten (999, then 1000) sort apart as text.
+    // The log is append-only: the rows are copies of one logged elsewhere, written with those ids.
+    await logEpisodes(pool, 'w-digits-from', [{ idempotency_key: 'a', subject: 'x' }]);
+    await ensureWorkspace(pool, 'w-digits');
+    for (const [key, tx] of [['b', '1000'], ['a', '999']] as const) {
+      await pool.query(
+        `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body, occurred_at, occurred_at_defaulted, observed_at,
+                               sequence, lineage, snapshot, actor_role, actor_user, actor_key, source_ref, content_hash, tx_id)
+         SELECT 'w-digits', gen_random_uuid(), source, $1, subject, scope, owner, kind, body, occurred_at, occurred_at_defaulted, observed_at,
+                sequence, lineage, snapshot, actor_role, actor_user, actor_key, source_ref, content_hash, $2::text::xid8
+           FROM episodes WHERE workspace_id = 'w-digits-from'`,
+        [key, tx],
+      );
+    }
+    const keysOf = (r: ListEpisodesResult) => (r.ok ? r.episodes.map((e) => e.idempotency_key) : null);
+    expect(keysOf(await listEpisodes(pool, { workspaceId: 'w-digits', limit: 10, settled: false }))).toEqual(['a', 'b']);
+    const first = await listEpisodes(pool, { workspaceId: 'w-digits', limit: 1, settled: false });
+    expect(keysOf(first)).toEqual(['a']);
+    expect(keysOf(await listEpisodes(pool, { workspaceId: 'w-digits', limit: 1, after: first.ok ? first.next! : '', settled: false }))).toEqual(['b']);
+    expect(keysOf(await listEpisodes(pool, { workspaceId: 'w-digits', subject: 'x', limit: 10, settled: false }))).toEqual(['a', 'b']);
+    expect((await episodesOfSubject(pool, 'w-digits', 'x')).map((e) => e.idempotency_key)).toEqual(['a', 'b']);
   });
 
   it('answers a cursor past the end with an empty page, and an unparseable one as bad', async () => {

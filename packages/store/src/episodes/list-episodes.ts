@@ -39,7 +39,7 @@ export async function listEpisodes(sql: Sql, q: ListEpisodesQuery): Promise<List
        AND ($2::text IS NULL OR subject = $2)
        AND (tx_id, position) > ($3::text::xid8, $4::bigint)
        ${q.settled === false ? '' : 'AND tx_id < pg_snapshot_xmin(pg_current_snapshot())'}
-     ORDER BY tx_id, position
+     ORDER BY episodes.tx_id, episodes.position
      LIMIT $5`,
     [q.workspaceId, q.subject ?? null, afterTx, afterPos, q.limit],
   );

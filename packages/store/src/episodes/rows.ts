@@ -1,6 +1,10 @@
 import type { Episode, Role } from '@canon/core';
 
-/** Columns of an episode as the log stores them, in one place for every reader. */
+/**
+ * Columns of an episode as the log stores them, in one place for every reader. `tx_id` is read as
+ * text (an xid8 is a 64-bit number): a statement that selects these columns orders by
+ * `episodes.tx_id`, since a bare `tx_id` in ORDER BY names the text column and sorts 999 after 1000.
+ */
 export const EPISODE_COLUMNS = `id, workspace_id, source, idempotency_key, subject, scope, owner, kind, body,
   occurred_at, occurred_at_defaulted, observed_at, ingested_at, sequence, lineage, snapshot,
   actor_role, actor_user, actor_key, source_ref, content_hash, tx_id::text AS tx_id, position`;
