@@ -80,8 +80,8 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
     const cases: Array<{ name: string; subject: string; episodes: number; keys: number; changeEvery?: number; overruled?: true }> = [
       ...SIZES.map((n) => ({ name: `${n / 1000}k`, subject: `bench:history-${n}`, episodes: n, keys: n / CLAIMS_PER_KEY })),
       { name: `hot key ×${HOT / 1000}k`, subject: 'bench:hot-key', episodes: HOT, keys: 1 },
-      // The same key restated with one value throughout: its open value holds every claim, and a
-      // block is sealed only once nothing in it can change (docs/scaling.md).
+      // The same key restated with one value throughout: its open value holds every claim, and its
+      // evidence is kept in blocks of its own (docs/scaling.md).
       { name: `hot key ×${HOT / 1000}k, one value`, subject: 'bench:hot-key-one-value', episodes: HOT, keys: 1, changeEvery: Infinity },
       // The changing key with an agent overruled under its first value: the overruled value is
       // sealed with the values around it, so the key costs what the plain one does.

@@ -11,7 +11,7 @@ import { startTestCanon, type TestCanon } from '@canon/testing';
 let canon: TestCanon;
 const keys = new Map<string, Principal>();
 const bearer = new Map<string, string>();
-const WORKSPACES = ['once', 'each', 'late', 'verify', 'erase', 'private', 'link', 'ov-once', 'ov-each'];
+const WORKSPACES = ['once', 'each', 'late', 'verify', 'erase', 'private', 'link', 'ov-once', 'ov-each', 'one-once', 'one-each'];
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   for (const workspace of WORKSPACES)
@@ -167,6 +167,75 @@ describe('a timeline kept in blocks', () => {
     expect(await hashes('ov-each')).toEqual(incremental);
     expect(await stored('ov-each')).toEqual(once);
     expect((await canon.runtime.verify(keys.get('ov-each/ann')!, SUBJECT)).ok).toBe(true);
+  });
+
+  it('keeps the evidence of a value restated without end in blocks of its own, and a change of value cuts them afresh', async () => {
+    // ann restates one day 600 times, an episode each: one open value, 600 pieces of evidence.
+    const restate = async (workspace: string, from: number, to: number, value = 'Tuesday') => {
+      const owner = keys.get(`${workspace}/ann`)!;
+      for (let i = from; i < to; i += 100) {
+        await canon.runtime.ingest(
+          owner,
+          Array.from({ length: Math.min(100, to - i) }, (_, j) => ({
+            idempotency_key: `${workspace}-r${i + j}`,
+            subject: SUBJECT,
+            occurred_at: at(i + j + 1),
+            body: { claims: [{ predicate: 'deploy day', value }] },
+          })),
+        );
+      }
+    };
+    await restate('one-once', 0, 600);
+    await compile('one-once');
+    for (let i = 0; i < 600; i += 50) {
+      await restate('one-each', i, i + 50);
+      await compile('one-each');
+    }
+    expect(await stored('one-each')).toEqual(await stored('one-once'));
+    const evidenceBlocks = (workspace: string) =>
+      q<{ kind: string; n: number; items: number }>("SELECT kind, n, json_array_length(items) AS items FROM memory_blocks WHERE workspace_id = $1 AND kind LIKE 'evidence:%' ORDER BY n", [workspace]);
+    for (const workspace of ['one-once', 'one-each']) {
+      // Two full blocks of its evidence and two of decisions kept apart; the row holds the rest.
+      expect(await evidenceBlocks(workspace)).toEqual([
+        { kind: 'evidence:0', n: 0, items: 256 },
+        { kind: 'evidence:0', n: 1, items: 256 },
+      ]);
+      const [row] = await q<{ head_evidence: number; head_decisions: number }>(
+        "SELECT json_array_length(timeline->'values'->0->'evidence') AS head_evidence, json_array_length(timeline->'decisions') AS head_decisions FROM memories WHERE workspace_id = $1",
+        [workspace],
+      );
+      expect(row).toEqual({ head_evidence: 600 - 512, head_decisions: 600 - 512 });
+    }
+    // Every reader sees all of it: the detail, the summary's count, the evidence rows.
+    const owner = keys.get('one-each/ann')!;
+    const [{ id }] = (await q<{ id: string }>("SELECT id FROM memories WHERE workspace_id = 'one-each'", [])) as [{ id: string }];
+    const detail = await canon.runtime.memory(owner, id, {});
+    expect(detail.timeline.values[0]!.evidence).toHaveLength(600);
+    expect(detail.timeline.values[0]!.support).toBe(600);
+    expect(detail.view.current.map((c) => c.evidence_count)).toEqual([600]);
+    const page = await canon.runtime.memories(owner, SUBJECT);
+    expect(page.memories[0]!.current[0]!.evidence_count).toBe(600);
+    expect((await canon.runtime.verify(owner, SUBJECT)).ok).toBe(true);
+
+    // Another day: the value with sealed evidence ends, so the key folds from all its claims, and
+    // the new value is restated from the head again.
+    for (const workspace of ['one-once', 'one-each']) await restate(workspace, 600, 610, 'Friday');
+    await compile('one-once');
+    await compile('one-each');
+    await restate('one-each', 610, 640, 'Friday');
+    await restate('one-once', 610, 640, 'Friday');
+    await compile('one-each');
+    await compile('one-once');
+    const once = await stored('one-once');
+    expect(await stored('one-each')).toEqual(once);
+    expect(JSON.stringify(once)).toContain('"Friday"');
+    const incremental = await hashes('one-each');
+    await canon.runtime.rebuild(owner, SUBJECT);
+    expect(await hashes('one-each')).toEqual(incremental);
+    expect(await stored('one-each')).toEqual(once);
+    expect((await canon.runtime.verify(owner, SUBJECT)).ok).toBe(true);
+    // The ended value keeps its evidence blocks; the new one has fewer than a block.
+    expect((await evidenceBlocks('one-each')).map((b) => b.kind)).toEqual(['evidence:0', 'evidence:0']);
   });
 
   it('verify finds a sealed block that no longer says what the log does', async () => {

@@ -125,15 +125,23 @@ describe('a key compiled episode by episode resumes its fold', () => {
     await compile('same');
     const { rows } = await canon.runtime.pool.query<{ checkpoint: { open: unknown[] } }>("SELECT checkpoint FROM memories WHERE workspace_id = 'same'");
     expect(rows[0]!.checkpoint.open).toEqual([{ at: 0, value: 'Tuesday', authors: [['bob', 30]], historical: false }]);
-    await canon.runtime.pool.query(
-      `UPDATE claims SET claim = (claim::jsonb || '{"text": "edited"}')::json WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'`,
-    );
+    const setText = (text: string) =>
+      canon.runtime.pool.query(
+        `UPDATE claims SET claim = (claim::jsonb || jsonb_build_object('text', $1::text))::json WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'`,
+        [text],
+      );
+    const { rows: original } = await canon.runtime.pool.query<{ text: string }>("SELECT claim->>'text' AS text FROM claims WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'");
+    await setText('edited');
     await ingest('same', [{ user: 'bob', hour: 7, claim: { predicate: 'deploy day', value: 'Tuesday' } }], 300);
     await compile('same');
     const texts = (await stored('same')).memories[0]!.timeline.values.flatMap((v) => v.evidence.map((e) => e.text));
     expect(texts).toHaveLength(301);
     expect(texts).not.toContain('edited');
-    // The owner changes it: every one of the 301 claims' decisions says it was superseded, as a rebuild writes them.
+    // The owner changes it. A value whose evidence is kept in blocks (past 256 claims) is known to a
+    // resume only by its last claims, so the change folds the key from all its claims (the edit is
+    // undone first: that fold reads them). Every one of the 301 claims' decisions says it was
+    // superseded, as a rebuild writes them.
+    await setText(original[0]!.text);
     await ingest('same', [{ user: 'ann', hour: 8, claim: { predicate: 'deploy day', value: 'Friday' } }], 301);
     await compile('same');
     const incremental = await stored('same');

@@ -11,9 +11,9 @@ import type { Policy } from './policy.js';
 import { ROLES } from './roles.js';
 import { timelineDigest, timelineEtag } from './state-hash.js';
 import { claim } from './test-support.js';
-import type { Decision, Timeline, TimelineValue } from './timeline.js';
+import type { Decision, EvidenceRef, Timeline, TimelineValue } from './timeline.js';
 import { view, viewSettlesAt } from './view.js';
-import { assembleTimeline, DECISION_BLOCK, timelineHashes, VALUE_BLOCK, viewableHead, type Sealed } from './blocks.js';
+import { assembleTimeline, DECISION_BLOCK, EVIDENCE_BLOCK, headOf, timelineHashes, VALUE_BLOCK, viewableHead, type Sealed } from './blocks.js';
 
 const VALUES = ['Tuesday', 'Thursday', 'Friday'];
 const SEAL_BEFORE = '2030-01-01T00:00:00.000Z';
@@ -31,20 +31,28 @@ const stepArb = fc.record({
 // Half the histories are owners' alone. In the others a reader or a guest is overruled now and
 // then: an overruled value gathers the later overruled claims of its value, so once sealed, a claim
 // of its value is folded from all claims (`canResume`) — both paths are taken.
-const historyArb = fc.tuple(fc.array(stepArb, { minLength: 200, maxLength: 700 }), fc.boolean()).map(([steps, ownersOnly]) => {
-  let minute = 0;
-  return steps.map((s, i): Claim => {
-    minute += s.gap;
-    return claim({
-      key: `h${i}`,
-      value: s.value,
-      op: s.op,
-      role: ownersOnly ? 'owner' : s.role,
-      author: s.author,
-      at: new Date(Date.UTC(2024, 0, 1) + minute * 60_000).toISOString(),
+// Half are one value restated by owners, now and then another: its evidence outgrows a block and
+// is sealed. Now and then an episode states it twice (one lineage, two claims), and in half of
+// those histories some claims come from one document in several versions (a lineage of its own),
+// which the resume cannot count from a value's last claims: the key folds from all claims.
+const historyArb = fc
+  .tuple(fc.array(stepArb, { minLength: 200, maxLength: 700 }), fc.constantFrom('mixed' as const, 'owners' as const, 'one value' as const, 'one value, a document' as const))
+  .map(([steps, mode]) => {
+    let minute = 0;
+    const out: Claim[] = [];
+    steps.forEach((s, i) => {
+      minute += s.gap;
+      const at = new Date(Date.UTC(2024, 0, 1) + minute * 60_000).toISOString();
+      const oneValue = mode.startsWith('one value');
+      const value = oneValue && (s.gap !== 40 || i % 5 !== 0) ? VALUES[Math.floor(i / 600) % VALUES.length] : s.value;
+      const op = oneValue && (s.gap !== 7 || i % 5 !== 0) ? 'assert' : s.op;
+      const role = mode === 'mixed' ? s.role : 'owner';
+      const lineage = mode === 'one value, a document' && s.gap % 13 === 0 ? { lineage: 'doc:runbook' } : {};
+      out.push(claim({ key: `h${i}`, value, op, role, author: s.author, at, ...lineage }));
+      if (oneValue && s.gap % 11 === 3) out.push(claim({ key: `h${i}`, index: 1, value, op, role, author: s.author, at, ...lineage }));
     });
+    return out;
   });
-});
 const policyArb = fc.constantFrom<Policy>(
   { cardinality: 'one', mode: 'supersede', min_role: 'reader' },
   { cardinality: 'one', mode: 'supersede', min_role: 'member' },
@@ -61,24 +69,39 @@ interface Kept {
   sealed: Sealed | null;
   values: TimelineValue[][];
   decisions: Decision[][];
+  /** Sealed evidence blocks by the value's place in the whole timeline. */
+  evidence: Map<number, EvidenceRef[][]>;
 }
 
 function keep(kept: Kept | null, timeline: Timeline): Kept {
   const h = timelineHashes(timeline, kept?.sealed ?? null, SEAL_BEFORE);
   const values = [...(kept?.values ?? [])];
   const decisions = [...(kept?.decisions ?? [])];
-  for (const b of h.blocks) (b.kind === 'values' ? values : decisions)[b.n] = JSON.parse(b.json) as never;
+  const evidence = new Map<number, EvidenceRef[][]>([...(kept?.evidence ?? [])].map(([at, bs]) => [at, [...bs]]));
+  for (const b of h.blocks) {
+    if (b.kind === 'values' || b.kind === 'decisions') (b.kind === 'values' ? values : decisions)[b.n] = JSON.parse(b.json) as never;
+    else {
+      const at = Number(b.kind.slice('evidence:'.length));
+      if (!evidence.has(at)) evidence.set(at, []);
+      evidence.get(at)![b.n] = JSON.parse(b.json) as EvidenceRef[];
+    }
+  }
   // The row's text is the head's canonical JSON.
   expect(h.json).toBe(canonicalJson(h.head));
-  return { head: JSON.parse(h.json) as Timeline, sealed: h.sealed, values, decisions };
+  return { head: JSON.parse(h.json) as Timeline, sealed: h.sealed, values, decisions, evidence };
 }
+
+/** What a summary reads of a view: the current values' evidence by count, a dispute's whole. */
+const counted = (vs: ReadonlyArray<{ evidence: readonly unknown[] }>) => vs.map((v) => ({ ...v, evidence: v.evidence.length }));
 
 describe('sealed blocks (fast-check)', () => {
   it('compiles that resume from a head give the whole fold: timeline, ETag, digest and present view', () => {
     let sealedValues = 0;
     let sealedDecisions = 0;
     let sealedOverruled = 0;
+    let sealedEvidence = 0;
     let resumed = 0;
+    let resumedPastEvidence = 0;
     fc.assert(
       fc.property(historyArb, policyArb, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }), (claims, policy, cuts) => {
         const ordered = orderClaims(claims);
@@ -92,6 +115,7 @@ describe('sealed blocks (fast-check)', () => {
           if (cp && canResume(kept.head, cp, segment, kept.sealed)) {
             const r = resumeFold(kept.head, stored(cp), stored(segment), policy, kept.sealed);
             resumed += 1;
+            if (cp.open.some(({ at: place }) => kept.sealed?.evidence?.some((e) => e.at === place))) resumedPastEvidence += 1;
             state = r;
             kept = keep(kept, r.timeline);
           } else {
@@ -101,7 +125,7 @@ describe('sealed blocks (fast-check)', () => {
           }
         }
         const whole = full(ordered, policy);
-        const assembled = assembleTimeline(kept.head, kept.values, kept.decisions);
+        const assembled = assembleTimeline(kept.head, kept.values, kept.decisions, kept.evidence);
         expect(canonicalJson(assembled)).toBe(canonicalJson(whole.timeline));
         expect(canonicalJson(state.checkpoint)).toBe(canonicalJson(whole.checkpoint));
         const fromHead = timelineHashes(kept.head, kept.sealed, null);
@@ -113,11 +137,14 @@ describe('sealed blocks (fast-check)', () => {
         for (const instant of [LATER, viewSettlesAt(whole.timeline) ?? LATER]) {
           const a = view(seen, instant);
           const b = view(whole.timeline, instant);
-          expect([a.status, a.current, a.scheduled, a.conflict]).toEqual([b.status, b.current, b.scheduled, b.conflict]);
+          expect([a.status, counted(a.current), counted(a.scheduled), a.conflict]).toEqual([b.status, counted(b.current), counted(b.scheduled), b.conflict]);
         }
+        // What verify does: the head cut from the whole hashes as the head kept.
+        expect(canonicalJson(headOf(whole.timeline, kept.sealed))).toBe(canonicalJson(kept.head));
         sealedValues += kept.sealed?.values.length ?? 0;
         sealedDecisions += kept.sealed?.decisions.length ?? 0;
         sealedOverruled += kept.sealed?.overruled?.length ?? 0;
+        sealedEvidence += [...kept.evidence.values()].reduce((n, bs) => n + bs.length, 0);
       }),
       { numRuns: 60 },
     );
@@ -125,6 +152,8 @@ describe('sealed blocks (fast-check)', () => {
     expect(sealedValues).toBeGreaterThan(0);
     expect(sealedDecisions).toBeGreaterThan(0);
     expect(sealedOverruled).toBeGreaterThan(0);
+    expect(sealedEvidence).toBeGreaterThan(0);
+    expect(resumedPastEvidence).toBeGreaterThan(10);
     expect(resumed).toBeGreaterThan(60);
   });
 
@@ -156,12 +185,44 @@ describe('sealed blocks (fast-check)', () => {
     expect(timelineDigest(swapped)).not.toBe(timelineDigest(t));
   });
 
-  it('seals nothing of an open value, of a value that ends after the bound, or of a many key', () => {
+  it('seals an open value\'s full evidence blocks and the decisions about them, nothing of a value that ends after the bound, nor of a many key', () => {
     const at = (i: number) => new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString();
-    // One value restated: every decision stands on the open value.
-    const restated = Array.from({ length: 3 * DECISION_BLOCK }, (_, i) => claim({ key: `r${i}`, value: 'Tuesday', role: 'owner', at: at(i) }));
+    // One value restated: every decision stands on the open value, whose evidence is sealed by blocks.
+    const restated = Array.from({ length: 3 * DECISION_BLOCK + 10 }, (_, i) => claim({ key: `r${i}`, value: 'Tuesday', role: 'owner', author: 'ann', at: at(i) }));
     const one: Policy = { cardinality: 'one', mode: 'supersede', min_role: 'reader' };
-    expect(timelineHashes(full(restated, one).timeline, null, SEAL_BEFORE).sealed).toBeNull();
+    const kept = timelineHashes(full(restated, one).timeline, null, SEAL_BEFORE);
+    expect(kept.sealed?.values).toEqual([]);
+    expect(kept.sealed?.decisions).toHaveLength(3);
+    expect(kept.sealed?.evidence?.map((e) => [e.at, e.blocks.length, e.plain])).toEqual([[0, 3, true]]);
+    expect(kept.head.values[0]!.evidence).toHaveLength(10);
+    expect(kept.blocks.map((b) => `${b.kind}/${b.n}`)).toEqual(['decisions/0', 'decisions/1', 'decisions/2', 'evidence:0/0', 'evidence:0/1', 'evidence:0/2']);
+    // Resumed from that head: an episode stating the value twice adds one lineage to the support.
+    const cp = full(restated, one).checkpoint!;
+    const head = JSON.parse(kept.json) as Timeline;
+    const twice = [0, 1].map((index) => claim({ key: 'twice', index, value: 'Tuesday', role: 'owner', author: 'ann', at: at(5000) }));
+    expect(canResume(head, cp, twice, kept.sealed)).toBe(true);
+    const resumedTwice = resumeFold(head, stored(cp), stored(twice), one, kept.sealed).timeline;
+    expect(resumedTwice.values[0]!.support).toBe(restated.length + 1);
+    expect(timelineHashes(resumedTwice, kept.sealed, SEAL_BEFORE).etag).toBe(timelineEtag(full([...restated, ...twice], one).timeline));
+    // What a head cannot tell from the value's last claims folds from all claims: a lineage of
+    // several versions, another value, a retraction.
+    for (const added of [
+      [claim({ key: 'doc', value: 'Tuesday', role: 'owner', at: at(5000), lineage: 'api:r3' })],
+      [claim({ key: 'other', value: 'Friday', role: 'owner', at: at(5000) })],
+      [claim({ key: 'gone', value: 'Tuesday', role: 'owner', at: at(5000), op: 'retract' })],
+    ]) {
+      expect(canResume(head, cp, added, kept.sealed)).toBe(false);
+    }
+    // A value once stated by such a lineage is never resumed past its sealed evidence.
+    const documented = restated.map((c, i) => (i === 3 ? claim({ key: 'r3', value: 'Tuesday', role: 'owner', author: 'ann', at: at(3), lineage: 'doc:runbook' }) : c));
+    const keptDoc = timelineHashes(full(documented, one).timeline, null, SEAL_BEFORE);
+    expect(keptDoc.sealed?.evidence?.[0]?.plain).toBe(false);
+    expect(canResume(JSON.parse(keptDoc.json) as Timeline, full(documented, one).checkpoint!, twice, keptDoc.sealed)).toBe(false);
+    // Disputed, its sources are shown: nothing of it is sealed.
+    const disputed = [...restated, claim({ key: 'x', value: 'Friday', role: 'owner', at: at(0) })];
+    const flag: Policy = { ...one, mode: 'flag' };
+    expect(full(disputed, flag).timeline.status_hint).toBe('conflicted');
+    expect(timelineHashes(full(disputed, flag).timeline, null, SEAL_BEFORE).sealed).toBeNull();
     const changing = Array.from({ length: 2 * DECISION_BLOCK }, (_, i) => claim({ key: `c${i}`, value: VALUES[i % 3]!, role: 'owner', at: at(i) }));
     expect(timelineHashes(full(changing, one).timeline, null, SEAL_BEFORE).sealed).not.toBeNull();
     // Values that ended after the bound stay in the head (decisions about them may be sealed:

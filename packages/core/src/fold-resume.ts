@@ -5,7 +5,7 @@ import type { Policy } from './policy.js';
 import { compareClaims, orderClaims } from './order.js';
 import type { Decision, Timeline, TimelineValue } from './timeline.js';
 import { FoldState } from './fold-state.js';
-import { sealedBase, type Sealed } from './blocks.js';
+import { plainLineage, sealedBase, type Sealed } from './blocks.js';
 import type { Entry } from './fold-state.js';
 import { foldOne } from './fold-one.js';
 import { checkpointOf, fates, finalDecision, reachesBack, timelineStatus, toValue, withEvidence, type FoldCheckpoint } from './fold.js';
@@ -31,9 +31,31 @@ export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>,
     for (const x of v.evidence) cited.add(versionAt(x.lineage, x.occurred_at));
   }
   if (!joinsNoSealedValue(previous, checkpoint, added, sealed, base)) return false;
+  if (!attachesToSealedEvidence(previous, checkpoint, added, sealed, base)) return false;
   return added.every(
     (c) => c.key === previous.key && !reachesBack(c) && compareClaims(checkpoint.last, c) < 0 && !cited.has(versionAt(c.lineage, c.occurred_at)),
   );
+}
+
+/**
+ * False when an open value has evidence in sealed blocks (`SealedEvidence`) and `added` might do
+ * more than restate it: the resume knows such a value only by its last claims, so it may only
+ * attach claims to it — claims of its value, none a retraction, while it is the one open value
+ * (a value with sealed evidence that ended or became disputed would have to rewrite the decisions
+ * and views of every claim it stood on) — and each claim must be of a lineage the value has not
+ * seen, so that it adds one to the support: a new episode's own lineage, where every claim of the
+ * value has its episode's own too.
+ */
+function attachesToSealedEvidence(previous: Pick<Timeline, 'values'>, checkpoint: FoldCheckpoint, added: readonly Claim[], sealed: Sealed | null, base: number): boolean {
+  if (!sealed?.evidence?.length) return true;
+  const partial = new Map(sealed.evidence.map((e) => [e.at, e] as const));
+  if (!checkpoint.open.some(({ at }) => partial.has(at))) return true;
+  if (checkpoint.open.length !== 1) return false;
+  const { at } = checkpoint.open[0]!;
+  const v = previous.values[at - base]!;
+  if (!partial.get(at)!.plain || !v.evidence.every(plainLineage)) return false;
+  const open = valueKey(v.value);
+  return added.every((c) => c.op !== 'retract' && valueKey(c.value) === open && plainLineage(c));
 }
 
 /**
@@ -73,9 +95,12 @@ export function resumeFold(
   const ordered = orderClaims(added);
   // Places in the timeline (a checkpoint's `at`) count the sealed values; the head's do not.
   const base = sealedBase(sealed).values;
+  const partial = new Map((sealed?.evidence ?? []).map((e) => [e.at, e] as const));
   const open: Array<{ at: number; entry: Entry }> = checkpoint.open.map(({ at, value, authors, historical }) => {
     const v = previous.values[at - base]!;
-    const first = v.evidence[0]!;
+    // A value with evidence in sealed blocks: its first claim is named there, its support is the value's.
+    const sealedEvidence = partial.get(at);
+    const first = sealedEvidence?.first ?? v.evidence[0]!;
     return {
       at,
       entry: {
@@ -93,7 +118,7 @@ export function resumeFold(
         standing: v.standing,
         open: true,
         first: { source: first.source, idempotency_key: first.idempotency_key, index: first.index },
-        prior: { refs: v.evidence, authors: new Map(authors), historical },
+        prior: { refs: v.evidence, authors: new Map(authors), historical, ...(sealedEvidence ? { support: v.support } : {}) },
       },
     };
   });
@@ -132,6 +157,9 @@ export function resumeFold(
 
   const still = s.open();
   for (const e of still) e.status = still.length > 1 ? 'disputed' : 'in_force';
+  for (const { entry } of open) {
+    if (entry.prior?.support !== undefined && entry.status !== 'in_force') throw new Error('resumeFold: a value with sealed evidence did not stay in force (canResume admits only its restatements)');
+  }
 
   const values: TimelineValue[] = [...previous.values];
   for (const { at, entry } of open) values[at - base] = toValue(entry);

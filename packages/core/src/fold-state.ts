@@ -39,6 +39,12 @@ export interface PriorEvidence {
   refs: readonly EvidenceRef[];
   authors: ReadonlyMap<string | null, number>;
   historical: boolean;
+  /**
+   * Set when `refs` are only the last of the value's claims, the first ones being in sealed blocks
+   * (`SealedEvidence`): the value's support over all of them. Every claim the walk attaches is of a
+   * lineage the value has not seen (`canResume`).
+   */
+  support?: number;
 }
 
 /** The state one walk threads through its claims. */

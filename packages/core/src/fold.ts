@@ -178,7 +178,12 @@ export function withEvidence(refs: readonly EvidenceRef[], attached: readonly Cl
 }
 
 export function toValue(e: Entry): TimelineValue {
-  const { evidence, support } = withEvidence(e.prior?.refs ?? [], e.evidence);
+  // A value whose first claims are in sealed blocks: its support is carried, and every claim the
+  // resume attached is of a lineage it has not seen (`canResume`).
+  const { evidence, support } =
+    e.prior?.support === undefined
+      ? withEvidence(e.prior?.refs ?? [], e.evidence)
+      : { evidence: withEvidence(e.prior.refs, e.evidence).evidence, support: e.prior.support + new Set(e.evidence.map((c) => c.lineage)).size };
   return {
     value: e.value,
     valid_from: e.valid_from,

@@ -86,14 +86,17 @@ export { fold, foldWithCheckpoint, FoldError, CHECKPOINT_AUTHORS, type FoldCheck
 export { canResume, resumeFold } from './fold-resume.js';
 export {
   assembleTimeline,
+  headOf,
   sealedBase,
   timelineHashes,
   viewableHead,
   DECISION_BLOCK,
+  EVIDENCE_BLOCK,
   VALUE_BLOCK,
   type BlockHash,
   type NewBlock,
   type Sealed,
+  type SealedEvidence,
   type TimelineHashes,
 } from './blocks.js';
 export { view, viewSettlesAt, type MemoryView, type ViewStatus, type ScheduledValue } from './view.js';

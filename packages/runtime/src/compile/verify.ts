@@ -1,4 +1,4 @@
-import { canonicalJson, COMPILER_VERSION, combineDigests, extract, sealedBase, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { canonicalJson, COMPILER_VERSION, combineDigests, extract, headOf, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type Pool, type Sql } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -142,8 +142,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     // The next compile hashes the head with the sealed blocks' stored hashes, not their items:
     // those hashes must be the items' own, or its ETag and digest would drift from a rebuild's.
     if (sealed !== null) {
-      const base = sealedBase(sealed);
-      const head = { ...actual, values: actual.values.slice(base.values), decisions: actual.decisions.slice(base.decisions) };
+      const head = headOf(actual, sealed);
       const fromSealed = timelineHashes(head, sealed, null);
       if (fromSealed.etag !== row.etag || fromSealed.digest() !== actualDigest) diff('sealed blocks', row.etag, fromSealed.etag);
     }

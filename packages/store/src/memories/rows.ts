@@ -33,12 +33,26 @@ const sealedItems = (kind: 'values' | 'decisions') =>
      WHERE b.workspace_id = memories.workspace_id AND b.memory_id = memories.id AND b.kind = '${kind}'), '[]'::jsonb)`;
 
 /**
+ * The values of a timeline (a jsonb array of the whole timeline's values, sealed ones first), each
+ * with the evidence kept in its own blocks (`evidence:<its place>`) put back before its own.
+ */
+const withSealedEvidence = (values: string) =>
+  `CASE WHEN memories.sealed::jsonb ? 'evidence' THEN
+     (SELECT COALESCE(jsonb_agg(CASE WHEN e.items IS NULL THEN v.item ELSE jsonb_set(v.item, '{evidence}', e.items || (v.item -> 'evidence')) END ORDER BY v.o), '[]'::jsonb)
+        FROM jsonb_array_elements(${values}) WITH ORDINALITY AS v(item, o)
+        LEFT JOIN LATERAL (SELECT jsonb_agg(x.item ORDER BY b.n, x.o) AS items FROM memory_blocks b
+                             CROSS JOIN LATERAL jsonb_array_elements(b.items::jsonb) WITH ORDINALITY AS x(item, o)
+                            WHERE b.workspace_id = memories.workspace_id AND b.memory_id = memories.id AND b.kind = 'evidence:' || (v.o - 1)) e ON true)
+   ELSE ${values} END`;
+
+/**
  * A memory's whole timeline: its row's, or, where blocks of it are kept apart (`sealed`), those
- * blocks' items followed by the head's. For every reader but a compile, which reads the head.
+ * blocks' items followed by the head's, and each value's sealed evidence before its own. For every
+ * reader but a compile, which reads the head.
  */
 export const TIMELINE = `CASE WHEN memories.sealed IS NULL THEN memories.timeline
   ELSE (memories.timeline::jsonb || jsonb_build_object(
-    'values', ${sealedItems('values')} || (memories.timeline::jsonb -> 'values'),
+    'values', ${withSealedEvidence(`${sealedItems('values')} || (memories.timeline::jsonb -> 'values')`)},
     'decisions', ${sealedItems('decisions')} || (memories.timeline::jsonb -> 'decisions')))::json END AS timeline`;
 
 const ROW = (timeline: string) => `id, subject, key, revision, etag, digest, status, ${timeline}, candidates`;
