@@ -16,7 +16,8 @@ import { checkpointOf, fates, finalDecision, reachesBack, timelineStatus, toValu
  * than the open values (`reachesBack`). An open value's claims are known by their references,
  * which carry no sequence: a claim of the same lineage and the same instant as one of them would
  * need it to tell which version is newer. A claim of the value of a sealed overruled value
- * (`Sealed.overruled`) may join it. Anything else is folded from all of the key's claims.
+ * (`Sealed.overruled`) may join it, and an open value with sealed evidence (`Sealed.evidence`)
+ * takes only plain restatements. Anything else is folded from all of the key's claims.
  */
 export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>, checkpoint: FoldCheckpoint, added: readonly Claim[], sealed: Sealed | null = null): boolean {
   if (added.length === 0 || previous.policy.cardinality !== 'one') return false;
