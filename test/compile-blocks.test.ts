@@ -11,7 +11,7 @@ import { startTestCanon, type TestCanon } from '@canon/testing';
 let canon: TestCanon;
 const keys = new Map<string, Principal>();
 const bearer = new Map<string, string>();
-const WORKSPACES = ['once', 'each', 'late', 'verify', 'erase', 'private', 'link', 'ov-once', 'ov-each', 'one-once', 'one-each'];
+const WORKSPACES = ['once', 'each', 'late', 'verify', 'erase', 'private', 'link', 'ov-once', 'ov-each', 'one-once', 'one-each', 'deep-once', 'deep-each'];
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   for (const workspace of WORKSPACES)
@@ -236,6 +236,44 @@ describe('a timeline kept in blocks', () => {
     expect((await canon.runtime.verify(owner, SUBJECT)).ok).toBe(true);
     // The ended value keeps its evidence blocks; the new one has fewer than a block.
     expect((await evidenceBlocks('one-each')).map((b) => b.kind)).toEqual(['evidence:0', 'evidence:0']);
+  });
+
+  it('puts the evidence back of a value whose own block of values was later sealed too', async () => {
+    // Day 0 restated 300 times (its evidence sealed by blocks), then 70 other days, one claim each:
+    // the first block of 64 values, day 0's among them, ends and is sealed as well.
+    const say = async (workspace: string, from: number, to: number) => {
+      const owner = keys.get(`${workspace}/ann`)!;
+      for (let i = from; i < to; i += 100) {
+        await canon.runtime.ingest(
+          owner,
+          Array.from({ length: Math.min(100, to - i) }, (_, j) => ({
+            idempotency_key: `${workspace}-d${i + j}`,
+            subject: SUBJECT,
+            occurred_at: at(i + j + 1),
+            body: { claims: [{ predicate: 'deploy day', value: `day ${Math.max(0, i + j - 299)}` }] },
+          })),
+        );
+      }
+    };
+    await say('deep-once', 0, 370);
+    await compile('deep-once');
+    for (const [from, to] of [[0, 300], [300, 330], [330, 370]] as const) {
+      await say('deep-each', from, to);
+      await compile('deep-each');
+    }
+    for (const workspace of ['deep-once', 'deep-each']) {
+      expect(await blocks(workspace)).toMatchObject({ values: 1 });
+      const [{ id }] = (await q<{ id: string }>('SELECT id FROM memories WHERE workspace_id = $1', [workspace])) as [{ id: string }];
+      const detail = await canon.runtime.memory(keys.get(`${workspace}/ann`)!, id, {});
+      expect(detail.timeline.values[0]!.evidence).toHaveLength(300);
+      expect((await canon.runtime.verify(keys.get(`${workspace}/ann`)!, SUBJECT)).ok).toBe(true);
+    }
+    expect(await stored('deep-each')).toEqual(await stored('deep-once'));
+    // A change that folds the key from all its claims compares with, and rewrites, the whole.
+    const incremental = await hashes('deep-each');
+    await canon.runtime.rebuild(keys.get('deep-each/ann')!, SUBJECT);
+    expect(await hashes('deep-each')).toEqual(incremental);
+    expect(await stored('deep-each')).toEqual(await stored('deep-once'));
   });
 
   it('verify finds a sealed block that no longer says what the log does', async () => {

@@ -44,8 +44,9 @@ export interface Sealed {
    */
   overruled?: string[];
   /**
-   * The values of the head whose first blocks of evidence are stored apart, by their place in the
-   * whole timeline; the head's value holds the evidence past them. Absent when there are none.
+   * The values whose first blocks of evidence are stored apart, by their place in the whole
+   * timeline, sealed values' included (a reader puts their evidence back too); a value of the head
+   * holds the evidence past them. Absent when there are none.
    */
   evidence?: SealedEvidence[];
 }
@@ -278,11 +279,11 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
     ...dBlocks.slice(0, nd).map((b, i) => ({ kind: 'decisions' as const, n: base.decisions / DECISION_BLOCK + i, json: b.json })),
     ...forms.flatMap((f) => f.blocks),
   ];
-  // The head's values with evidence stored apart; those of values sealed here need no entry.
-  const evidence = forms.slice(nv * VALUE_BLOCK).flatMap((f) => (f.sealed ? [f.sealed] : []));
+  // Every value with evidence stored apart, those of sealed values too: a reader puts it back. An
+  // entry changes only when a block of its evidence is sealed.
+  const evidence = [...(sealed?.evidence ?? []).filter((e) => e.at < base.values), ...forms.flatMap((f) => (f.sealed ? [f.sealed] : []))];
   let nextSealed = sealed;
-  const evidenceChanged = forms.some((f) => f.blocks.length > 0) || evidence.length !== (sealed?.evidence?.length ?? 0);
-  if (nv > 0 || nd > 0 || evidenceChanged) {
+  if (nv > 0 || nd > 0 || forms.some((f) => f.blocks.length > 0)) {
     const newlySealed = values.slice(0, nv * VALUE_BLOCK);
     let held = sealed?.held ?? null;
     let until = sealed?.until ?? null;

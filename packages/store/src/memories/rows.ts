@@ -34,7 +34,8 @@ const sealedItems = (kind: 'values' | 'decisions') =>
 
 /**
  * The values of a timeline (a jsonb array of the whole timeline's values, sealed ones first), each
- * with the evidence kept in its own blocks (`evidence:<its place>`) put back before its own.
+ * that `sealed.evidence` names with the evidence kept in its own blocks (`evidence:<its place>`)
+ * put back before its own; the others are not looked up.
  */
 const withSealedEvidence = (values: string) =>
   `CASE WHEN memories.sealed::jsonb ? 'evidence' THEN
@@ -42,7 +43,8 @@ const withSealedEvidence = (values: string) =>
         FROM jsonb_array_elements(${values}) WITH ORDINALITY AS v(item, o)
         LEFT JOIN LATERAL (SELECT jsonb_agg(x.item ORDER BY b.n, x.o) AS items FROM memory_blocks b
                              CROSS JOIN LATERAL jsonb_array_elements(b.items::jsonb) WITH ORDINALITY AS x(item, o)
-                            WHERE b.workspace_id = memories.workspace_id AND b.memory_id = memories.id AND b.kind = 'evidence:' || (v.o - 1)) e ON true)
+                            WHERE (v.o - 1) IN (SELECT (s->>'at')::bigint FROM jsonb_array_elements(memories.sealed::jsonb -> 'evidence') AS s)
+                              AND b.workspace_id = memories.workspace_id AND b.memory_id = memories.id AND b.kind = 'evidence:' || (v.o - 1)) e ON true)
    ELSE ${values} END`;
 
 /**
