@@ -158,8 +158,6 @@ function once<T>(f: () => T): () => T {
   };
 }
 
-const evidenceState = (e: EvidenceRef) => ref(e);
-
 /**
  * Whether a block of values can no longer change: every value ended (superseded or retracted; an
  * open value may end) or overruled, and every boundary before `before`, so that a view at any later
@@ -202,11 +200,10 @@ function valueForm(v: TimelineValue, at: number, prior: SealedEvidence | undefin
   if (priorBlocks.length === 0 && v.evidence.length <= EVIDENCE_BLOCK) {
     return { stored: v, spelled: v, state: () => stateOfValue(v), sealed: null, blocks: [] };
   }
-  const rest = blocksOf(v.evidence, EVIDENCE_BLOCK, 'evidence/1', evidenceState);
+  const rest = blocksOf(v.evidence, EVIDENCE_BLOCK, 'evidence/1', ref);
   const eligible = sealing && (v.status === 'in_force' || v.status === 'superseded' || v.status === 'retracted');
   const k = eligible ? Math.floor(v.evidence.length / EVIDENCE_BLOCK) : 0;
   const blocks: NewBlock[] = rest.slice(0, k).map((b, j) => ({ kind: `evidence:${at}`, n: priorBlocks.length + j, json: b.json }));
-  const hashes = [...priorBlocks, ...rest.map((b) => ({ etag: b.etag, state: '' }))];
   const sealedNow = [...priorBlocks, ...rest.slice(0, k).map((b) => ({ etag: b.etag, state: b.state() }))];
   const first = prior?.first ?? (v.evidence[0] ? { source: v.evidence[0].source, idempotency_key: v.evidence[0].idempotency_key, index: v.evidence[0].index } : null);
   const sealed: SealedEvidence | null =
@@ -215,7 +212,7 @@ function valueForm(v: TimelineValue, at: number, prior: SealedEvidence | undefin
       : null;
   return {
     stored: k > 0 ? { ...v, evidence: v.evidence.slice(k * EVIDENCE_BLOCK) } : v,
-    spelled: { ...v, evidence: hashes.map((h) => h.etag) },
+    spelled: { ...v, evidence: [...priorBlocks.map((h) => h.etag), ...rest.map((b) => b.etag)] },
     state: () => stateOfValue(v, [...priorBlocks.map((h) => h.state), ...rest.map((b) => b.state())]),
     sealed,
     blocks,
@@ -341,6 +338,11 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
   return { etag, digest, json, head, sealed: nextSealed, blocks };
 }
 
+/** How many pieces of evidence each value with sealed evidence has stored apart, by its place. */
+function sealedEvidenceCounts(sealed: Sealed): Map<number, number> {
+  return new Map((sealed.evidence ?? []).map((e) => [e.at, e.blocks.length * EVIDENCE_BLOCK]));
+}
+
 /**
  * The head a whole timeline leaves past `sealed`: its values and decisions after the sealed
  * blocks, and each value's evidence after its own sealed blocks (verify hashes it with them).
@@ -348,7 +350,7 @@ export function timelineHashes(timeline: Timeline, sealed: Sealed | null, sealBe
 export function headOf(whole: Timeline, sealed: Sealed | null | undefined): Timeline {
   if (!sealed) return whole;
   const base = sealedBase(sealed);
-  const evidence = new Map((sealed.evidence ?? []).map((e) => [e.at, e.blocks.length * EVIDENCE_BLOCK] as const));
+  const evidence = sealedEvidenceCounts(sealed);
   return {
     ...whole,
     values: whole.values.slice(base.values).map((v, i) => {
@@ -386,7 +388,7 @@ const SEALED_EVIDENCE: EvidenceRef = Object.freeze({
 export function viewableHead(head: Timeline, sealed: Sealed | null | undefined): Timeline {
   if (!sealed) return head;
   const base = sealedBase(sealed).values;
-  const counted = new Map((sealed.evidence ?? []).map((e) => [e.at, e.blocks.length * EVIDENCE_BLOCK] as const));
+  const counted = sealedEvidenceCounts(sealed);
   const values =
     counted.size === 0
       ? head.values
