@@ -47,6 +47,19 @@ async function ingest(workspace: string, from: number, to: number, user = 'ann',
     await canon.runtime.ingest(owner, batch);
   }
 }
+/** ann's episodes `from` to `to`, hour by hour, each stating the deploy day `valueOf` gives; keys `<workspace>-<tag><i>`. */
+async function ingestDays(workspace: string, tag: string, from: number, to: number, valueOf: (i: number) => string) {
+  const owner = keys.get(`${workspace}/ann`)!;
+  for (let i = from; i < to; i += 100) {
+    const batch = Array.from({ length: Math.min(100, to - i) }, (_, j) => ({
+      idempotency_key: `${workspace}-${tag}${i + j}`,
+      subject: SUBJECT,
+      occurred_at: at(i + j + 1),
+      body: { claims: [{ predicate: 'deploy day', value: valueOf(i + j) }] },
+    }));
+    await canon.runtime.ingest(owner, batch);
+  }
+}
 const compile = (workspace: string, user = 'ann') => canon.runtime.compile(keys.get(`${workspace}/${user}`)!, { subject: SUBJECT });
 const q = async <T extends Record<string, unknown>>(text: string, params: unknown[]) => (await canon.runtime.pool.query<T>(text, params)).rows;
 
@@ -171,20 +184,7 @@ describe('a timeline kept in blocks', () => {
 
   it('keeps the evidence of a value restated without end in blocks of its own, and a change of value cuts them afresh', async () => {
     // ann restates one day 600 times, an episode each: one open value, 600 pieces of evidence.
-    const restate = async (workspace: string, from: number, to: number, value = 'Tuesday') => {
-      const owner = keys.get(`${workspace}/ann`)!;
-      for (let i = from; i < to; i += 100) {
-        await canon.runtime.ingest(
-          owner,
-          Array.from({ length: Math.min(100, to - i) }, (_, j) => ({
-            idempotency_key: `${workspace}-r${i + j}`,
-            subject: SUBJECT,
-            occurred_at: at(i + j + 1),
-            body: { claims: [{ predicate: 'deploy day', value }] },
-          })),
-        );
-      }
-    };
+    const restate = (workspace: string, from: number, to: number, value = 'Tuesday') => ingestDays(workspace, 'r', from, to, () => value);
     await restate('one-once', 0, 600);
     await compile('one-once');
     for (let i = 0; i < 600; i += 50) {
@@ -241,20 +241,7 @@ describe('a timeline kept in blocks', () => {
   it('puts the evidence back of a value whose own block of values was later sealed too', async () => {
     // Day 0 restated 300 times (its evidence sealed by blocks), then 70 other days, one claim each:
     // the first block of 64 values, day 0's among them, ends and is sealed as well.
-    const say = async (workspace: string, from: number, to: number) => {
-      const owner = keys.get(`${workspace}/ann`)!;
-      for (let i = from; i < to; i += 100) {
-        await canon.runtime.ingest(
-          owner,
-          Array.from({ length: Math.min(100, to - i) }, (_, j) => ({
-            idempotency_key: `${workspace}-d${i + j}`,
-            subject: SUBJECT,
-            occurred_at: at(i + j + 1),
-            body: { claims: [{ predicate: 'deploy day', value: `day ${Math.max(0, i + j - 299)}` }] },
-          })),
-        );
-      }
-    };
+    const say = (workspace: string, from: number, to: number) => ingestDays(workspace, 'd', from, to, (i) => `day ${Math.max(0, i - 299)}`);
     await say('deep-once', 0, 370);
     await compile('deep-once');
     for (const [from, to] of [[0, 300], [300, 330], [330, 370]] as const) {
