@@ -220,6 +220,42 @@ describe('migrations', () => {
     );
   });
 
+  it('give every memory with candidates what it keeps of them: each one\'s scope, owner and side (0033)', async () => {
+    const side = (value: string) => ({ v: 1, from: '2026-01-02T00:00:00.000Z', memory: { status: 'current', predicate: 'p', qualifiers: {}, current: [{ value }], conflict: [] } });
+    const ref = (id: string) => ({ memory_id: id, score: 0.9, reason: 'same slots' });
+    // a and b name each other; c names a and a row that is gone; d names nothing; e of another workspace.
+    const rows: Array<[string, string, string, string | null, unknown, unknown[]]> = [
+      ['w1', 'a', 'workspace', null, side('Tuesday'), [ref('b')]],
+      ['w1', 'b', 'workspace', null, side('Thursday'), [ref('a'), ref('c')]],
+      ['w1', 'c', 'personal', 'ann', null, [ref('b'), ref('gone')]],
+      ['w1', 'd', 'workspace', null, side('Friday'), []],
+      ['w2', 'a', 'workspace', null, side('Monday'), [ref('b')]],
+    ];
+    await migratedByOwner(
+      '0033_partner_sides',
+      async (admin) => {
+        for (const [ws, id, scope, owner, s, candidates] of rows)
+          await admin.query(
+            `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, side, candidates)
+             VALUES ($1, $2, 's', $2, $3, $4, 'p', '{}', 1, 'e', 'd', 'in_force', '{}', $5, $6)`,
+            [ws, id, scope, owner, JSON.stringify(s), JSON.stringify(candidates)],
+          );
+      },
+      async ({ admin }) => {
+        const { rows: kept } = await admin.query('SELECT workspace_id, id, partner_sides FROM memories ORDER BY workspace_id, id');
+        expect(kept).toEqual([
+          { workspace_id: 'w1', id: 'a', partner_sides: { b: { scope: 'workspace', owner: null, side: side('Thursday') } } },
+          { workspace_id: 'w1', id: 'b', partner_sides: { a: { scope: 'workspace', owner: null, side: side('Tuesday') }, c: { scope: 'personal', owner: 'ann', side: null } } },
+          { workspace_id: 'w1', id: 'c', partner_sides: { b: { scope: 'workspace', owner: null, side: side('Thursday') } } },
+          { workspace_id: 'w1', id: 'd', partner_sides: null },
+          { workspace_id: 'w2', id: 'a', partner_sides: null },
+        ]);
+        const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'memories'::regclass`);
+        expect(forced).toEqual([{ relforcerowsecurity: true }]);
+      },
+    );
+  });
+
   it('keep every claim and timeline, member for member, when they become json (0028)', async () => {
     const claim = { workspace_id: 'w1', episode_id: '00000000-0000-4000-8000-000000000001', index: 0, key: 'k1', value: { b: 1, a: [2, -0, 'é'] }, text: 'Deploys run on Tuesday.' };
     const timeline = { memory_id: 'm1', key: 'k1', values: [{ value: 'Tuesday', evidence: [{ source: 'api', index: 0 }] }], decisions: [], linked: ['k2'] };

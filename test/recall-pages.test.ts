@@ -175,27 +175,47 @@ describe('recall of a subject, page by page', () => {
     expect(JSON.stringify((await page(owner, { limit: '1' })).memories[0])).not.toContain('Sunday');
   });
 
-  it('reads a candidate off the page from its side, which verify holds to the summary; a row without one reads the same', async () => {
+  it('reads a candidate off the page from the side its row keeps, which verify holds to the candidate\'s own; rows without them read the same', async () => {
     const ownerPrincipal = (await canon.key('owner')).principal;
     const at = new Date().toISOString();
     const first = await page(owner, { limit: '1', as_of: at });
-    const candidate = first.memories[0]!.candidates[0]!;
+    const self = first.memories[0]!;
+    const candidate = self.candidates[0]!;
     expect(candidate).toBeDefined();
-    const sides = await canon.runtime.pool.query(`SELECT count(*)::int AS n FROM memories WHERE subject = $1 AND side IS NULL`, [SUBJECT]);
-    expect(sides.rows[0].n).toBe(0);
-    // Rows written before the column existed: the page takes the side out of the summary instead.
-    await canon.runtime.pool.query(`UPDATE memories SET side = NULL WHERE subject = $1`, [SUBJECT]);
+    const missing = await canon.runtime.pool.query(
+      `SELECT count(*) FILTER (WHERE side IS NULL)::int AS sides, count(*) FILTER (WHERE partner_sides IS NULL AND candidates <> '[]'::jsonb)::int AS partners FROM memories WHERE subject = $1`,
+      [SUBJECT],
+    );
+    expect(missing.rows[0]).toEqual({ sides: 0, partners: 0 });
+    // Rows written before either column existed: the page reads the candidates by id and takes
+    // their sides out of their summaries instead.
+    await canon.runtime.pool.query(`UPDATE memories SET side = NULL, partner_sides = NULL WHERE subject = $1`, [SUBJECT]);
     expect(await page(owner, { limit: '1', as_of: at })).toEqual(first);
     expect((await canon.runtime.verify(ownerPrincipal, SUBJECT)).ok).toBe(true);
     await canon.runtime.rebuild(ownerPrincipal, SUBJECT);
     expect(await page(owner, { limit: '1', as_of: at })).toEqual(first);
-    // The side is what the page reads of a candidate off it, and verify holds it to the summary.
+    // What the page's row keeps of a candidate is what it shows; verify holds it to the candidate's side.
+    const kept = await canon.runtime.pool.query(
+      `UPDATE memories SET partner_sides = jsonb_set(partner_sides, ARRAY[$2, 'side', 'memory', 'current', '0', 'value'], '"Sunday"') WHERE id = $1`,
+      [self.id, candidate.memory_id],
+    );
+    expect(kept.rowCount).toBe(1);
+    expect(JSON.stringify(await page(owner, { limit: '1', as_of: at }))).toContain('Sunday');
+    let report = await canon.runtime.verify(ownerPrincipal, SUBJECT);
+    expect(report.differences.map((d) => [d.what, d.memory_id])).toEqual([['partner_sides', self.id]]);
+    await canon.runtime.rebuild(ownerPrincipal, SUBJECT);
+    expect(await page(owner, { limit: '1', as_of: at })).toEqual(first);
+    // A row that keeps none reads the candidate's side, which verify holds to its summary (and
+    // every row keeping that side, to it).
+    await canon.runtime.pool.query(`UPDATE memories SET partner_sides = NULL WHERE id = $1`, [self.id]);
     const { rowCount } = await canon.runtime.pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,current,0,value}', '"Sunday"') WHERE id = $1`, [candidate.memory_id]);
     expect(rowCount).toBe(1);
     expect(JSON.stringify(await page(owner, { limit: '1', as_of: at }))).toContain('Sunday');
-    const report = await canon.runtime.verify(ownerPrincipal, SUBJECT);
-    expect(report.differences.map((d) => [d.what, d.memory_id])).toEqual([['side', candidate.memory_id]]);
+    report = await canon.runtime.verify(ownerPrincipal, SUBJECT);
+    expect(report.differences.filter((d) => d.what !== 'partner_sides').map((d) => [d.what, d.memory_id])).toEqual([['side', candidate.memory_id]]);
+    expect(report.differences.filter((d) => d.what === 'partner_sides').every((d) => d.memory_id !== self.id)).toBe(true);
     await canon.runtime.rebuild(ownerPrincipal, SUBJECT);
     expect(await page(owner, { limit: '1', as_of: at })).toEqual(first);
+    expect((await canon.runtime.verify(ownerPrincipal, SUBJECT)).ok).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import type { Principal } from '@canon/runtime';
 // What a request waits on most is PostgreSQL's round trips (about half a millisecond each on a
 // loaded two-core machine), so the key's lookup and the two answers clients ask for most are one round trip each: a
 // compile with nothing to do (a CI's no-op recompile, a job the one before it absorbed) and a page
-// of recall (two when its candidates are off the page). The count is of statements sent to the real database, each a round trip: every
+// of recall (its candidates off the page included: each row keeps their sides). The count is of statements sent to the real database, each a round trip: every
 // query is spied on, none is replaced.
 
 let canon: TestCanon;
@@ -96,7 +96,7 @@ describe('a compile with nothing to do', () => {
 });
 
 describe('a page of recall', () => {
-  it('is one round trip, and one more for the candidates it names off the page', async () => {
+  it('is one round trip, candidates off the page included; one more for a row that keeps no sides of them', async () => {
     let spy = roundTrips();
     const whole = await canon.runtime.memories(owner, SUBJECT);
     // Every candidate is on the page: nothing more to read.
@@ -106,12 +106,23 @@ describe('a page of recall', () => {
     spy.mockRestore();
     spy = roundTrips();
     const page = await canon.runtime.memories(owner, SUBJECT, { limit: 1 });
-    expect(spy).toHaveBeenCalledTimes(2);
+    expect(spy).toHaveBeenCalledTimes(1);
     expect(page.memories.length).toBe(1);
     expect(page.next).not.toBeNull();
-    // Its candidates are off the page, read in the second round trip: Tuesday against Thursday.
+    // Its candidates are off the page, read from its own row: Tuesday against Thursday.
     expect(page.memories[0]!.candidates.map((c) => c.kind)).toContain('possible_contradiction');
     expect(page.memories[0]!.candidates).toEqual(whole.memories[0]!.candidates);
+    spy.mockRestore();
+    // A row from before `partner_sides` names them only: they are read by id, as they were.
+    await db.query('UPDATE memories SET partner_sides = NULL WHERE subject = $1', [SUBJECT]);
+    spy = roundTrips();
+    const older = await canon.runtime.memories(owner, SUBJECT, { limit: 1 });
+    expect(spy).toHaveBeenCalledTimes(2);
+    expect([older.memories, older.next]).toEqual([page.memories, page.next]);
+    spy.mockRestore();
+    await canon.runtime.rebuild(owner, SUBJECT);
+    const rebuilt = await canon.runtime.memories(owner, SUBJECT, { limit: 1 });
+    expect([rebuilt.memories, rebuilt.next]).toEqual([page.memories, page.next]);
   });
 
   it('shows a personal memory to its owner only', async () => {

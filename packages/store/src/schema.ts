@@ -207,6 +207,14 @@ export const memories = pgTable(
      */
     side: jsonb('side'),
     /**
+     * The `scope`, `owner` and `side` of each memory in `candidates`, by id, as they stood when
+     * this row or one of them was last written: a page reads its candidates with its own rows
+     * instead of looking up 400 sides by id. Kept by the compile that writes either memory
+     * (candidates are symmetric); null when the row has no candidates. Candidates share a scope
+     * and an owner, so a row never keeps a side its readers could not read themselves.
+     */
+    partner_sides: jsonb('partner_sides'),
+    /**
      * A claim of the memory was told as a change or a correction by a cue taken out of its
      * wording (`toldAsChange`): the candidate search compares it as a restatement. Derived at
      * compile from the memory's claims, like the timeline.

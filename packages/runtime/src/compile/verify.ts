@@ -1,5 +1,5 @@
 import { canonicalJson, COMPILER_VERSION, combineDigests, extract, headOf, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
-import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type Pool, type Sql } from '@canon/store';
+import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { foldGroup, linksOfEpisodes } from '../links/linked-fold.js';
@@ -138,7 +138,14 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     if (actualEtag !== row.etag) diff('etag', actualEtag, row.etag);
     // Recall reads the summary, not the timeline: it must say what the timeline says (a row from
     // before summaries existed has none, and recall reads its timeline).
-    const { summary, side, told_as_change, checkpoint, sealed } = summaries.get(row.id) ?? { summary: null, side: null, told_as_change: false, checkpoint: null, sealed: null };
+    const stored = summaries.get(row.id);
+    const { summary = null, side = null, told_as_change = false, checkpoint = null, sealed = null } = stored ?? {};
+    // A page shows this memory's candidates from what its row keeps of them: their rows' own (none
+    // kept is always sound: recall then reads them by id).
+    if (stored && stored.partner_sides !== null) {
+      const wantedPartners = partnerSidesOf(stored.candidates, summaries);
+      if (canonicalJson(wantedPartners) !== canonicalJson(stored.partner_sides)) diff('partner_sides', wantedPartners, stored.partner_sides);
+    }
     // The next compile hashes the head with the sealed blocks' stored hashes, not their items:
     // those hashes must be the items' own, or its ETag and digest would drift from a rebuild's.
     if (sealed !== null) {
@@ -189,6 +196,16 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     incremental_state_hash: subjectRow?.state_hash ?? null,
     differences,
   };
+}
+
+/** What a row with these candidates keeps of them (`memories.partner_sides`): null for none. */
+function partnerSidesOf(candidates: ReadonlyArray<{ memory_id: string }>, rows: ReadonlyMap<string, StoredDerivations>): Record<string, PartnerSide> | null {
+  const out: Record<string, PartnerSide> = {};
+  for (const c of candidates) {
+    const b = rows.get(c.memory_id);
+    if (b) out[c.memory_id] = { scope: b.scope, owner: b.owner, side: b.side };
+  }
+  return Object.keys(out).length === 0 ? null : out;
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -95,7 +95,7 @@ export function parseFactKey(key: string): FactKey {
 
 /**
  * Recomputes the candidates of a subject from its memories as they now stand and writes the rows
- * whose list changed. A set function of the memories (and of the `same: false` links that
+ * whose list changed (their ids are returned). A set function of the memories (and of the `same: false` links that
  * silence a pair), so a rebuild and any sequence of compiles write the same lists.
  */
 export async function refreshCandidates(
@@ -105,7 +105,7 @@ export async function refreshCandidates(
   links: SubjectLinks,
   /** The memories this compile created and removed (incremental when none was removed); absent: recompute every pair. */
   change?: { created: readonly string[]; removed: readonly string[] },
-): Promise<number> {
+): Promise<string[]> {
   const rows = await memoryShapesOfSubject(sql, workspaceId, subject);
   const keyOf = new Map(rows.map((r) => [r.id, r.key] as const));
   // Incremental only when memories were created and none removed. A removed memory (keys merged
@@ -150,5 +150,5 @@ export async function refreshCandidates(
     if (canonicalJson(next) !== canonicalJson(r.candidates)) changes.push({ id: r.id, candidates: next });
   }
   await setCandidates(sql, workspaceId, changes);
-  return changes.length;
+  return changes.map((c) => c.id);
 }

@@ -147,9 +147,15 @@ export async function subjectMemories(pool: Pool, principal: Principal, subject:
   if (more) rows.length = page.limit;
   const visible = rows.filter((r) => rowVisible(principal, r));
   const onPage = new Set(visible.map((r) => r.id));
-  const offPage = [...new Set(visible.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))].filter((id) => !onPage.has(id));
+  // A candidate off the page is read from the side its partner's row keeps, when it keeps one;
+  // only the rest (rows written before `partner_sides`, or naming a side from before `side`) by id.
+  const kept = new Map<string, CandidateSideRow>();
+  for (const r of visible) {
+    for (const [id, p] of Object.entries(r.partner_sides ?? {})) if (p.side !== null && !onPage.has(id)) kept.set(id, { id, scope: p.scope, owner: p.owner, summary: p.side });
+  }
+  const offPage = [...new Set(visible.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))].filter((id) => !onPage.has(id) && !kept.has(id));
   const named = offPage.length === 0 ? [] : ((await readInWorkspace(pool, principal, [candidateSidesStatement(ws, offPage)]))[0]!.rows as CandidateSideRow[]);
-  const others = named.filter((r) => rowVisible(principal, r));
+  const others = [...kept.values(), ...named].filter((r) => rowVisible(principal, r));
   // The page's own memories answer from their summaries; a candidate off the page from its side.
   const summaries = new Map<string, StoredSummary['memory']>();
   for (const r of visible) {

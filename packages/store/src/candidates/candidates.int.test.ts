@@ -6,6 +6,7 @@ import { insertMemories } from '../memories/insert-memories.js';
 import { memoryIdLinkingKey } from './memory-id-linking-key.js';
 import { memoryShapesOfSubject } from './memory-shapes-of-subject.js';
 import type { CandidateRefRow } from './rows.js';
+import { refreshPartnerSides } from './refresh-partner-sides.js';
 import { setCandidates } from './set-candidates.js';
 
 // Near memories of a subject (shown, never applied) and the keys links joined.
@@ -47,6 +48,33 @@ describe('setCandidates', () => {
     expect(shapes.find((s) => s.id === day.timeline.memory_id)!.candidates).toEqual([]);
     await setCandidates(pool, 'w-set', [{ id: note.timeline.memory_id, candidates: [] }]);
     expect((await memoryShapesOfSubject(pool, 'w-set', 's')).every((s) => s.candidates.length === 0)).toBe(true);
+  });
+});
+
+describe('refreshPartnerSides', () => {
+  const partners = async (workspaceId: string) =>
+    new Map((await pool.query<{ id: string; partner_sides: unknown }>('SELECT id, partner_sides FROM memories WHERE workspace_id = $1', [workspaceId])).rows.map((r) => [r.id, r.partner_sides] as const));
+
+  it('copies each candidate\'s scope, owner and side into the rows naming it, and clears a row whose candidates are gone', async () => {
+    const { note, day } = await seeded('w-partners');
+    const [n, d] = [note.timeline.memory_id, day.timeline.memory_id];
+    const pair = (to: string): CandidateRefRow[] => [{ memory_id: to, score: 0.8, reason: 'same words' }];
+    await setCandidates(pool, 'w-partners', [{ id: n, candidates: pair(d) }, { id: d, candidates: pair(n) }]);
+    // Named by the note only: the day's row, which names the note, is rewritten as well.
+    expect(await refreshPartnerSides(pool, 'w-partners', [n])).toBe(2);
+    const kept = await partners('w-partners');
+    expect(kept.get(n)).toEqual({ [d]: { scope: 'workspace', owner: null, side: JSON.parse(JSON.stringify(day.side)) } });
+    expect(kept.get(d)).toEqual({ [n]: { scope: 'workspace', owner: null, side: JSON.parse(JSON.stringify(note.side)) } });
+    // Unchanged: nothing is written.
+    expect(await refreshPartnerSides(pool, 'w-partners', [n, d])).toBe(0);
+    // The day's side changes: the note's row follows.
+    await pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,current,0,value}', '"Monday"') WHERE id = $1`, [d]);
+    expect(await refreshPartnerSides(pool, 'w-partners', [d])).toBe(1);
+    expect(JSON.stringify((await partners('w-partners')).get(n))).toContain('Monday');
+    await setCandidates(pool, 'w-partners', [{ id: n, candidates: [] }, { id: d, candidates: [] }]);
+    expect(await refreshPartnerSides(pool, 'w-partners', [n, d])).toBe(2);
+    expect([...(await partners('w-partners')).values()]).toEqual([null, null]);
+    expect(await refreshPartnerSides(pool, 'w-partners', [])).toBe(0);
   });
 });
 

@@ -149,11 +149,26 @@ describe('candidateSidesStatement', () => {
 });
 
 describe('summariesOfSubject', () => {
-  it('maps each memory of a subject to its stored summary, side, change flag, checkpoint and sealed blocks', async () => {
+  it('maps each memory of a subject to its scope, stored summary, side, change flag, checkpoint, sealed blocks and what it keeps of its candidates', async () => {
     const { memories } = await seeded('w-summaries');
     const ofS = memories.filter((m) => m.subject === 's');
     expect(await summariesOfSubject(pool, 'w-summaries', 's')).toEqual(
-      new Map(ofS.map((m) => [m.timeline.memory_id, { summary: m.summary, side: m.side, told_as_change: m.told_as_change, checkpoint: m.checkpoint, sealed: null }])),
+      new Map(
+        ofS.map((m) => [
+          m.timeline.memory_id,
+          {
+            scope: m.timeline.fact_key.scope,
+            owner: m.timeline.fact_key.owner,
+            summary: m.summary,
+            side: m.side,
+            told_as_change: m.told_as_change,
+            checkpoint: m.checkpoint,
+            sealed: null,
+            candidates: [],
+            partner_sides: null,
+          },
+        ]),
+      ),
     );
   });
 });

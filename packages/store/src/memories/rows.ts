@@ -75,12 +75,21 @@ export interface MemoryRecallRow {
   /** The view from the timeline's last change on (see `memories.summary`); null on older rows. */
   summary: unknown;
   candidates?: CandidateRefRow[];
+  /** Its candidates' scopes, owners and sides by id (see `memories.partner_sides`); null when none are kept. */
+  partner_sides?: Record<string, PartnerSide> | null;
+}
+
+/** What a row keeps of one of its candidates: who may see it, and its side (null on an older row). */
+export interface PartnerSide {
+  scope: 'workspace' | 'personal';
+  owner: string | null;
+  side: unknown;
 }
 
 /** A memory named as a candidate by a page it is not on: who may see it, and its side. */
 export type CandidateSideRow = Pick<MemoryRecallRow, 'id' | 'scope' | 'owner' | 'summary'>;
 
-export const RECALL_COLUMNS = 'id, subject, key, scope, owner, etag, summary, candidates';
+export const RECALL_COLUMNS = 'id, subject, key, scope, owner, etag, summary, candidates, partner_sides';
 
 export interface MemoryWrite {
   timeline: Timeline;
