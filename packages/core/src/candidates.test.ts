@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidatesAround, candidatesByMemory, findCandidates, LOOSE_LIMIT, predicateWords, toldAsChange, type CandidateInput } from './candidates.js';
+import { candidatesAround, candidatesByMemory, findCandidates, LOOSE_LIMIT, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
 
 const WS = 'ws_test';
@@ -417,6 +417,48 @@ describe('candidates', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('is incremental with a word past the limit: the focus that takes a word past it recomputes every pair', () => {
+    // A limit of 3 on this pool: "payments", "runs" and others hold more than 3 memories.
+    const limit = 3;
+    let crossed = 0;
+    let kept = 0;
+    fc.assert(
+      fc.property(fc.subarray(pool), (added) => {
+        const old = pool.filter((m) => !added.includes(m));
+        const all = findCandidates(pool, undefined, undefined, limit);
+        const around = candidatesAround(pool, undefined, new Set(added.map((m) => m.memory_id)), limit);
+        if (!around.focus) {
+          crossed += 1;
+          expect(around.pairs.map(key).sort()).toEqual(all.map(key).sort());
+          return;
+        }
+        kept += 1;
+        const before = findCandidates(old, undefined, undefined, limit).filter((p) => !touches(around.focus!)(p));
+        expect([...before, ...around.pairs].map(key).sort()).toEqual(all.map(key).sort());
+      }),
+      { numRuns: 200 },
+    );
+    // Both ways taken: a focus that crossed the limit, and one that stayed incremental.
+    expect(crossed).toBeGreaterThan(0);
+    expect(kept).toBeGreaterThan(0);
+  });
+
+  it('proposes no pair through a word more than WORD_LIMIT memories of a block hold, and still pairs them through a rarer word', () => {
+    const settings = Array.from({ length: WORD_LIMIT + 1 }, (_, i) => mem(`setting ${i} is {quantity}`));
+    expect(findCandidates(settings)).toEqual([]);
+    // Two wordings sharing a rarer word besides the common one are still a pair, scored on all words.
+    const a = mem('The checkout setting timeout is {quantity}');
+    const b = mem('Checkout setting timeout: {quantity}');
+    const withPair = findCandidates([...settings, a, b]);
+    expect(withPair.map(key)).toEqual([key({ a: [a.memory_id, b.memory_id].sort()[0]!, b: [a.memory_id, b.memory_id].sort()[1]! })]);
+    expect(withPair).toEqual(findCandidates([a, b]));
+    // Three wordings of one fact sharing only words all three hold: paired at a limit of 3, not past it.
+    const three = [mem('The checkout setting is {quantity}'), mem('The checkout setting now reads {quantity}'), mem('Checkout setting: {quantity}')];
+    expect(findCandidates(three, undefined, undefined, 3)).toEqual(findCandidates(three));
+    expect(findCandidates(three)).toHaveLength(3);
+    expect(findCandidates(three, undefined, undefined, 2)).toEqual([]);
   });
 
   it('brings back a change\'s loose pairs when a memory none of its shown pairs named is removed, so a removal recomputes every pair', () => {

@@ -856,13 +856,23 @@ function strictlyNear(onlyXCount: number, onlyYCount: number, shared: number, sh
 export const LOOSE_LIMIT = 3;
 
 /**
+ * A word held by more than this many memories of one block proposes no pair. Every pair sharing
+ * a word was scored, so a subject of thousands of keys sharing one ("setting 0" … "setting 1999")
+ * cost every pair of them (two million at 2,000 keys, a second of a first compile; a hundred
+ * times that at 20,000) to find none. Such a word names none of them in particular, as a change
+ * sharing a word with too many facts does (`LOOSE_LIMIT`); the pairs it would have proposed
+ * still come through any rarer word they share, and are scored on all their words.
+ */
+export const WORD_LIMIT = 500;
+
+/**
  * The candidate pairs among a subject's memories, a set function: the same memories in any order
  * give the same pairs in the same order (by a, then b). Memories are blocked by scope,
  * qualifiers and slot kinds, then compared only when they share a content word, so a subject of
  * thousands of unrelated predicates costs far less than every pair.
  */
-export function findCandidates(memories: readonly CandidateInput[], threshold: number = CANDIDATE_THRESHOLD, focus?: ReadonlySet<string>): CandidatePair[] {
-  return candidatesAround(memories, threshold, focus).pairs;
+export function findCandidates(memories: readonly CandidateInput[], threshold: number = CANDIDATE_THRESHOLD, focus?: ReadonlySet<string>, wordLimit: number = WORD_LIMIT): CandidatePair[] {
+  return candidatesAround(memories, threshold, focus, wordLimit).pairs;
 }
 
 /**
@@ -883,12 +893,15 @@ export function candidatesAround(
   memories: readonly CandidateInput[],
   threshold: number = CANDIDATE_THRESHOLD,
   focus?: ReadonlySet<string>,
+  wordLimit: number = WORD_LIMIT,
 ): { pairs: CandidatePair[]; focus: ReadonlySet<string> | undefined } {
   const byId = new Map<string, PredicateShape>();
   const subjects = new Map<string, ReadonlySet<string>>();
   for (const m of memories) byId.set(m.memory_id, shapeOf(m, subjects));
-  const blocks = candidateBlocks(byId);
-  if (!focus) return { pairs: withSole(keepLoose(scoredPairs(byId, blocks, threshold), byId), byId, blocks, threshold), focus };
+  const blocks = candidateBlocks(byId, wordLimit);
+  // A word the focus took past the limit no longer proposes the pairs it proposed between other
+  // memories: every pair is recomputed (the focus returned is none).
+  if (!focus || crossesWordLimit(blocks, focus, wordLimit)) return { pairs: withSole(keepLoose(scoredPairs(byId, blocks, threshold), byId), byId, blocks, threshold), focus: undefined };
   const widen = (pairs: readonly CandidatePair[], to: ReadonlySet<string>) => {
     const more = new Set(to);
     for (const p of pairs) for (const id of [p.a, p.b]) if (byId.get(id)!.change) more.add(id);
@@ -949,10 +962,25 @@ function withSole(pairs: CandidatePair[], byId: ReadonlyMap<string, PredicateSha
 
 interface Block {
   ids: string[];
+  /** The memories (by index in `ids`) holding each word that proposes pairs. */
   byWord: Map<string, number[]>;
+  /** Words held by more than `WORD_LIMIT` memories of the block, which propose none. */
+  beyond: Map<string, number[]>;
 }
 
-function candidateBlocks(byId: ReadonlyMap<string, PredicateShape>): Block[] {
+/** Whether a word of a block holds more than `limit` memories with the focus and at most `limit` without it. */
+function crossesWordLimit(blocks: readonly Block[], focus: ReadonlySet<string>, limit: number): boolean {
+  for (const { ids, beyond } of blocks) {
+    for (const list of beyond.values()) {
+      let focused = 0;
+      for (const i of list) if (focus.has(ids[i]!)) focused += 1;
+      if (list.length - focused <= limit) return true;
+    }
+  }
+  return false;
+}
+
+function candidateBlocks(byId: ReadonlyMap<string, PredicateShape>, wordLimit: number): Block[] {
   const blocks = new Map<string, string[]>();
   for (const [id, s] of byId) {
     const block = `${s.scope}\u0001${s.qualifiers}\u0001${s.slots}`;
@@ -972,7 +1000,13 @@ function candidateBlocks(byId: ReadonlyMap<string, PredicateShape>): Block[] {
         else byWord.set(w, [i]);
       }
     });
-    return { ids, byWord };
+    const beyond = new Map<string, number[]>();
+    for (const [w, list] of byWord) {
+      if (list.length <= wordLimit) continue;
+      beyond.set(w, list);
+      byWord.delete(w);
+    }
+    return { ids, byWord, beyond };
   });
 }
 

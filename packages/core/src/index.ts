@@ -119,6 +119,7 @@ export {
   findCandidates,
   candidatesAround,
   LOOSE_LIMIT,
+  WORD_LIMIT,
   candidatesByMemory,
   toldAsChange,
   compareCandidateRefs,

@@ -120,9 +120,10 @@ export async function refreshCandidates(
   );
   const pairs = around.pairs.filter((p) => !links.state.distinct.has(pairId(keyOf.get(p.a)!, keyOf.get(p.b)!)));
   const byMemory = candidatesByMemory(pairs);
-  if (incremental) {
+  // Without a focus back (a word the new memories took past `WORD_LIMIT`), every pair was recomputed.
+  if (incremental && around.focus) {
     // Every pair without a memory of the (widened) focus is as stored: keep those refs, add the new ones.
-    const focus = around.focus!;
+    const focus = around.focus;
     for (const r of rows) {
       if (focus.has(r.id)) continue;
       const kept = (r.candidates as CandidateRef[]).filter((c) => !focus.has(c.memory_id));
