@@ -45,7 +45,9 @@ export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>,
  * (a value with sealed evidence that ended or became disputed would have to rewrite the decisions
  * and views of every claim it stood on) — and each claim must be of a lineage the value has not
  * seen, so that it adds one to the support: a new episode's own lineage, where every claim of the
- * value has its episode's own too.
+ * value has its episode's own too. A compile takes whole episodes, so no claim added shares its
+ * episode (its lineage) with a claim folded before; the value's last claims may be sealed, so
+ * this is not checked against them.
  */
 function attachesToSealedEvidence(previous: Pick<Timeline, 'values'>, checkpoint: FoldCheckpoint, added: readonly Claim[], sealed: Sealed | null, base: number): boolean {
   if (!sealed?.evidence?.length) return true;
