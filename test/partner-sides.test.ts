@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 import type { Principal } from '@canon/runtime';
 
@@ -51,6 +52,21 @@ describe('what a row keeps of its candidates', () => {
     // Bob's Friday disputes mia's Tuesday: both sides are what the candidate holds now.
     expect(kinds(page)).toEqual([['The staging deploy runs on {weekday}', 'possible_contradiction', ['Tuesday', 'Friday']]]);
     expect(page.needs_verification).toBe(true);
+    await verified();
+  });
+
+  it('leaves the rows naming a memory alone when a compile restates it: its side is the same', async () => {
+    const before = await firstPage();
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      await say(member, 't-again', 'The staging deploy runs on Tuesday.', '2026-11-03T11:00:00Z');
+      const sent = spy.mock.calls.map((c) => String(typeof c[0] === 'string' ? c[0] : (c[0] as { text?: string })?.text));
+      expect(sent.some((t) => t.includes('INSERT INTO claims'))).toBe(true);
+      expect(sent.filter((t) => t.includes('partner_sides'))).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await firstPage()).candidates).toEqual(before.candidates);
     await verified();
   });
 

@@ -4,6 +4,7 @@ import {
   COMPILER_VERSION,
   EMPTY_STATE_HASH,
   canResume,
+  canonicalJson,
   extract,
   foldWithCheckpoint,
   policyFor,
@@ -416,8 +417,8 @@ async function compileEpisodes(
   let conflictDelta = 0;
   const merged: string[] = [];
   const created: string[] = [];
-  // Memories written here that other rows name as candidates: those rows copy their new side.
-  const sideWrittenWithCandidates: string[] = [];
+  // Memories whose side changed here and that other rows name as candidates: those rows copy it.
+  const sideChangedWithCandidates: string[] = [];
   // As in extraction, the database and this process work side by side: while a batch folds here,
   // the previous batch's memories are being written and the next batch's claims read. Batches
   // touch disjoint memories, and the reads see every claim (all were inserted above).
@@ -576,7 +577,8 @@ async function compileEpisodes(
         created.push(id);
       } else {
         updates.push({ write, expected: before });
-        if ((before.candidates?.length ?? 0) > 0) sideWrittenWithCandidates.push(id);
+        // A restatement adds evidence, not a side: most writes leave the rows naming it as they are.
+        if ((before.candidates?.length ?? 0) > 0 && canonicalJson(before.side ?? null) !== canonicalJson(write.side)) sideChangedWithCandidates.push(id);
         result.memories_updated += 1;
         removedDigests.push(before.digest);
       }
@@ -597,9 +599,9 @@ async function compileEpisodes(
   let recandidated: string[] = [];
   if (linkArrived || kind === 'rebuild') recandidated = await refreshCandidates(tx, workspaceId, subject, links);
   else if (created.length > 0 || merged.length > 0) recandidated = await refreshCandidates(tx, workspaceId, subject, links, { created, removed: merged });
-  // A page shows a memory's candidates from its own row: the sides of those whose side was just
-  // written, and of those whose candidates changed, are copied to the rows that name them.
-  if (recandidated.length > 0 || sideWrittenWithCandidates.length > 0) await refreshPartnerSides(tx, workspaceId, [...new Set([...recandidated, ...sideWrittenWithCandidates])]);
+  // A page shows a memory's candidates from its own row: the sides of those whose side changed,
+  // and of those whose candidates changed, are copied to the rows that name them.
+  if (recandidated.length > 0 || sideChangedWithCandidates.length > 0) await refreshPartnerSides(tx, workspaceId, [...new Set([...recandidated, ...sideChangedWithCandidates])]);
 
   const previous = await getSubject(tx, workspaceId, subject);
   result.state_hash = updateStateHash(previous?.state_hash ?? EMPTY_STATE_HASH, removedDigests, addedDigests);

@@ -24,6 +24,11 @@ export interface MemoryRow {
    * absent: `timeline` is whole.
    */
   sealed?: Sealed | null;
+  /**
+   * Read only by a compile (`memoriesByIds` with `checkpoint`): the side the row holds, so that
+   * only a side that changes is copied to the rows naming the memory (`partner_sides`).
+   */
+  side?: unknown;
 }
 
 /** A timeline's sealed items of one kind, in order, as a jsonb array (empty when none). */
@@ -62,7 +67,7 @@ const ROW = (timeline: string) => `id, subject, key, revision, etag, digest, sta
 export const COLUMNS = ROW(TIMELINE);
 
 /** A compile's read: the head as the row keeps it, and what resumes its fold. */
-export const HEAD_COLUMNS = `${ROW('timeline')}, checkpoint, told_as_change, sealed`;
+export const HEAD_COLUMNS = `${ROW('timeline')}, checkpoint, told_as_change, sealed, side`;
 
 /** A memory as recall of a subject reads it: its stored summary, not its timeline. */
 export interface MemoryRecallRow {
