@@ -256,6 +256,38 @@ describe('migrations', () => {
     );
   });
 
+  it('keep the sides of a memory\'s first 20 candidates only, the ones it shows (0034)', async () => {
+    const side = (value: string) => ({ v: 1, from: '2026-01-02T00:00:00.000Z', memory: { status: 'current', predicate: 'p', qualifiers: {}, current: [{ value }], conflict: [] } });
+    const ids = Array.from({ length: 25 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+    // The hub names all 24 others (best first, as a compile keeps them) and still keeps every side;
+    // each other names the hub alone and keeps its side.
+    const hubSides = Object.fromEntries(ids.slice(1).map((id) => [id, { scope: 'workspace', owner: null, side: side(id) }]));
+    await migratedByOwner(
+      '0034_candidates_shown',
+      async (admin) => {
+        for (const id of ids) {
+          const hub = id === ids[0];
+          const candidates = hub ? ids.slice(1).map((o, i) => ({ memory_id: o, score: 1 - i / 100, reason: 'r' })) : [{ memory_id: ids[0], score: 0.9, reason: 'r' }];
+          const partners = hub ? hubSides : { [ids[0]!]: { scope: 'workspace', owner: null, side: side(ids[0]!) } };
+          await admin.query(
+            `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, side, candidates, partner_sides)
+             VALUES ('w1', $1, 's', $1, 'workspace', null, 'p', '{}', 1, 'e', 'd', 'in_force', '{}', $2, $3, $4)`,
+            [id, JSON.stringify(side(id)), JSON.stringify(candidates), JSON.stringify(partners)],
+          );
+        }
+      },
+      async ({ admin }) => {
+        const { rows } = await admin.query<{ id: string; partner_sides: Record<string, unknown> }>('SELECT id, partner_sides FROM memories ORDER BY id');
+        const hub = rows.find((r) => r.id === ids[0])!;
+        expect(Object.keys(hub.partner_sides).sort()).toEqual(ids.slice(1, 21));
+        expect(hub.partner_sides[ids[1]!]).toEqual({ scope: 'workspace', owner: null, side: side(ids[1]!) });
+        for (const r of rows.filter((x) => x.id !== ids[0])) expect(r.partner_sides).toEqual({ [ids[0]!]: { scope: 'workspace', owner: null, side: side(ids[0]!) } });
+        const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'memories'::regclass`);
+        expect(forced).toEqual([{ relforcerowsecurity: true }]);
+      },
+    );
+  });
+
   it('keep every claim and timeline, member for member, when they become json (0028)', async () => {
     const claim = { workspace_id: 'w1', episode_id: '00000000-0000-4000-8000-000000000001', index: 0, key: 'k1', value: { b: 1, a: [2, -0, 'é'] }, text: 'Deploys run on Tuesday.' };
     const timeline = { memory_id: 'm1', key: 'k1', values: [{ value: 'Tuesday', evidence: [{ source: 'api', index: 0 }] }], decisions: [], linked: ['k2'] };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidatesAround, candidatesByMemory, findCandidates, LOOSE_LIMIT, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput } from './candidates.js';
+import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, findCandidates, LOOSE_LIMIT, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
 
 const WS = 'ws_test';
@@ -611,5 +611,16 @@ describe('candidates: tenth round (canon-compiler/14)', () => {
     expect(pairsOf([mem('The test suite takes {quantity} on CI'), mem('The test suite should take {quantity} on CI after the caching work lands')])).toEqual([]);
     expect(predicateWords('Reviews should happen after {quantity}').plan).toBe(false);
     expect(pairsOf([mem('The test suite takes {quantity} on CI'), mem('The test suite should take {quantity}')])).toHaveLength(1);
+  });
+});
+
+describe('shownCandidates', () => {
+  it('shows the first CANDIDATES_SHOWN of a kept list, in its order, and the whole of a shorter one', () => {
+    const refs = Array.from({ length: CANDIDATES_SHOWN + 5 }, (_, i) => ({ memory_id: `m${i}`, score: 1 - i / 100, reason: 'r' }));
+    expect(shownCandidates(refs)).toEqual(refs.slice(0, CANDIDATES_SHOWN));
+    const few = refs.slice(0, 3);
+    expect(shownCandidates(few)).toBe(few);
+    expect(shownCandidates(null)).toEqual([]);
+    expect(shownCandidates(undefined)).toEqual([]);
   });
 });

@@ -1064,6 +1064,22 @@ function keepLoose(pairs: readonly CandidatePair[], byId: ReadonlyMap<string, Pr
   return pairs.filter((p) => !p.loose || (restates(p.a) && restates(p.b))).map(({ loose: _, ...p }) => p);
 }
 
+/**
+ * A memory shows at most this many of its candidates: the first of its list, best first (a
+ * proposal naming a pair that is no candidate comes after them). The list a row keeps is every
+ * pair, which the compile needs to keep it up to date; what is read from it is bounded, so a
+ * subject of hundreds of keys worded alike answers a page of a few hundred candidates, not of
+ * every pair among them (500 keys sharing a word were 499 candidates each: 15 MB for a page of
+ * 100, and every one of them read by id for a memory's detail).
+ */
+export const CANDIDATES_SHOWN = 20;
+
+/** The refs of a memory's kept list that are shown: its first `CANDIDATES_SHOWN`. */
+export function shownCandidates<T>(refs: readonly T[] | null | undefined): readonly T[] {
+  if (!refs) return [];
+  return refs.length > CANDIDATES_SHOWN ? refs.slice(0, CANDIDATES_SHOWN) : refs;
+}
+
 /** Best first, then by memory id: the order a memory's candidates are kept and shown in. */
 export function compareCandidateRefs(p: CandidateRef, q: CandidateRef): number {
   return q.score - p.score || compareStrings(p.memory_id, q.memory_id);

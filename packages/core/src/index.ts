@@ -120,6 +120,8 @@ export {
   candidatesAround,
   LOOSE_LIMIT,
   WORD_LIMIT,
+  CANDIDATES_SHOWN,
+  shownCandidates,
   candidatesByMemory,
   toldAsChange,
   compareCandidateRefs,

@@ -1,4 +1,4 @@
-import { canonicalJson, COMPILER_VERSION, combineDigests, extract, headOf, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { canonicalJson, COMPILER_VERSION, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -201,7 +201,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
 /** What a row with these candidates keeps of them (`memories.partner_sides`): null for none. */
 function partnerSidesOf(candidates: ReadonlyArray<{ memory_id: string }>, rows: ReadonlyMap<string, StoredDerivations>): Record<string, PartnerSide> | null {
   const out: Record<string, PartnerSide> = {};
-  for (const c of candidates) {
+  for (const c of shownCandidates(candidates)) {
     const b = rows.get(c.memory_id);
     if (b) out[c.memory_id] = { scope: b.scope, owner: b.owner, side: b.side };
   }

@@ -1,4 +1,4 @@
-import { NOTE_PREDICATE, valueKey, view, type CandidateRef, type Json, type Timeline } from '@canon/core';
+import { NOTE_PREDICATE, shownCandidates, valueKey, view, type CandidateRef, type Json, type Timeline } from '@canon/core';
 
 /**
  * How a candidate reads at an instant (design §1, law 3). Computed on read from both memories'
@@ -66,10 +66,13 @@ export function candidateKind(self: CandidateSide, other: CandidateSide, ref: Pi
   return { kind: same ? 'possible_duplicate' : 'possible_contradiction', values, other_values };
 }
 
-/** The candidates of one memory as seen at one instant; a candidate the reader cannot see is left out. */
-export function candidateViews(self: CandidateSide, refs: readonly CandidateRef[] | undefined, others: ReadonlyMap<string, CandidateSide>): CandidateView[] {
+/**
+ * The candidates of one memory as seen at one instant: those of its shown refs
+ * (`shownCandidates`) the reader can see.
+ */
+export function candidateViews(self: CandidateSide, refs: readonly CandidateRef[] | null | undefined, others: ReadonlyMap<string, CandidateSide>): CandidateView[] {
   const out: CandidateView[] = [];
-  for (const ref of refs ?? []) {
+  for (const ref of shownCandidates(refs)) {
     const other = others.get(ref.memory_id);
     if (!other) continue;
     out.push({
@@ -83,6 +86,13 @@ export function candidateViews(self: CandidateSide, refs: readonly CandidateRef[
     });
   }
   return out;
+}
+
+/** The ids of the memories a memory's shown candidates name: what a reader reads the sides of. */
+export function shownCandidateIds(rows: Iterable<{ candidates?: readonly CandidateRef[] | null }>): string[] {
+  const ids = new Set<string>();
+  for (const r of rows) for (const c of shownCandidates(r.candidates)) ids.add(c.memory_id);
+  return [...ids];
 }
 
 /** A memory's values at an instant (or both sides of a dispute): what a candidate compares. */

@@ -1,4 +1,4 @@
-import { factKeyString, sha256, type Timeline } from '@canon/core';
+import { factKeyString, sha256, shownCandidates, type Timeline } from '@canon/core';
 import { linkEpisodesOfSubject, memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
 import { log, subjectRef } from '../ops/log.js';
@@ -93,11 +93,16 @@ export async function resolveCandidates(pool: Pool, principal: Principal, subjec
     const side = (t: Timeline, id: string): ResolverSide => ({ memory_id: id, predicate: t.fact_key.predicate, qualifiers: t.fact_key.qualifiers, values: heldValuesAt(t, now) });
     const out: ResolverRequest['pairs'] = [];
     const keyOf = new Map<string, string>();
+    const seen = new Set<string>();
     for (const r of rows) {
       keyOf.set(r.id, factKeyString(r.timeline.fact_key));
-      for (const c of r.candidates ?? []) {
+      // The pairs a reader is shown, each once: shown by either memory.
+      for (const c of shownCandidates(r.candidates)) {
         const other = byId.get(c.memory_id);
-        if (!other || r.id > other.id || c.score <= 0) continue;
+        if (!other || c.score <= 0) continue;
+        const pair = r.id < other.id ? `${r.id}\u0000${other.id}` : `${other.id}\u0000${r.id}`;
+        if (seen.has(pair)) continue;
+        seen.add(pair);
         if (answered.has(resolverKey(factKeyString(r.timeline.fact_key), factKeyString(other.timeline.fact_key)))) continue;
         out.push({ a: side(r.timeline, r.id), b: side(other.timeline, other.id), score: c.score, reason: c.reason });
       }

@@ -1,4 +1,4 @@
-import { compareInstants, compareStrings, cleanString, Instant, view, parseInput, type CandidateRef, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
+import { compareInstants, compareStrings, cleanString, Instant, view, parseInput, shownCandidates, type CandidateRef, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
 import { candidateKind, sideOf } from '../links/candidate-view.js';
 import { memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
@@ -220,7 +220,7 @@ function joinCandidates(
 ): { line: string; others: string[]; contradiction: ContextPossibleContradiction | null } | null {
   const differ: Array<{ o: Ranked; ref: CandidateRef }> = [];
   const same: Array<{ o: Ranked; ref: CandidateRef }> = [];
-  for (const ref of m.candidates) {
+  for (const ref of shownCandidates(m.candidates)) {
     const o = byId.get(ref.memory_id);
     if (!o || stated.has(o.id) || o.seen.status === 'conflicted') continue;
     const { kind } = candidateKind(sideOf(m.timeline, at), sideOf(o.timeline, at), ref);

@@ -1,6 +1,6 @@
 import type { ClaimRef, Decision, EvidenceRef, Timeline, TimelineValue } from '@canon/core';
 import { episodeSources, memoriesByIds, memoriesPage, type Pool } from '@canon/store';
-import { candidateViews, sideOf, type CandidateView } from '../links/candidate-view.js';
+import { candidateViews, shownCandidateIds, sideOf, type CandidateView } from '../links/candidate-view.js';
 import type { Principal } from '../auth/principal.js';
 import { parseInstant, summarize, visibleTo, type MemorySummary } from './recall.js';
 import { withWorkspace } from '../auth/scope.js';
@@ -116,7 +116,7 @@ export async function inspectSubject(pool: Pool, principal: Principal, subject: 
   const { page, sources, others } = await withWorkspace(pool, principal, async (tx) => {
     const page = await memoriesPage(tx, { workspaceId: principal.workspace_id, subject, user: principal.user, offset: (number - 1) * perPage, limit: perPage });
     // The candidates of a page's memories may sit on another page: read them by id.
-    const others = await memoriesByIds(tx, principal.workspace_id, [...new Set(page.rows.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))]);
+    const others = await memoriesByIds(tx, principal.workspace_id, shownCandidateIds(page.rows));
     return { page, others, sources: await episodeSources(tx, principal.workspace_id, subject, principal.user) };
   });
   const sides = new Map([...others.values()].filter((o) => visibleTo(principal, o.timeline)).map((o) => [o.id, sideOf(o.timeline, at)] as const));

@@ -1,6 +1,6 @@
 import { compareInstants, Instant, NotFoundError, ValidationError, view, viewSettlesAt, type MemoryView, type Timeline } from '@canon/core';
 import { memoriesByIds, memoryIdLinkingKey, candidateSidesStatement, recallPageStatement, type CandidateSideRow, type MemoryRecallRow, type MemoryRow, type Pool, type Sql } from '@canon/store';
-import { candidateViews, sideOf, type CandidateSide, type CandidateView } from '../links/candidate-view.js';
+import { candidateViews, shownCandidateIds, sideOf, type CandidateSide, type CandidateView } from '../links/candidate-view.js';
 import type { Principal } from '../auth/principal.js';
 import { readInWorkspace, withWorkspace } from '../auth/scope.js';
 
@@ -153,7 +153,7 @@ export async function subjectMemories(pool: Pool, principal: Principal, subject:
   for (const r of visible) {
     for (const [id, p] of Object.entries(r.partner_sides ?? {})) if (p.side !== null && !onPage.has(id)) kept.set(id, { id, scope: p.scope, owner: p.owner, summary: p.side });
   }
-  const offPage = [...new Set(visible.flatMap((r) => (r.candidates ?? []).map((c) => c.memory_id)))].filter((id) => !onPage.has(id) && !kept.has(id));
+  const offPage = shownCandidateIds(visible).filter((id) => !onPage.has(id) && !kept.has(id));
   const named = offPage.length === 0 ? [] : ((await readInWorkspace(pool, principal, [candidateSidesStatement(ws, offPage)]))[0]!.rows as CandidateSideRow[]);
   const others = [...kept.values(), ...named].filter((r) => rowVisible(principal, r));
   // The page's own memories answer from their summaries; a candidate off the page from its side.
@@ -210,7 +210,7 @@ export async function memoryDetail(sql: Sql, principal: Principal, id: string, a
   }
   // Another user's personal memory is as absent as one that does not exist.
   if (!row || !visibleTo(principal, row.timeline)) throw new NotFoundError(`no memory ${id}`);
-  const others = await memoriesByIds(sql, principal.workspace_id, (row.candidates ?? []).map((c) => c.memory_id));
+  const others = await memoriesByIds(sql, principal.workspace_id, shownCandidateIds([row]));
   const sides = new Map([...others.values()].filter((o) => visibleTo(principal, o.timeline)).map((o) => [o.id, sideOf(o.timeline, at)] as const));
   const candidates = candidateViews(sideOf(row.timeline, at), row.candidates, sides);
   return { id: row.id, subject: row.subject, revision: row.revision, etag: row.etag, status: row.status, timeline: row.timeline, view: summarize(row, row.timeline, at, candidates) };

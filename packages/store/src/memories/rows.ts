@@ -1,4 +1,4 @@
-import type { FoldCheckpoint, NewBlock, Sealed, Timeline } from '@canon/core';
+import { CANDIDATES_SHOWN, type FoldCheckpoint, type NewBlock, type Sealed, type Timeline } from '@canon/core';
 import type { CandidateRefRow } from '../candidates/rows.js';
 
 export interface MemoryRow {
@@ -62,7 +62,15 @@ export const TIMELINE = `CASE WHEN memories.sealed IS NULL THEN memories.timelin
     'values', ${withSealedEvidence(`${sealedItems('values')} || (memories.timeline::jsonb -> 'values')`)},
     'decisions', ${sealedItems('decisions')} || (memories.timeline::jsonb -> 'decisions')))::json END AS timeline`;
 
-const ROW = (timeline: string) => `id, subject, key, revision, etag, digest, status, ${timeline}, candidates`;
+/**
+ * The candidates a reader is shown, as the row's column: the first `CANDIDATES_SHOWN` of its list.
+ * The whole list is the compile's (`memoryShapesOfSubject`); a row of 500 keys worded alike keeps
+ * 499, and a page or a memory's detail reads the 20 it shows.
+ */
+const SHOWN_CANDIDATES = `CASE WHEN jsonb_array_length(memories.candidates) > ${CANDIDATES_SHOWN}
+  THEN jsonb_path_query_array(memories.candidates, '$[0 to ${CANDIDATES_SHOWN - 1}]') ELSE memories.candidates END AS candidates`;
+
+const ROW = (timeline: string) => `id, subject, key, revision, etag, digest, status, ${timeline}, ${SHOWN_CANDIDATES}`;
 
 export const COLUMNS = ROW(TIMELINE);
 
@@ -94,7 +102,7 @@ export interface PartnerSide {
 /** A memory named as a candidate by a page it is not on: who may see it, and its side. */
 export type CandidateSideRow = Pick<MemoryRecallRow, 'id' | 'scope' | 'owner' | 'summary'>;
 
-export const RECALL_COLUMNS = 'id, subject, key, scope, owner, etag, summary, candidates, partner_sides';
+export const RECALL_COLUMNS = `id, subject, key, scope, owner, etag, summary, ${SHOWN_CANDIDATES}, partner_sides`;
 
 export interface MemoryWrite {
   timeline: Timeline;
