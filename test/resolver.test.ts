@@ -3,11 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, loadConfig, type Principal, type ResolverRequest, type Runtime } from '@canon/runtime';
 import { RESOLVER_PROTOCOL } from '@canon/runtime/internals';
+import { CANDIDATES_SHOWN } from '@canon/core';
 import { createTestDatabase, type TestDatabase } from '@canon/testing';
 
 // A small local resolver, a real HTTP server: it says "one fact" for every pair it is asked about
 // unless told to fail or to stall. Canon records its answers and never asks twice.
-let mode: 'answer' | 'fail' | 'stall' | 'garbage' = 'answer';
+let mode: 'answer' | 'abstain' | 'fail' | 'stall' | 'garbage' = 'answer';
 const requests: ResolverRequest[] = [];
 const resolver = http.createServer((req, res) => {
   let body = '';
@@ -19,6 +20,7 @@ const resolver = http.createServer((req, res) => {
     if (mode === 'stall') return setTimeout(() => res.writeHead(200).end('{"answers":[]}'), 3000);
     res.writeHead(200, { 'content-type': 'application/json' });
     if (mode === 'garbage') return res.end('{"answers": "yes"}');
+    if (mode === 'abstain') return res.end(JSON.stringify({ answers: parsed.pairs.map((p) => ({ a: p.a.memory_id, b: p.b.memory_id, same: null })) }));
     res.end(JSON.stringify({ answers: parsed.pairs.map((p) => ({ a: p.a.memory_id, b: p.b.memory_id, same: true, reason: 'the same schedule, reworded' })) }));
   });
 });
@@ -124,6 +126,37 @@ describe('a resolver proposes links, recorded in the log and replayed', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(count).toBe(1);
+  });
+});
+
+describe('a resolver over a subject of many keys worded alike', () => {
+  it('is asked about each pair a reader is shown (a memory shows its first CANDIDATES_SHOWN), once each', async () => {
+    const subject = 'service:alike';
+    const words = ['the', 'nightly', 'export', 'job', 'runs', 'on'];
+    // One sentence capitalized thirty ways: thirty keys, each a candidate of every other.
+    const episodes = Array.from({ length: 30 }, (_, i) => ({
+      idempotency_key: `alike-${i}`,
+      subject,
+      occurred_at: '2026-11-01T10:00:00Z',
+      body: { text: `${words.map((w, k) => ((i >> k) & 1 ? w[0]!.toUpperCase() + w.slice(1) : w)).join(' ')} Tuesday.` },
+    }));
+    await runtime.ingest(owner, episodes, { compile: 'wait' });
+    const { rows } = await runtime.pool.query<{ id: string; candidates: Array<{ memory_id: string }> }>('SELECT id, candidates FROM memories WHERE subject = $1', [subject]);
+    expect(rows).toHaveLength(30);
+    const shown = new Set(rows.flatMap((r) => r.candidates.slice(0, CANDIDATES_SHOWN).map((c) => [r.id, c.memory_id].sort().join(' '))));
+    expect(rows.every((r) => r.candidates.length === 29)).toBe(true);
+    expect(shown.size).toBeLessThan((30 * 29) / 2);
+    mode = 'abstain';
+    requests.length = 0;
+    try {
+      const out = await runtime.resolveCandidates(subject);
+      expect(out).toEqual({ asked: shown.size, recorded: 0, failed: false });
+    } finally {
+      mode = 'answer';
+    }
+    const asked = requests.flatMap((r) => r.pairs.map((p) => [p.a.memory_id, p.b.memory_id].sort().join(' ')));
+    expect(new Set(asked).size).toBe(asked.length);
+    expect(new Set(asked)).toEqual(shown);
   });
 });
 
