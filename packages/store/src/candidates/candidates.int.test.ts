@@ -6,7 +6,7 @@ import { insertMemories } from '../memories/insert-memories.js';
 import { memoryIdLinkingKey } from './memory-id-linking-key.js';
 import { memoryShapesOfSubject } from './memory-shapes-of-subject.js';
 import type { CandidateRefRow } from './rows.js';
-import { refreshPartnerSides } from './refresh-partner-sides.js';
+import { PARTNER_SIDES_STATEMENT, refreshPartnerSides } from './refresh-partner-sides.js';
 import { setCandidates } from './set-candidates.js';
 
 // Near memories of a subject (shown, never applied) and the keys links joined.
@@ -75,6 +75,42 @@ describe('refreshPartnerSides', () => {
     expect(await refreshPartnerSides(pool, 'w-partners', [n, d])).toBe(2);
     expect([...(await partners('w-partners')).values()]).toEqual([null, null]);
     expect(await refreshPartnerSides(pool, 'w-partners', [])).toBe(0);
+  });
+});
+
+describe('refreshPartnerSides in a workspace the statistics undercount', () => {
+  it('reads the rows it rewrites and the sides they show by key, not the workspace', async () => {
+    // Statistics taken when the workspace held 40 memories, then 1,960 more written before
+    // autovacuum analyzed them, as after a bulk load (the paraphrase evaluation's workspace, 75
+    // rows to the planner and 3,520 in the table): the join once planned over this read every row
+    // of the workspace (a hash join of it with itself, each row's sides aggregated to be compared).
+    const episodes = await logEpisodes(
+      pool,
+      'w-many',
+      Array.from({ length: 2000 }, (_, i) => ({ idempotency_key: `m-${i}`, subject: `s-${i % 20}`, body: claimBody(`setting_${i}`, i) })),
+    );
+    const { memories } = compiledFrom(episodes);
+    await insertMemories(pool, 'w-many', memories.slice(0, 40));
+    await pool.query('ANALYZE memories');
+    await insertMemories(pool, 'w-many', memories.slice(40));
+    const [a, b] = [memories[0]!.timeline.memory_id, memories[1]!.timeline.memory_id];
+    const pair = (to: string): CandidateRefRow[] => [{ memory_id: to, score: 0.8, reason: 'same words' }];
+    await setCandidates(pool, 'w-many', [{ id: a, candidates: pair(b) }, { id: b, candidates: pair(a) }]);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: Record<string, number> }> }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${PARTNER_SIDES_STATEMENT}`, ['w-many', [a], 20]);
+      await client.query('ROLLBACK');
+      const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+      const { rows: pages } = await client.query<{ n: number }>(`SELECT count(DISTINCT (ctid::text::point)[0])::int AS n FROM memories WHERE workspace_id = 'w-many'`);
+      // Two rows rewritten, each showing the other: a few index pages and heap pages, where the
+      // workspace's rows alone fill many times that.
+      expect(pages[0]!.n).toBeGreaterThan(100);
+      expect(plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!).toBeLessThan(60);
+    } finally {
+      client.release();
+    }
+    expect(await refreshPartnerSides(pool, 'w-many', [a])).toBe(2);
   });
 });
 
