@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { maskSlots } from '@canon/core';
 import type { Runtime } from '@canon/runtime';
 import { pool, RESULTS, withServedRuntime } from '../../harness.js';
 import { canonParaphrases } from './canon.js';
@@ -25,6 +26,19 @@ export interface ParaphraseMetrics {
   false_candidates: number;
   /** Pairs collapsed into one record with no link: different facts lost one of them. */
   false_merges: number;
+  /**
+   * Different-facts pairs whose two sentences are the same but for the value ("The office is
+   * closed on December 24." / "… December 31."): one template, so one fact key (design §3, the
+   * value is outside the key), where the later statement of the same author is a change.
+   */
+  different_worded_alike: number;
+  /** False merges among those: identity by the same wording, not similarity. */
+  false_merges_worded_alike: number;
+}
+
+/** A statement's wording with its value masked, as the extractor's template reads before cues are taken out. */
+function wordingOf(s: Pair['first']): string {
+  return maskSlots(s.text, { occurredAt: s.occurred_at, timeZone: 'UTC' }).template.replace(/[\s.!;:,]+$/u, '');
 }
 
 function score(pairs: readonly Pair[], outcomes: ReadonlyMap<string, PairOutcome>): ParaphraseMetrics {
@@ -40,6 +54,8 @@ function score(pairs: readonly Pair[], outcomes: ReadonlyMap<string, PairOutcome
     different: 0,
     false_candidates: 0,
     false_merges: 0,
+    different_worded_alike: 0,
+    false_merges_worded_alike: 0,
   };
   for (const p of pairs) {
     const o = outcomes.get(p.id)!;
@@ -60,6 +76,10 @@ function score(pairs: readonly Pair[], outcomes: ReadonlyMap<string, PairOutcome
       m.different += 1;
       if (o.flagged) m.false_candidates += 1;
       if (o.records === 1) m.false_merges += 1;
+      if (wordingOf(p.first) === wordingOf(p.second)) {
+        m.different_worded_alike += 1;
+        if (o.records === 1) m.false_merges_worded_alike += 1;
+      }
     }
   }
   return m;
@@ -115,6 +135,7 @@ export function paraphraseMarkdown(results: readonly SystemResult[], groups: rea
     ['duplicates recalled twice', (m) => pct(m.duplicates_recalled_twice, m.duplicates)],
     ['false candidates (target ≤ 10%)', (m) => pct(m.false_candidates, m.different)],
     ['false merges (target 0)', (m) => pct(m.false_merges, m.different)],
+    ['… of them two sentences the same but for the value: one fact key (design §3)', (m) => `${m.false_merges_worded_alike} (of ${m.different_worded_alike} such pairs)`],
   ];
   const out: string[] = [SECTION, ''];
   for (const g of groups) {
@@ -134,7 +155,11 @@ export function paraphraseMarkdown(results: readonly SystemResult[], groups: rea
     'flagged when recall marks the two memories a `possible_contradiction` (or the two landed on one fact key, where the',
     'fold disputes or changes); silent when both are current and nothing flags them. A duplicate is recalled twice when',
     'two memories come back with no candidate between them. A false candidate is a different-facts pair flagged at all;',
-    'a false merge, a different-facts pair recalled as one record.',
+    'a false merge, a different-facts pair recalled as one record. Two sentences the same but for the value ("The office',
+    'is closed on December 24." / "… on December 31.", two closures) are one template, so one fact key: the value is',
+    'outside the key (design §3), and the later statement of the same author is a change. No system here tells them from',
+    'a restatement with a new value ("The staging deploy runs on Tuesday." / "… on Thursday.") but by what the words',
+    'mean; Canon merges no pair by similarity.',
     '',
     ...results.map((r) => `- **${r.system}** — ${r.description}.`),
     '',
