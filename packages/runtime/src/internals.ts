@@ -1,7 +1,7 @@
 // What tests and benchmarks reach below the runtime's face; no shell imports it (test/build.test.ts).
 export { freePort } from './ops/embedded-postgres.js';
 export { CONNECTOR_RUN_QUEUE, connectorScheduleKey } from './connectors/schedules.js';
-export { compileSubject } from './compile/compile.js';
+export { ANALYZE_AFTER_CREATED, compileSubject } from './compile/compile.js';
 export { QUEUES, compileMany, pruneChangeFeed, pruneJobProgress, scheduledCompile } from './compile/jobs.js';
 export { summarize } from './recall/recall.js';
 export { withWorkspace, withSystem, enterWorkspace } from './auth/scope.js';

@@ -128,3 +128,4 @@ export { erasedKeysPage } from './erasure/erased-keys-page.js';
 export { insertErasedKeys } from './erasure/insert-erased-keys.js';
 export { insertErasure, type ErasureRow } from './erasure/insert-erasure.js';
 export { insertTombstones } from './erasure/insert-tombstones.js';
+export { analyzeCompiledTables } from './statistics/analyze-compiled-tables.js';
