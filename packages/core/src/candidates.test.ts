@@ -419,6 +419,18 @@ describe('candidates', () => {
     );
   });
 
+  it('is incremental when a block of two, a sole pair, is joined by several memories at once', () => {
+    const day = mem('I usually start my day at {time}');
+    const now = mem('Standup now begins at {time}');
+    const added = [mem('Lunch is at {time}'), mem('The gym closes at {time}'), mem('Office hours end at {time}')];
+    expect(findCandidates([day, now]).map((p) => p.reason)).toEqual([expect.stringContaining('the only two facts with them here')]);
+    const all = [day, now, ...added];
+    const around = candidatesAround(all, undefined, new Set(added.map((m) => m.memory_id)));
+    // The old pair is recomputed (it is no sole pair in a block of five), not kept as it was.
+    expect(around.focus?.has(day.memory_id)).toBe(true);
+    expect(around.pairs.map(key)).toEqual(findCandidates(all).map(key));
+  });
+
   it('is incremental with a word past the limit: the focus that takes a word past it recomputes every pair', () => {
     // A limit of 3 on this pool: "payments", "runs" and others hold more than 3 memories.
     const limit = 3;

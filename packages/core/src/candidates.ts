@@ -907,10 +907,15 @@ export function candidatesAround(
     for (const p of pairs) for (const id of [p.a, p.b]) if (byId.get(id)!.change) more.add(id);
     return more;
   };
-  // A block of a few memories holding one of the focus: whether its two memories are each other's
-  // only fact of their kind (`soleRestatement`) changes with its size, so all of it is recomputed.
+  // A block holding one of the focus that has, or had without it, a few memories: whether its two
+  // memories are each other's only fact of their kind (`soleRestatement`) changes with its size,
+  // so all of it is recomputed. Two memories joined by three new ones were a sole pair, and are none now.
   const start = new Set(focus);
-  for (const { ids } of blocks) if (ids.length <= 3 && ids.some((id) => focus.has(id))) for (const id of ids) start.add(id);
+  for (const { ids } of blocks) {
+    let focused = 0;
+    for (const id of ids) if (focus.has(id)) focused += 1;
+    if (focused > 0 && (ids.length <= 3 || ids.length - focused <= 2)) for (const id of ids) start.add(id);
+  }
   let pairs = scoredPairs(byId, blocks, threshold, start);
   const wide = widen(pairs, start);
   if (wide.size > start.size) pairs = scoredPairs(byId, blocks, threshold, wide);
