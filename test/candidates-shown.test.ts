@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CANDIDATES_SHOWN } from '@canon/core';
+import { CANDIDATES_SHOWN, candidatesByMemory, findCandidates } from '@canon/core';
+import { parseFactKey } from '@canon/runtime/internals';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 import type { Principal } from '@canon/runtime';
 
 // A subject of keys all worded alike (one sentence with its words capitalized thirty ways, as
-// notes pasted from many places are: a template keeps case), each one a candidate of every other: the compile keeps every pair, and every reader is shown a memory's
-// first CANDIDATES_SHOWN of them, best first — a page, a memory's detail, the inspector, the
-// context bundle — so what a read costs does not grow with how many keys share a wording.
+// notes pasted from many places are: a template keeps case), each one a candidate of every other:
+// a row keeps its best CANDIDATES_SHOWN of them, best first, and every reader is shown those — a
+// page, a memory's detail, the inspector, the context bundle — so what a compile reads and a
+// read costs do not grow with how many keys share a wording.
 
 const WORDS = ['the', 'nightly', 'export', 'job', 'runs', 'on'];
 const WORDINGS = 30;
@@ -48,16 +50,44 @@ beforeAll(async () => {
 afterAll(() => canon.close());
 
 describe('a memory worded like more keys than it shows', () => {
-  it('keeps every pair in its row, best first, and the sides of the ones it shows', async () => {
+  it('keeps its best CANDIDATES_SHOWN pairs in its row, best first, and their sides', async () => {
     const rows = await stored();
     expect(rows).toHaveLength(WORDINGS);
+    // Every other key is a candidate (the pairs every pair computed gives), the best of them kept.
+    const { rows: keys } = await canon.runtime.pool.query(`SELECT id, key FROM memories WHERE subject = $1`, [SUBJECT]);
+    const all = candidatesByMemory(findCandidates(keys.map((k) => ({ memory_id: k.id as string, fact_key: parseFactKey(k.key as string) }))));
     for (const r of rows) {
-      // Every other key is a candidate: the pairs are the compile's, whatever is shown.
-      expect(r.candidates).toHaveLength(WORDINGS - 1);
-      const sorted = [...r.candidates].sort((p, q) => q.score - p.score || (p.memory_id < q.memory_id ? -1 : 1));
-      expect(r.candidates).toEqual(sorted);
-      expect(Object.keys(r.partner_sides ?? {}).sort()).toEqual(r.candidates.slice(0, CANDIDATES_SHOWN).map((c) => c.memory_id).sort());
+      expect(all.get(r.id)).toHaveLength(WORDINGS - 1);
+      expect(r.candidates).toEqual(all.get(r.id)!.slice(0, CANDIDATES_SHOWN));
+      expect(Object.keys(r.partner_sides ?? {}).sort()).toEqual(r.candidates.map((c) => c.memory_id).sort());
     }
+  });
+
+  it('keeps what every pair gives when the keys come one compile at a time, and when one is merged away', async () => {
+    const subject = 'service:exports-one-by-one';
+    for (let i = 0; i < WORDINGS; i += 1) {
+      await canon.runtime.ingest(owner, [{ idempotency_key: `one-${i}`, subject, occurred_at: `2026-03-01T00:${String(i).padStart(2, '0')}:00Z`, body: { text: `${wording(i)} ${DAYS[i % DAYS.length]}.` } }]);
+      await canon.runtime.compile(owner, { subject });
+    }
+    const lists = async () => (await canon.runtime.pool.query(`SELECT id, candidates FROM memories WHERE subject = $1 ORDER BY id`, [subject])).rows;
+    const incremental = await lists();
+    expect(incremental.every((r) => r.candidates.length === CANDIDATES_SHOWN)).toBe(true);
+    await canon.runtime.rebuild(owner, subject);
+    expect(await lists()).toEqual(incremental);
+    // A link merges two keys: the rows that kept the one that went take in the next best.
+    const [a, b] = incremental;
+    const res = await canon.request('/v1/links', { key, json: { memories: [a.id, b.id], same: true, idempotency_key: 'merge-1', reason: 'one job' } });
+    expect(res.status).toBeLessThan(300);
+    await canon.runtime.compile(owner, { subject });
+    const merged = await lists();
+    expect(merged).toHaveLength(WORDINGS - 1);
+    // One of the two keys is the group's canonical memory; the other's row is gone, and no list names it.
+    const gone = [a.id, b.id].filter((id) => !merged.some((r) => r.id === id));
+    expect(gone).toHaveLength(1);
+    expect(merged.every((r) => r.candidates.length === CANDIDATES_SHOWN && !r.candidates.some((c: Ref) => c.memory_id === gone[0]))).toBe(true);
+    await canon.runtime.rebuild(owner, subject);
+    expect(await lists()).toEqual(merged);
+    expect((await canon.runtime.verify(owner, subject)).differences).toEqual([]);
   });
 
   it('shows its first CANDIDATES_SHOWN on a page, in its detail and in the inspector', async () => {
@@ -89,7 +119,7 @@ describe('a memory worded like more keys than it shows', () => {
   it('keeps the shown sides up to date through a change, as a rebuild and verify see them', async () => {
     // A memory some rows show and others do not (all score alike, so the first by id are shown).
     const before = await stored();
-    const showingOf = (rows: typeof before, id: string) => rows.filter((r) => r.candidates.slice(0, CANDIDATES_SHOWN).some((c) => c.memory_id === id));
+    const showingOf = (rows: typeof before, id: string) => rows.filter((r) => r.candidates.some((c) => c.memory_id === id));
     const id = before.map((r) => r.id).find((m) => showingOf(before, m).length > 0 && showingOf(before, m).length < WORDINGS - 1)!;
     expect(id).toBeDefined();
     const { rows: named } = await canon.runtime.pool.query(`SELECT predicate FROM memories WHERE id = $1`, [id]);

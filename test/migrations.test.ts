@@ -288,6 +288,33 @@ describe('migrations', () => {
     );
   });
 
+  it('keep a memory\'s 20 best candidates only, and the refs that carry a proposal (0035)', async () => {
+    const ids = Array.from({ length: 26 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+    const proposal = { same: true, source: 'resolver', idempotency_key: 'p1', reason: 'r' };
+    // The hub names 24 others, best first, then a proposal-only ref; each other names the hub alone.
+    const hub = [...ids.slice(1, 25).map((o, i) => ({ memory_id: o, score: 1 - i / 100, reason: 'r' })), { memory_id: ids[25]!, score: 0, reason: 'a link was proposed', proposed: proposal }];
+    await migratedByOwner(
+      '0035_candidates_kept',
+      async (admin) => {
+        for (const id of ids) {
+          const candidates = id === ids[0] ? hub : [{ memory_id: ids[0], score: 0.9, reason: 'r' }];
+          await admin.query(
+            `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, candidates)
+             VALUES ('w1', $1, 's', $1, 'workspace', null, 'p', '{}', 1, 'e', 'd', 'in_force', '{}', $2)`,
+            [id, JSON.stringify(candidates)],
+          );
+        }
+      },
+      async ({ admin }) => {
+        const { rows } = await admin.query<{ id: string; candidates: Array<{ memory_id: string }> }>('SELECT id, candidates FROM memories ORDER BY id');
+        expect(rows.find((r) => r.id === ids[0])!.candidates).toEqual([...hub.slice(0, 20), hub[24]]);
+        for (const r of rows.filter((x) => x.id !== ids[0])) expect(r.candidates).toEqual([{ memory_id: ids[0], score: 0.9, reason: 'r' }]);
+        const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'memories'::regclass`);
+        expect(forced).toEqual([{ relforcerowsecurity: true }]);
+      },
+    );
+  });
+
   it('keep every claim and timeline, member for member, when they become json (0028)', async () => {
     const claim = { workspace_id: 'w1', episode_id: '00000000-0000-4000-8000-000000000001', index: 0, key: 'k1', value: { b: 1, a: [2, -0, 'é'] }, text: 'Deploys run on Tuesday.' };
     const timeline = { memory_id: 'm1', key: 'k1', values: [{ value: 'Tuesday', evidence: [{ source: 'api', index: 0 }] }], decisions: [], linked: ['k2'] };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, findCandidates, LOOSE_LIMIT, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput } from './candidates.js';
+import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, findCandidates, keptCandidateLists, keptCandidates, LOOSE_LIMIT, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput, type CandidateRef } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
 
 const WS = 'ws_test';
@@ -634,5 +634,86 @@ describe('shownCandidates', () => {
     expect(shownCandidates(few)).toBe(few);
     expect(shownCandidates(null)).toEqual([]);
     expect(shownCandidates(undefined)).toEqual([]);
+  });
+});
+
+describe('keptCandidateLists', () => {
+  // Facts worded alike (each pairs with several), changes whose loose pairs come and go as nearer
+  // facts arrive, and a small block: with a limit of 2 or 3, most lists are full.
+  const pool = [
+    mem('The payments invoice sync runs on {weekday}'), mem('The payments invoice sync now happens on {weekday}'), mem('We do the payments invoice sync every {weekday}'),
+    mem('Payments schedules the invoice sync for {weekday}'), mem('Heads up: payments invoice sync takes place on {weekday}'),
+    mem('The payments ledger is balanced on {weekday}'), mem('Payments moved the ledger close to {weekday}'), mem('The payments ledger close is on {weekday}'),
+    // A change ("moved the ledger close") whose loose pairs leave full lists when its nearer fact comes.
+    mem('We balance the payments ledger every {weekday}'), mem('Ledger balancing happens on {weekday}'), mem('Ledger close moved to {weekday}'),
+    mem('Ledger audits moved to {weekday}'), mem('Audit exports now happen on {weekday}'), mem('The payments audit export runs on {weekday}'),
+    mem('Sprint demos are on {weekday}'), mem('Demos happen {weekday} afternoons'),
+    mem('I usually start my day at {time}'), mem('Standup now begins at {time}'), mem('Lunch is at {time}'),
+  ];
+  const everyPair = (memories: readonly CandidateInput[], limit: number) => keptCandidateLists(memories, new Map(), undefined, undefined, limit);
+
+  it('keeps each memory its best pairs, at most the limit, best first: all of them without one', () => {
+    const all = candidatesByMemory(findCandidates(pool));
+    expect(everyPair(pool, Number.POSITIVE_INFINITY)).toEqual(all);
+    const kept = everyPair(pool, 2);
+    expect([...kept.keys()].sort()).toEqual([...all.keys()].sort());
+    for (const [id, list] of kept) expect(list).toEqual(all.get(id)!.slice(0, 2));
+    expect([...all.values()].some((l) => l.length > 2)).toBe(true);
+  });
+
+  it('gives, from what the rows kept before memories were created, what every pair gives', () => {
+    fc.assert(
+      fc.property(fc.subarray(pool), fc.subarray(pool), fc.constantFrom(1, 2, 3), (present, added, limit) => {
+        const old = present.filter((m) => !added.includes(m));
+        const all = [...old, ...added];
+        const stored = everyPair(old, limit);
+        expect(keptCandidateLists(all, stored, new Set(added.map((m) => m.memory_id)), undefined, limit)).toEqual(everyPair(all, limit));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('computes again a full list that named a change whose loose pairs went: what ranked after it was not kept', () => {
+    const close = mem('Payments moved the ledger close to {weekday}');
+    const others = [mem('We balance the payments ledger every {weekday}'), mem('Ledger balancing happens on {weekday}')];
+    const nearer = mem('The payments ledger close is on {weekday}');
+    const stored = everyPair([close, ...others], 1);
+    // Some row kept the change as its one candidate; the nearer fact takes the change's loose pairs away.
+    const keeper = [...stored].find(([id, l]) => id !== close.memory_id && l[0]!.memory_id === close.memory_id);
+    expect(keeper).toBeDefined();
+    const all = [close, ...others, nearer];
+    const after = keptCandidateLists(all, stored, new Set([nearer.memory_id]), undefined, 1);
+    expect(after).toEqual(everyPair(all, 1));
+    // The row now keeps what ranked after the change, which it never stored.
+    expect(after.get(keeper![0])).toEqual(candidatesByMemory(findCandidates(all)).get(keeper![0])?.slice(0, 1));
+    expect(after.get(keeper![0])?.length).toBe(1);
+  });
+
+  it('stays what every pair gives through a sequence of compiles, each creating a few memories', () => {
+    fc.assert(
+      fc.property(fc.shuffledSubarray(pool, { minLength: pool.length, maxLength: pool.length }), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 17 }), fc.constantFrom(1, 2, 3), (order, steps, limit) => {
+        let stored = new Map<string, CandidateRef[]>();
+        let at = 0;
+        for (const n of [...steps, pool.length]) {
+          if (at >= order.length) break;
+          const created = order.slice(at, at + n);
+          at += n;
+          const present = order.slice(0, at);
+          stored = keptCandidateLists(present, stored, new Set(created.map((m) => m.memory_id)), undefined, limit);
+          expect(stored).toEqual(everyPair(present, limit));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('leaves out a silenced pair, and lets the next best in', () => {
+    const all = everyPair(pool, 2);
+    const [id, list] = [...all].find(([, l]) => l.length === 2)!;
+    const silenced = (a: string, b: string) => (a === id && b === list[0]!.memory_id) || (b === id && a === list[0]!.memory_id);
+    const without = keptCandidateLists(pool, new Map(), undefined, silenced, 2);
+    expect(without.get(id)?.map((c) => c.memory_id)).not.toContain(list[0]!.memory_id);
+    const full = candidatesByMemory(findCandidates(pool)).get(id)!.filter((c) => c.memory_id !== list[0]!.memory_id);
+    expect(without.get(id)).toEqual(full.slice(0, 2).length > 0 ? full.slice(0, 2) : undefined);
   });
 });

@@ -1070,14 +1070,78 @@ function keepLoose(pairs: readonly CandidatePair[], byId: ReadonlyMap<string, Pr
 }
 
 /**
- * A memory shows at most this many of its candidates: the first of its list, best first (a
- * proposal naming a pair that is no candidate comes after them). The list a row keeps is every
- * pair, which the compile needs to keep it up to date; what is read from it is bounded, so a
- * subject of hundreds of keys worded alike answers a page of a few hundred candidates, not of
- * every pair among them (500 keys sharing a word were 499 candidates each: 15 MB for a page of
- * 100, and every one of them read by id for a memory's detail).
+ * A memory keeps, and shows, at most this many of its candidates: its best, by score then id (a
+ * proposal naming a pair that is no candidate of it comes after them). A subject of hundreds of
+ * keys worded alike had every pair among them in its rows (500 keys sharing a word: 499
+ * candidates each, 30 MB, read again by every compile that created a key there, and 15 MB for
+ * a page of 100); now a row holds twenty, whatever the subject, and a page a few hundred.
  */
 export const CANDIDATES_SHOWN = 20;
+
+/**
+ * A memory's candidates as its row keeps them: the scored refs of `refs` (a proposal-only ref,
+ * score 0, is added back by whoever applies the proposals), best first, the first
+ * `CANDIDATES_SHOWN`. A set function of the memory's pairs, like the pairs themselves.
+ */
+export function keptCandidates(refs: readonly CandidateRef[], limit: number = CANDIDATES_SHOWN): CandidateRef[] {
+  const scored = refs.filter((r) => r.score > 0).sort(compareCandidateRefs);
+  if (scored.length > limit) scored.length = limit;
+  return scored;
+}
+
+/** Whether a kept list is full: what ranked after its last ref was not kept. */
+function keepsFullList(refs: readonly CandidateRef[], limit: number): boolean {
+  let scored = 0;
+  for (const r of refs) if (r.score > 0) scored += 1;
+  return scored >= limit;
+}
+
+/**
+ * Each memory's kept candidates (`keptCandidates`) after memories were created, from what the
+ * rows kept before: the same lists a computation of every pair gives, a set function of the
+ * memories, whatever was kept. `created` absent: every pair is computed. `silenced` drops a pair
+ * (a `same: false` link). Only memories with candidates are in the map.
+ *
+ * Pairs without a memory of the (widened) focus are as they were, so a row outside it keeps its
+ * refs and takes in the new pairs — unless its list is full and names a memory of the focus,
+ * whose pair with it may be gone: what ranked after its last kept ref was not kept and may rank
+ * in now, so that row is computed again. A new key worded like hundreds of others names none of
+ * them yet: their rows take it in or not without being computed again. Two rounds of that at
+ * most, then every pair.
+ */
+export function keptCandidateLists(
+  memories: readonly CandidateInput[],
+  stored: ReadonlyMap<string, readonly CandidateRef[]>,
+  created: ReadonlySet<string> | undefined,
+  silenced: (a: string, b: string) => boolean = () => false,
+  limit: number = CANDIDATES_SHOWN,
+): Map<string, CandidateRef[]> {
+  let around = candidatesAround(memories, undefined, created);
+  for (let round = 0; around.focus; round += 1) {
+    const focus = around.focus;
+    const again: string[] = [];
+    for (const [id, refs] of stored) if (!focus.has(id) && keepsFullList(refs, limit) && refs.some((c) => focus.has(c.memory_id))) again.push(id);
+    if (again.length === 0) break;
+    around = candidatesAround(memories, undefined, round < 2 ? new Set([...focus, ...again]) : undefined);
+  }
+  const byMemory = candidatesByMemory(around.pairs.filter((p) => !silenced(p.a, p.b)));
+  const focus = around.focus;
+  if (focus) {
+    for (const m of memories) {
+      const id = m.memory_id;
+      if (focus.has(id)) continue;
+      const kept = (stored.get(id) ?? []).filter((c) => !focus.has(c.memory_id));
+      const added = byMemory.get(id) ?? [];
+      if (kept.length + added.length > 0) byMemory.set(id, [...kept, ...added]);
+    }
+  }
+  for (const [id, list] of byMemory) {
+    const kept = keptCandidates(list, limit);
+    if (kept.length > 0) byMemory.set(id, kept);
+    else byMemory.delete(id);
+  }
+  return byMemory;
+}
 
 /** The refs of a memory's kept list that are shown: its first `CANDIDATES_SHOWN`. */
 export function shownCandidates<T>(refs: readonly T[] | null | undefined): readonly T[] {

@@ -122,6 +122,8 @@ export {
   WORD_LIMIT,
   CANDIDATES_SHOWN,
   shownCandidates,
+  keptCandidates,
+  keptCandidateLists,
   candidatesByMemory,
   toldAsChange,
   compareCandidateRefs,

@@ -8,3 +8,4 @@ export { withWorkspace, withSystem, enterWorkspace } from './auth/scope.js';
 export { estimateTokens } from './recall/context.js';
 export { RESOLVER_PROTOCOL } from './links/resolver.js';
 export { formatLine, RepeatedErrors } from './ops/log.js';
+export { parseFactKey } from './links/linked-fold.js';

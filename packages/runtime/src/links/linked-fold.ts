@@ -1,8 +1,6 @@
 import {
   canonicalJson,
-  candidatesByMemory,
-  compareCandidateRefs,
-  candidatesAround,
+  keptCandidateLists,
   fold,
   FactKey,
   linkMinStanding,
@@ -94,8 +92,8 @@ export function parseFactKey(key: string): FactKey {
 }
 
 /**
- * Recomputes the candidates of a subject from its memories as they now stand and writes the rows
- * whose list changed (their ids are returned). A set function of the memories (and of the `same: false` links that
+ * Recomputes the candidates of a subject from its memories as they now stand, each row keeping its
+ * best (`keptCandidateLists`), and writes the rows whose list changed (their ids are returned). A set function of the memories (and of the `same: false` links that
  * silence a pair), so a rebuild and any sequence of compiles write the same lists.
  */
 export async function refreshCandidates(
@@ -113,24 +111,12 @@ export async function refreshCandidates(
   // fact, or one loose pair too many — and its shape is gone with its row: every pair is
   // recomputed then, as a rebuild would.
   const incremental = change && change.removed.length === 0 ? change : undefined;
-  const around = candidatesAround(
+  const byMemory = keptCandidateLists(
     rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text, told_as_change: r.told_as_change })),
-    undefined,
+    new Map(rows.map((r) => [r.id, r.candidates as CandidateRef[]] as const)),
     incremental ? new Set(incremental.created) : undefined,
+    (a, b) => links.state.distinct.has(pairId(keyOf.get(a)!, keyOf.get(b)!)),
   );
-  const pairs = around.pairs.filter((p) => !links.state.distinct.has(pairId(keyOf.get(p.a)!, keyOf.get(p.b)!)));
-  const byMemory = candidatesByMemory(pairs);
-  // Without a focus back (a word the new memories took past `WORD_LIMIT`), every pair was recomputed.
-  if (incremental && around.focus) {
-    // Every pair without a memory of the (widened) focus is as stored: keep those refs, add the new ones.
-    const focus = around.focus;
-    for (const r of rows) {
-      if (focus.has(r.id)) continue;
-      const kept = (r.candidates as CandidateRef[]).filter((c) => !focus.has(c.memory_id));
-      const added = byMemory.get(r.id) ?? [];
-      if (kept.length + added.length > 0) byMemory.set(r.id, [...kept, ...added].sort(compareCandidateRefs));
-    }
-  }
   // A link below the standing links need is a proposal: shown on the pair it names.
   for (const s of links.state.proposed) {
     const a = rows.find((r) => r.key === s.a)?.id;
