@@ -126,6 +126,36 @@ describe('candidates: similarity proposes, never applies', () => {
     expect(await memories(subject)).toEqual(after);
   });
 
+  it('computes a key\'s pairs again when a restatement first tells it as a change, as a rebuild does', async () => {
+    const subject = 'team:demos';
+    const principal = await canon.runtime.authenticate(owner);
+    const candidatesOf = (ms: Memory[], predicate: string) => byPredicate(ms, predicate).candidates.map((c) => ms.find((m) => m.id === c.memory_id)!.predicate);
+    await say(member, 'd-1', 'Demos happen Tuesday afternoons.', '2026-11-01T10:00:00Z', subject);
+    await say(member, 'd-2', 'Sprint demos are on Tuesday.', '2026-11-02T10:00:00Z', subject);
+    // Two facts sharing a word and a slot, neither told as a change: no pair.
+    expect(candidatesOf(await memories(subject), 'Demos happen {weekday} afternoons')).toEqual([]);
+    // The same key restated with a cue of change (no memory created): compared as a change now.
+    await say(member, 'd-3', 'Going forward, demos happen Thursday afternoons.', '2026-11-03T10:00:00Z', subject);
+    const after = await memories(subject);
+    expect(after).toHaveLength(2);
+    expect(candidatesOf(after, 'Demos happen {weekday} afternoons')).toEqual(['Sprint demos are on {weekday}']);
+    expect((await canon.runtime.verify(principal, subject)).differences).toEqual([]);
+    await canon.runtime.rebuild(principal, subject);
+    expect(await memories(subject)).toEqual(after);
+  });
+
+  it('is held by verify to what every pair gives: a list changed by hand is a difference', async () => {
+    const subject = 'team:demos';
+    const principal = await canon.runtime.authenticate(owner);
+    const [m] = (await memories(subject)).filter((x) => x.candidates.length > 0);
+    await canon.runtime.pool.query(`UPDATE memories SET candidates = '[]' WHERE id = $1`, [m!.id]);
+    const { differences } = await canon.runtime.verify(principal, subject);
+    // Its list, and the sides it keeps of that list, which no longer match it.
+    expect(differences.map((d) => [d.memory_id, d.what]).sort()).toEqual([[m!.id, 'candidates'], [m!.id, 'partner_sides']]);
+    await canon.runtime.rebuild(principal, subject);
+    expect((await canon.runtime.verify(principal, subject)).differences).toEqual([]);
+  });
+
   it('compares a statement told as a change by a cue ("going forward") as a change, though the cue is not in its predicate', async () => {
     const principal = await canon.runtime.authenticate(owner);
     // The same two statements in two subjects, the later one told plainly in one and as a change in the other.

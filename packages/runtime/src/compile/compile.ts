@@ -445,6 +445,7 @@ async function compileEpisodes(
   const created: string[] = [];
   // Memories whose side changed here and that other rows name as candidates: those rows copy it.
   const sideChangedWithCandidates: string[] = [];
+  const reshaped: string[] = [];
   // As in extraction, the database and this process work side by side: while a batch folds here,
   // the previous batch's memories are being written and the next batch's claims read. Batches
   // touch disjoint memories, and the reads see every claim (all were inserted above).
@@ -605,6 +606,9 @@ async function compileEpisodes(
         updates.push({ write, expected: before });
         // A restatement adds evidence, not a side: most writes leave the rows naming it as they are.
         if ((before.candidates?.length ?? 0) > 0 && canonicalJson(before.side ?? null) !== canonicalJson(write.side)) sideChangedWithCandidates.push(id);
+        // Told as a change now (a cue on a restatement): compared by the looser rules from here on,
+        // so its pairs are computed again, as a rebuild would compute them.
+        if (before.told_as_change !== undefined && before.told_as_change !== write.told_as_change) reshaped.push(id);
         result.memories_updated += 1;
         removedDigests.push(before.digest);
       }
@@ -624,7 +628,7 @@ async function compileEpisodes(
   // that set changed, never otherwise.
   let recandidated: string[] = [];
   if (linkArrived || kind === 'rebuild') recandidated = await refreshCandidates(tx, workspaceId, subject, links);
-  else if (created.length > 0 || merged.length > 0) recandidated = await refreshCandidates(tx, workspaceId, subject, links, { created, removed: merged });
+  else if (created.length > 0 || merged.length > 0 || reshaped.length > 0) recandidated = await refreshCandidates(tx, workspaceId, subject, links, { created: [...created, ...reshaped], removed: merged });
   // A page shows a memory's candidates from its own row: the sides of those whose side changed,
   // and of those whose candidates changed, are copied to the rows that name them.
   if (recandidated.length > 0 || sideChangedWithCandidates.length > 0) await refreshPartnerSides(tx, workspaceId, [...new Set([...recandidated, ...sideChangedWithCandidates])]);

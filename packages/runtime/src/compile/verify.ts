@@ -1,8 +1,8 @@
-import { canonicalJson, COMPILER_VERSION, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
-import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
+import { canonicalJson, COMPILER_VERSION, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, memoryShapesOfSubject, projectionRowsOfSubject, summariesOfSubject, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
-import { foldGroup, linksOfEpisodes } from '../links/linked-fold.js';
+import { candidateListsOf, foldGroup, linksOfEpisodes, type SubjectLinks } from '../links/linked-fold.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
 
@@ -50,6 +50,8 @@ export async function foldSubjectFromLog(
   told?: Map<string, boolean>,
   /** Filled, when given, with where each memory's next fold may resume (none for a linked group). */
   checkpoints?: Map<string, FoldCheckpoint | null>,
+  /** Told the links the log states, when given. */
+  onLinks?: (links: SubjectLinks) => void,
 ): Promise<Map<string, Timeline>> {
   const episodes = await episodesOfSubject(sql, workspaceId, subject);
   const claims = episodes.flatMap((e) => extract(e, set));
@@ -77,6 +79,7 @@ export async function foldSubjectFromLog(
       keys: [...(versionsStated.get(JSON.stringify([e.source, e.idempotency_key])) ?? [])].sort(),
     }));
   const links = linksOfEpisodes(workspaceId, episodes, set);
+  onLinks?.(links);
   const expected = new Map<string, Timeline>();
   for (const [id, cs] of byMemory) {
     const group = links.groupOfId.get(id);
@@ -99,7 +102,8 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   const { set } = await loadPolicySet(sql, workspaceId);
   const told = new Map<string, boolean>();
   const checkpoints = new Map<string, FoldCheckpoint | null>();
-  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set, told, checkpoints);
+  let links: SubjectLinks | null = null;
+  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set, told, checkpoints, (l) => (links = l));
 
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
   const summaries = await summariesOfSubject(sql, workspaceId, subject);
@@ -184,6 +188,19 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   }
   for (const [id, t] of expected) {
     if (!seen.has(id)) differences.push({ subject, key: t.key, memory_id: id, what: 'memory missing', expected: t.values.map(brief), actual: null });
+  }
+  // Candidates are a set function of the memories and the links: each row's list must be what
+  // every pair computed gives (a compile only computes the pairs around what it created).
+  // Computed from what the log says of each memory (told as a change or not), so a stored flag
+  // that drifted is one difference, not one per pair it would change.
+  const shapes = await memoryShapesOfSubject(sql, workspaceId, subject);
+  const lists = candidateListsOf(shapes.map((r) => ({ ...r, told_as_change: told.get(r.id) ?? false })), links!);
+  for (const r of shapes) {
+    const want = lists.get(r.id) ?? [];
+    if (canonicalJson(want) !== canonicalJson(r.candidates)) {
+      const brief = (refs: ReadonlyArray<{ memory_id: string; score: number }>) => refs.map((c) => `${c.memory_id} ${c.score}`);
+      differences.push({ subject, key: r.key, memory_id: r.id, what: 'candidates', expected: brief(want), actual: brief(r.candidates as CandidateRef[]) });
+    }
   }
   const subjectRow = await getSubject(sql, workspaceId, subject);
   if (subjectRow && subjectRow.compiler_version !== COMPILER_VERSION) {

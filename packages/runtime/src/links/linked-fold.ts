@@ -19,7 +19,7 @@ import {
   type PolicySet,
   type Timeline,
 } from '@canon/core';
-import { linkEpisodesOfSubject, memoryShapesOfSubject, setCandidates, type Sql } from '@canon/store';
+import { linkEpisodesOfSubject, memoryShapesOfSubject, setCandidates, type MemoryShapeRow, type Sql } from '@canon/store';
 
 /** A group of fact keys that links made one memory. */
 export interface LinkedGroup {
@@ -92,45 +92,61 @@ export function parseFactKey(key: string): FactKey {
 }
 
 /**
- * Recomputes the candidates of a subject from its memories as they now stand, each row keeping its
- * best (`keptCandidateLists`), and writes the rows whose list changed (their ids are returned). A set function of the memories (and of the `same: false` links that
- * silence a pair), so a rebuild and any sequence of compiles write the same lists.
+ * The candidate list each memory of a subject keeps (`keptCandidateLists`), with the proposals
+ * of links below the standing links need shown on the pairs they name: from the rows as they
+ * stand and what they kept, around `focus` (the memories created, or whose shape changed); every
+ * pair without one. A set function of the memories and the links, so verify holds the stored
+ * lists to it, computed from every pair.
+ */
+export function candidateListsOf(rows: readonly MemoryShapeRow[], links: SubjectLinks, focus?: readonly string[]): Map<string, CandidateRef[]> {
+  const keyOf = new Map(rows.map((r) => [r.id, r.key] as const));
+  const byMemory = keptCandidateLists(
+    rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text, told_as_change: r.told_as_change })),
+    new Map(rows.map((r) => [r.id, r.candidates as CandidateRef[]] as const)),
+    focus ? new Set(focus) : undefined,
+    (a, b) => links.state.distinct.has(pairId(keyOf.get(a)!, keyOf.get(b)!)),
+  );
+  // A link below the standing links need is a proposal: shown on the pair it names.
+  const idOfKey = new Map(rows.map((r) => [r.key, r.id] as const));
+  for (const s of links.state.proposed) {
+    const a = idOfKey.get(s.a);
+    const b = idOfKey.get(s.b);
+    if (!a || !b) continue;
+    const proposal = { same: s.same, source: s.source, idempotency_key: s.idempotency_key, reason: s.reason };
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      const list = byMemory.get(from) ?? [];
+      const at = list.findIndex((r) => r.memory_id === to);
+      if (at >= 0) list[at] = { ...list[at]!, proposed: proposal };
+      else list.push({ memory_id: to, score: 0, reason: 'a link was proposed', proposed: proposal });
+      byMemory.set(from, list);
+    }
+  }
+  return byMemory;
+}
+
+/**
+ * Recomputes the candidates of a subject from its memories as they now stand (`candidateListsOf`)
+ * and writes the rows whose list changed (their ids are returned). A rebuild and any sequence of
+ * compiles write the same lists.
  */
 export async function refreshCandidates(
   sql: Sql,
   workspaceId: string,
   subject: string,
   links: SubjectLinks,
-  /** The memories this compile created and removed (incremental when none was removed); absent: recompute every pair. */
+  /**
+   * The memories this compile created, or whose shape changed (told as a change now), and those
+   * it removed (incremental when none was removed); absent: recompute every pair.
+   */
   change?: { created: readonly string[]; removed: readonly string[] },
 ): Promise<string[]> {
   const rows = await memoryShapesOfSubject(sql, workspaceId, subject);
-  const keyOf = new Map(rows.map((r) => [r.id, r.key] as const));
   // Incremental only when memories were created and none removed. A removed memory (keys merged
   // by a link, which is rare) may have been what kept a change's loose pairs out — its nearer
   // fact, or one loose pair too many — and its shape is gone with its row: every pair is
   // recomputed then, as a rebuild would.
   const incremental = change && change.removed.length === 0 ? change : undefined;
-  const byMemory = keptCandidateLists(
-    rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text, told_as_change: r.told_as_change })),
-    new Map(rows.map((r) => [r.id, r.candidates as CandidateRef[]] as const)),
-    incremental ? new Set(incremental.created) : undefined,
-    (a, b) => links.state.distinct.has(pairId(keyOf.get(a)!, keyOf.get(b)!)),
-  );
-  // A link below the standing links need is a proposal: shown on the pair it names.
-  for (const s of links.state.proposed) {
-    const a = rows.find((r) => r.key === s.a)?.id;
-    const b = rows.find((r) => r.key === s.b)?.id;
-    if (!a || !b) continue;
-    const proposal = { same: s.same, source: s.source, idempotency_key: s.idempotency_key, reason: s.reason };
-    for (const [from, to] of [[a, b], [b, a]] as const) {
-      const list = byMemory.get(from) ?? [];
-      const ref = list.find((r) => r.memory_id === to);
-      if (ref) ref.proposed = proposal;
-      else list.push({ memory_id: to, score: 0, reason: 'a link was proposed', proposed: proposal });
-      byMemory.set(from, list);
-    }
-  }
+  const byMemory = candidateListsOf(rows, links, incremental?.created);
   const changes: Array<{ id: string; candidates: CandidateRef[] }> = [];
   for (const r of rows) {
     const next = byMemory.get(r.id) ?? [];
