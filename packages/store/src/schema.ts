@@ -191,6 +191,8 @@ export const memories = pgTable(
     /**
      * Memories of the same subject and scope that may be this fact worded otherwise (design §1,
      * law 3): derived at compile, shown on read, never part of the timeline or the state hash.
+     * The best `CANDIDATES_SHOWN` (20) of its pairs, best first (migration 0035), then any ref
+     * that only carries a link proposal.
      */
     candidates: jsonb('candidates').notNull().default(sql`'[]'::jsonb`),
     /**
@@ -209,8 +211,9 @@ export const memories = pgTable(
     /**
      * The `scope`, `owner` and `side` of each memory in `candidates`, by id, as they stood when
      * this row or one of them was last written: a page reads its candidates with its own rows
-     * instead of looking up 400 sides by id. Kept by the compile that writes either memory
-     * (candidates are symmetric); null when the row has no candidates. Candidates share a scope
+     * instead of looking up 400 sides by id. Kept by the compile that writes either memory (the
+     * rows showing a memory are found by their lists: a row keeps its best candidates only, so one
+     * may show a memory that does not show it back); null when the row has no candidates. Candidates share a scope
      * and an owner, so a row never keeps a side its readers could not read themselves.
      */
     partner_sides: jsonb('partner_sides'),
