@@ -80,26 +80,30 @@ describe('refreshPartnerSides', () => {
   it('rewrites a row that shows a memory which does not show it back (a row keeps its best candidates only)', async () => {
     const { note, day } = await seeded('w-one-way');
     const [n, d] = [note.timeline.memory_id, day.timeline.memory_id];
-    // The note shows the day; the day, with better candidates of its own, does not show the note.
-    await setCandidates(pool, 'w-one-way', [{ id: n, candidates: [{ memory_id: d, score: 0.8, reason: 'same words' }] }]);
+    // The note shows the day; the day, with a full list of better candidates, does not show the note.
+    const better = Array.from({ length: 20 }, (_, i) => ({ memory_id: `other-${String(i).padStart(2, '0')}`, score: 0.9, reason: 'same words' }));
+    await setCandidates(pool, 'w-one-way', [
+      { id: n, candidates: [{ memory_id: d, score: 0.8, reason: 'same words' }] },
+      { id: d, candidates: better },
+    ]);
     await refreshPartnerSides(pool, 'w-one-way', [n]);
     expect(JSON.stringify((await partners('w-one-way')).get(n))).toContain('Friday');
     await pool.query(`UPDATE memories SET side = jsonb_set(side, '{memory,current,0,value}', '"Monday"') WHERE id = $1`, [d]);
     // Only the day's side changed: the note's row is found by its own list.
     expect(await refreshPartnerSides(pool, 'w-one-way', [d])).toBe(1);
     expect(JSON.stringify((await partners('w-one-way')).get(n))).toContain('Monday');
-    expect((await partners('w-one-way')).get(d)).toBeNull();
+    expect((await partners('w-one-way')).get(d)).toBeNull(); // the others it names are no memories here
   });
 });
 
 describe('refreshPartnerSides in a workspace the statistics undercount', () => {
-  it('reads the rows of the subject and the sides they show, never the workspace joined with itself', async () => {
+  it('reads the rows it rewrites and the sides they show by key, never the workspace joined with itself', async () => {
     // Statistics taken when the workspace held 40 memories, then 1,960 more written before
     // autovacuum analyzed them, as after a bulk load (the paraphrase evaluation's workspace, 75
     // rows to the planner and 3,520 in the table): the join once planned over this read every row
     // of the workspace twice (a hash join of it with itself, each row's sides aggregated to be
-    // compared). The rows that show a memory are looked for among its subject's (100 here); no
-    // step of the plan may carry more than those and the ids named, nowhere near the workspace's 2,000.
+    // compared). No step of the plan may carry more than a subject's rows (100 here), nowhere
+    // near the workspace's 2,000.
     const episodes = await logEpisodes(
       pool,
       'w-many',
@@ -112,7 +116,7 @@ describe('refreshPartnerSides in a workspace the statistics undercount', () => {
     const [a, b] = [memories[0]!.timeline.memory_id, memories[20]!.timeline.memory_id];
     const pair = (to: string): CandidateRefRow[] => [{ memory_id: to, score: 0.8, reason: 'same words' }];
     await setCandidates(pool, 'w-many', [{ id: a, candidates: pair(b) }, { id: b, candidates: pair(a) }]);
-    interface PlanNode { 'Node Type': string; 'Actual Rows': number; 'Actual Loops': number; Plans?: PlanNode[] }
+    interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Actual Rows': number; 'Actual Loops': number; Plans?: PlanNode[] }
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
@@ -120,6 +124,9 @@ describe('refreshPartnerSides in a workspace the statistics undercount', () => {
       await client.query('ROLLBACK');
       const widest = (n: PlanNode): number => Math.max(n['Actual Rows'] * n['Actual Loops'], ...(n.Plans ?? []).map(widest));
       expect(widest(rows[0]!['QUERY PLAN'][0]!.Plan)).toBeLessThanOrEqual(110);
+      const types = (n: PlanNode): string[] => [`${n['Node Type']}${n['Relation Name'] ? ` ${n['Relation Name']}` : ''}`, ...(n.Plans ?? []).flatMap(types)];
+      // The rows showing a memory come from the index of the lists, never a scan of the table.
+      expect(types(rows[0]!['QUERY PLAN'][0]!.Plan).filter((t) => t.startsWith('Seq Scan'))).toEqual([]);
     } finally {
       client.release();
     }
