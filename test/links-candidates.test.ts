@@ -326,6 +326,17 @@ describe('duplicates phrased differently', () => {
     const after = await memories(s);
     expect(after).toHaveLength(1);
   });
+
+  it('is held by verify to the words of each note: two notes about different things are no pair', async () => {
+    const s = 'user:bo';
+    const principal = await canon.runtime.authenticate(owner);
+    await say(member, 'bo-1', 'Bo prefers green tea.', '2026-11-01T10:00:00Z', s);
+    await say(member, 'bo-2', 'The office plants need watering.', '2026-11-02T10:00:00Z', s);
+    const ms = await memories(s);
+    expect(ms).toHaveLength(2);
+    expect(ms.flatMap((m) => m.candidates)).toEqual([]);
+    expect((await canon.runtime.verify(principal, s)).differences).toEqual([]);
+  });
 });
 
 // THU1's id: derived from its key, the same before and after any link.

@@ -1,8 +1,8 @@
-import { canonicalJson, COMPILER_VERSION, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
-import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, memoryShapesOfSubject, projectionRowsOfSubject, summariesOfSubject, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
+import { canonicalJson, COMPILER_VERSION, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type MemoryRow, type MemoryShapeRow, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
-import { candidateListsOf, foldGroup, linksOfEpisodes, type SubjectLinks } from '../links/linked-fold.js';
+import { candidateListsOf, foldGroup, linksOfEpisodes, parseFactKey, type SubjectLinks } from '../links/linked-fold.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
 
@@ -193,14 +193,20 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   // every pair computed gives (a compile only computes the pairs around what it created).
   // Computed from what the log says of each memory (told as a change or not), so a stored flag
   // that drifted is one difference, not one per pair it would change.
-  const shapes = await memoryShapesOfSubject(sql, workspaceId, subject);
-  const lists = candidateListsOf(shapes.map((r) => ({ ...r, told_as_change: told.get(r.id) ?? false })), links!);
+  // The shapes come from the rows already read: each key, a note's words (its first value, from
+  // the whole timeline), the whole stored list (a row's `candidates` column is cut to the ones shown).
+  const shapes: MemoryShapeRow[] = rows.map((row) => ({
+    id: row.id,
+    key: row.key,
+    note_text: noteText(row),
+    told_as_change: told.get(row.id) ?? false,
+    candidates: summaries.get(row.id)?.candidates ?? [],
+  }));
+  const lists = candidateListsOf(shapes, links!);
+  const refs = (list: readonly CandidateRef[]) => list.map((c) => `${c.memory_id} ${c.score}`);
   for (const r of shapes) {
     const want = lists.get(r.id) ?? [];
-    if (canonicalJson(want) !== canonicalJson(r.candidates)) {
-      const brief = (refs: ReadonlyArray<{ memory_id: string; score: number }>) => refs.map((c) => `${c.memory_id} ${c.score}`);
-      differences.push({ subject, key: r.key, memory_id: r.id, what: 'candidates', expected: brief(want), actual: brief(r.candidates as CandidateRef[]) });
-    }
+    if (canonicalJson(want) !== canonicalJson(r.candidates)) differences.push({ subject, key: r.key, memory_id: r.id, what: 'candidates', expected: refs(want), actual: refs(r.candidates) });
   }
   const subjectRow = await getSubject(sql, workspaceId, subject);
   if (subjectRow && subjectRow.compiler_version !== COMPILER_VERSION) {
@@ -223,6 +229,14 @@ function partnerSidesOf(candidates: ReadonlyArray<{ memory_id: string }>, rows: 
     if (b) out[c.memory_id] = { scope: b.scope, owner: b.owner, side: b.side };
   }
   return Object.keys(out).length === 0 ? null : out;
+}
+
+/** A note's words as the candidate search reads them (`memoryShapesOfSubject`): its first value. */
+function noteText(row: MemoryRow): string | null {
+  if (parseFactKey(row.key).predicate !== NOTE_PREDICATE) return null;
+  const first = (row.timeline as { values?: Array<{ value: unknown }> }).values?.[0]?.value;
+  if (first === undefined || first === null) return null;
+  return typeof first === 'string' ? first : JSON.stringify(first);
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
