@@ -1084,16 +1084,17 @@ export const CANDIDATES_SHOWN = 20;
  * `CANDIDATES_SHOWN`. A set function of the memory's pairs, like the pairs themselves.
  */
 export function keptCandidates(refs: readonly CandidateRef[], limit: number = CANDIDATES_SHOWN): CandidateRef[] {
-  const scored = refs.filter((r) => r.score > 0).sort(compareCandidateRefs);
+  const scored = refs.filter(isScored).sort(compareCandidateRefs);
   if (scored.length > limit) scored.length = limit;
   return scored;
 }
 
+/** A candidate, not a ref that only carries a link proposal (score 0): every pair scores 0.5 or more. */
+const isScored = (r: CandidateRef): boolean => r.score > 0;
+
 /** Whether a kept list is full: what ranked after its last ref was not kept. */
 function keepsFullList(refs: readonly CandidateRef[], limit: number): boolean {
-  let scored = 0;
-  for (const r of refs) if (r.score > 0) scored += 1;
-  return scored >= limit;
+  return refs.filter(isScored).length >= limit;
 }
 
 /**

@@ -445,6 +445,7 @@ async function compileEpisodes(
   const created: string[] = [];
   // Memories whose side changed here and that other rows name as candidates: those rows copy it.
   const sideChangedWithCandidates: string[] = [];
+  // Memories told as a change for the first time here: their pairs are computed again.
   const reshaped: string[] = [];
   // As in extraction, the database and this process work side by side: while a batch folds here,
   // the previous batch's memories are being written and the next batch's claims read. Batches
@@ -624,11 +625,11 @@ async function compileEpisodes(
   if (writing) await writing;
   fresh = null;
   await deleteMemories(tx, workspaceId, merged);
-  // Candidates depend only on which memories exist (and on `same: false` links): recomputed when
-  // that set changed, never otherwise.
+  // Candidates depend only on which memories exist, each one's key and whether it was told as a
+  // change (and on `same: false` links): recomputed when one of those changed, never otherwise.
   let recandidated: string[] = [];
   if (linkArrived || kind === 'rebuild') recandidated = await refreshCandidates(tx, workspaceId, subject, links);
-  else if (created.length > 0 || merged.length > 0 || reshaped.length > 0) recandidated = await refreshCandidates(tx, workspaceId, subject, links, { created: [...created, ...reshaped], removed: merged });
+  else if (created.length > 0 || merged.length > 0 || reshaped.length > 0) recandidated = await refreshCandidates(tx, workspaceId, subject, links, { focus: [...created, ...reshaped], removed: merged });
   // A page shows a memory's candidates from its own row: the sides of those whose side changed,
   // and of those whose candidates changed, are copied to the rows that name them.
   if (recandidated.length > 0 || sideChangedWithCandidates.length > 0) await refreshPartnerSides(tx, workspaceId, [...new Set([...recandidated, ...sideChangedWithCandidates])]);

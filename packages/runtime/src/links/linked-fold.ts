@@ -135,18 +135,18 @@ export async function refreshCandidates(
   subject: string,
   links: SubjectLinks,
   /**
-   * The memories this compile created, or whose shape changed (told as a change now), and those
-   * it removed (incremental when none was removed); absent: recompute every pair.
+   * The memories this compile created or whose shape changed (told as a change now), and those it
+   * removed (incremental when none was removed); absent: recompute every pair.
    */
-  change?: { created: readonly string[]; removed: readonly string[] },
+  change?: { focus: readonly string[]; removed: readonly string[] },
 ): Promise<string[]> {
   const rows = await memoryShapesOfSubject(sql, workspaceId, subject);
-  // Incremental only when memories were created and none removed. A removed memory (keys merged
+  // Incremental only when none was removed. A removed memory (keys merged
   // by a link, which is rare) may have been what kept a change's loose pairs out — its nearer
   // fact, or one loose pair too many — and its shape is gone with its row: every pair is
   // recomputed then, as a rebuild would.
   const incremental = change && change.removed.length === 0 ? change : undefined;
-  const byMemory = candidateListsOf(rows, links, incremental?.created);
+  const byMemory = candidateListsOf(rows, links, incremental?.focus);
   const changes: Array<{ id: string; candidates: CandidateRef[] }> = [];
   for (const r of rows) {
     const next = byMemory.get(r.id) ?? [];

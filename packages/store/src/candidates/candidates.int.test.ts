@@ -125,7 +125,7 @@ describe('refreshPartnerSides in a workspace the statistics undercount', () => {
       const widest = (n: PlanNode): number => Math.max(n['Actual Rows'] * n['Actual Loops'], ...(n.Plans ?? []).map(widest));
       expect(widest(rows[0]!['QUERY PLAN'][0]!.Plan)).toBeLessThanOrEqual(110);
       const types = (n: PlanNode): string[] => [`${n['Node Type']}${n['Relation Name'] ? ` ${n['Relation Name']}` : ''}`, ...(n.Plans ?? []).flatMap(types)];
-      // The rows showing a memory come from the index of the lists, never a scan of the table.
+      // Every row is found by key (primary key, or a subject's index for a full list), never by a scan of the table.
       expect(types(rows[0]!['QUERY PLAN'][0]!.Plan).filter((t) => t.startsWith('Seq Scan'))).toEqual([]);
     } finally {
       client.release();

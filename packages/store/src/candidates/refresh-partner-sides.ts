@@ -34,18 +34,18 @@ export const PARTNER_SIDES_STATEMENT = `WITH affected AS MATERIALIZED (
     AND m.id = wanted.id`;
 
 /**
- * Rewrites `partner_sides` of these memories and of every memory that shows one
- * of them as a candidate: the scope, owner and side of each candidate a row shows (the first
+ * Rewrites `partner_sides` of these memories and of every memory that shows one of them as a
+ * candidate: the scope, owner and side of each candidate a row shows (the first
  * `CANDIDATES_SHOWN` of its list), by id, as they stand in this transaction. A row whose
  * candidates are gone gets null. Only rows whose value changes are written.
  *
  * A row keeps its best candidates only, so one may show a memory that does not show it back. A
- * memory with fewer than `CANDIDATES_SHOWN` keeps every pair it is in, so the rows that show it are
- * among those its own list names, read by primary key; only for one whose list is full are the
- * rows of its subject searched by their lists (subject by subject, `OFFSET 0` keeping each a
- * scan of `memories_subject_key_idx` that runs only for such a subject). (A GIN index of the lists is no help here: under
- * row-level security a containment operator, not leakproof, is never an index condition, and the
- * table was scanned: 20 ms a compile at 10,000 memories.)
+ * memory with fewer than `CANDIDATES_SHOWN` keeps every pair it is in, so the rows that show it
+ * are among those its own list names; only for one whose list is full are the rows of its subject
+ * searched by their lists, subject by subject (`OFFSET 0` keeps each a scan of
+ * `memories_subject_key_idx` that runs only for such a subject). A GIN index of the lists is no
+ * help: under row-level security a containment operator, not leakproof, is never an index
+ * condition, and the table was scanned (20 ms a compile at 10,000 memories).
  *
  * The rows are found by key: by primary key from arrays (`id = ANY ((SELECT …)::text[])`, an InitPlan
  * the index scan takes as its key), never by a join the planner may turn around: with the
