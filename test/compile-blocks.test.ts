@@ -65,7 +65,7 @@ const q = async <T extends Record<string, unknown>>(text: string, params: unknow
 
 /** What is stored of the subject, assembled, with every workspace-specific spelling taken out. */
 async function stored(workspace: string) {
-  const memories = await q(`SELECT key, revision, status, summary #- '{memory,etag}' AS summary, ${TIMELINE} FROM memories WHERE workspace_id = $1 AND subject = $2`, [workspace, SUBJECT]);
+  const memories = await q(`SELECT key, revision, status, summary::jsonb #- '{memory,etag}' AS summary, ${TIMELINE} FROM memories WHERE workspace_id = $1 AND subject = $2`, [workspace, SUBJECT]);
   const values = await q('SELECT ord, value, status, valid_from, valid_to, standing, support FROM memory_values WHERE workspace_id = $1 AND subject = $2 ORDER BY ord', [
     workspace,
     SUBJECT,

@@ -143,14 +143,17 @@ describe('migrations', () => {
       }
       const { rows } = await pool.query(
         `SELECT attrelid::regclass::text || '.' || attname AS col, attcompression AS c, format_type(atttypid, atttypmod) AS type FROM pg_attribute
-         WHERE (attrelid, attname) IN (('memories'::regclass, 'timeline'), ('episodes'::regclass, 'body'), ('claims'::regclass, 'claim'))
+         WHERE (attrelid, attname) IN (('memories'::regclass, 'timeline'), ('memories'::regclass, 'summary'), ('memories'::regclass, 'partner_sides'), ('episodes'::regclass, 'body'), ('claims'::regclass, 'claim'))
          ORDER BY 1`,
       );
       const method = lz4 ? 'l' : '';
-      // Migration 0028 made claims and timelines json, which resets a column's compression: it is set again.
+      // Migrations 0028 and 0036 made claims, timelines, summaries and partner sides json, which
+      // resets a column's compression: it is set again.
       expect(rows).toEqual([
         { col: 'claims.claim', c: method, type: 'json' },
         { col: 'episodes.body', c: method, type: 'jsonb' },
+        { col: 'memories.partner_sides', c: method, type: 'json' },
+        { col: 'memories.summary', c: method, type: 'json' },
         { col: 'memories.timeline', c: method, type: 'json' },
       ]);
       // A value past the compression threshold reads back whole either way.
@@ -333,6 +336,30 @@ describe('migrations', () => {
         expect(claims).toEqual([{ claim: { ...claim, value: { b: 1, a: [2, 0, 'é'] } }, key: 'k1' }]);
         const { rows: memories } = await admin.query(`SELECT timeline, (timeline->'linked')::jsonb ? 'k2' AS linked FROM memories`);
         expect(memories).toEqual([{ timeline, linked: true }]);
+      },
+    );
+  });
+
+  it('keep every summary and partner side, member for member, when they become json (0036)', async () => {
+    const summary = { v: 1, from: '2026-01-01T00:00:00.000Z', memory: { id: 'm1', predicate: 'The deploy runs on {weekday}', current: [{ value: 'Tuesday', evidence_count: 1 }], qualifiers: { env: 'é' } } };
+    const sides = { m2: { scope: 'workspace', owner: null, side: { v: 1, from: '2026-01-02T00:00:00.000Z', memory: { status: 'current', current: [{ value: 'Thursday' }] } } } };
+    await migratedByOwner(
+      '0036_recall_json_columns',
+      async (admin) => {
+        await admin.query(
+          `INSERT INTO memories (workspace_id, id, subject, key, scope, owner, predicate, qualifiers, revision, etag, digest, status, timeline, summary, partner_sides)
+           VALUES ('w1', 'm1', 's', 'k1', 'workspace', null, 'p', '{}', 1, 'e', 'd', 'in_force', '{}', $1, $2), ('w1', 'm3', 's', 'k3', 'workspace', null, 'p', '{}', 1, 'e', 'd', 'in_force', '{}', null, null)`,
+          [JSON.stringify(summary), JSON.stringify(sides)],
+        );
+      },
+      async ({ admin }) => {
+        const { rows } = await admin.query('SELECT id, summary, partner_sides, pg_typeof(summary)::text AS s, pg_typeof(partner_sides)::text AS p FROM memories ORDER BY id');
+        expect(rows).toEqual([
+          { id: 'm1', summary, partner_sides: sides, s: 'json', p: 'json' },
+          { id: 'm3', summary: null, partner_sides: null, s: 'json', p: 'json' },
+        ]);
+        const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'memories'::regclass`);
+        expect(forced).toEqual([{ relforcerowsecurity: true }]);
       },
     );
   });

@@ -161,7 +161,7 @@ describe('recall of a subject, page by page', () => {
     const ownerPrincipal = (await canon.key('owner')).principal;
     expect((await canon.runtime.verify(ownerPrincipal, SUBJECT)).ok).toBe(true);
     const { rowCount } = await canon.runtime.pool.query(
-      `UPDATE memories SET summary = jsonb_set(summary, '{memory,current,0,value}', '"Sunday"') WHERE subject = $1 AND predicate = 'The amber amber sync runs on {weekday}'`,
+      `UPDATE memories SET summary = jsonb_set(summary::jsonb, '{memory,current,0,value}', '"Sunday"')::json WHERE subject = $1 AND predicate = 'The amber amber sync runs on {weekday}'`,
       [SUBJECT],
     );
     expect(rowCount).toBe(1);
@@ -196,7 +196,7 @@ describe('recall of a subject, page by page', () => {
     expect(await page(owner, { limit: '1', as_of: at })).toEqual(first);
     // What the page's row keeps of a candidate is what it shows; verify holds it to the candidate's side.
     const kept = await canon.runtime.pool.query(
-      `UPDATE memories SET partner_sides = jsonb_set(partner_sides, ARRAY[$2, 'side', 'memory', 'current', '0', 'value'], '"Sunday"') WHERE id = $1`,
+      `UPDATE memories SET partner_sides = jsonb_set(partner_sides::jsonb, ARRAY[$2, 'side', 'memory', 'current', '0', 'value'], '"Sunday"')::json WHERE id = $1`,
       [self.id, candidate.memory_id],
     );
     expect(kept.rowCount).toBe(1);

@@ -200,7 +200,7 @@ export const memories = pgTable(
      * timeline is written, so recall of a subject need not read and refold whole timelines. Null
      * on rows written before it existed: recall then reads the timeline.
      */
-    summary: jsonb('summary'),
+    summary: json('summary'),
     /**
      * What a page of another memory needs of this one when it is a candidate there: the summary's
      * time bounds, status, predicate, qualifiers and values, without evidence or sources. Written
@@ -216,7 +216,7 @@ export const memories = pgTable(
      * may show a memory that does not show it back); null when the row has no candidates. Candidates share a scope
      * and an owner, so a row never keeps a side its readers could not read themselves.
      */
-    partner_sides: jsonb('partner_sides'),
+    partner_sides: json('partner_sides'),
     /**
      * A claim of the memory was told as a change or a correction by a cue taken out of its
      * wording (`toldAsChange`): the candidate search compares it as a restatement. Derived at

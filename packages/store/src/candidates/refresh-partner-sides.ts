@@ -24,11 +24,11 @@ export const PARTNER_SIDES_STATEMENT = `WITH affected AS MATERIALIZED (
              FROM memories b
             WHERE b.workspace_id = $1
               AND b.id = ANY (ARRAY(SELECT r.ref->>'memory_id' FROM jsonb_array_elements(a.candidates) WITH ORDINALITY r(ref, n) WHERE r.n <= $3))) AS sides,
-          a.partner_sides
+          a.partner_sides::jsonb AS partner_sides
      FROM memories a
     WHERE a.workspace_id = $1 AND a.id = ANY ((SELECT ids FROM affected)::text[])
  )
- UPDATE memories m SET partner_sides = wanted.sides
+ UPDATE memories m SET partner_sides = wanted.sides::json
    FROM wanted
   WHERE m.workspace_id = $1 AND m.id = ANY ((SELECT array_agg(id) FROM wanted WHERE partner_sides IS DISTINCT FROM sides)::text[])
     AND m.id = wanted.id`;

@@ -129,7 +129,7 @@ export interface MemoryWrite {
 
 /** The members of a `jsonRows` row, as `json_to_recordset` reads them: one pass over the text. */
 export const MEMORY_RECORD =
-  'n int, id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, summary jsonb, side jsonb, told_as_change boolean, checkpoint json, sealed json';
+  'n int, id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, summary json, side jsonb, told_as_change boolean, checkpoint json, sealed json';
 
 /**
  * Memory rows as one JSON array, and their timelines as parameters of their own (`$first`, …)
