@@ -29,6 +29,9 @@ describe('migrations', () => {
       expect(rows).toHaveLength(1);
       const triggers = await pool.query(`SELECT tgname FROM pg_trigger WHERE tgrelid = 'episodes'::regclass AND NOT tgisinternal ORDER BY 1`);
       expect(triggers.rows.map((r) => r.tgname)).toEqual(['episodes_append_only', 'episodes_no_truncate']);
+      // 0037 replaced the backlog's count by a sum of batch counts, and dropped the old function.
+      const functions = await pool.query(`SELECT proname, pg_get_userbyid(proowner) AS owner FROM pg_proc WHERE proname LIKE 'canon_pending%' ORDER BY 1`);
+      expect(functions.rows).toEqual([{ proname: 'canon_pending_batches_at_least', owner: 'canon_system' }]);
     } finally {
       await pool.end();
     }
@@ -359,6 +362,37 @@ describe('migrations', () => {
           { id: 'm3', summary: null, partner_sides: null, s: 'json', p: 'json' },
         ]);
         const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'memories'::regclass`);
+        expect(forced).toEqual([{ relforcerowsecurity: true }]);
+      },
+    );
+  });
+
+  it('give each subject waiting from before batch counts one row carrying its count, and count backlogs from those rows (0037)', async () => {
+    const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    await migratedByOwner(
+      '0037_pending_batch_counts',
+      async (admin) => {
+        const mark = (ws: string, subject: string, n: number) =>
+          admin.query(`INSERT INTO pending (workspace_id, subject, episode_id, scope) VALUES ($1, $2, $3, 'workspace')`, [ws, subject, id(n)]);
+        for (const n of [1, 2, 3]) await mark('w1', 'busy', n);
+        await mark('w1', 'quiet', 4);
+        await mark('w2', 'busy', 5);
+      },
+      async ({ admin }) => {
+        const { rows } = await admin.query(
+          `SELECT workspace_id, subject, count(*)::int AS rows, sum(batch_count)::int AS total, count(batch_count)::int AS carriers FROM pending GROUP BY 1, 2 ORDER BY 1, 2`,
+        );
+        expect(rows).toEqual([
+          { workspace_id: 'w1', subject: 'busy', rows: 3, total: 3, carriers: 1 },
+          { workspace_id: 'w1', subject: 'quiet', rows: 1, total: 1, carriers: 1 },
+          { workspace_id: 'w2', subject: 'busy', rows: 1, total: 1, carriers: 1 },
+        ]);
+        // Migrated by a database owner that may not act as canon_system: the new function is its own
+        // (test/pending-threshold.test.ts runs it as canon_system's), and the old one is gone (the
+        // owner of the database owns the schema, which may drop what is in it).
+        const { rows: functions } = await admin.query(`SELECT proname, pg_get_userbyid(proowner) AS owner FROM pg_proc WHERE proname LIKE 'canon_pending%' ORDER BY 1`);
+        expect(functions).toEqual([{ proname: 'canon_pending_batches_at_least', owner: expect.stringMatching(/^canon_owner_/) }]);
+        const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'pending'::regclass`);
         expect(forced).toEqual([{ relforcerowsecurity: true }]);
       },
     );

@@ -36,6 +36,42 @@ describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
     }
   });
 
+  it('is reached by the batch that brings the backlog to the threshold, not before; re-sent episodes add nothing', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '5' }, { databaseUrl: db.url }), {
+      migrate: false,
+      workers: false,
+    });
+    const soon = async () =>
+      (
+        await runtime.pool.query<{ subject: string }>(
+          `SELECT data->>'subject' AS subject FROM pgboss.job WHERE name = 'compile' AND state = 'created' AND start_after < now() + interval '10 minutes' ORDER BY 1`,
+        )
+      ).rows.map((r) => r.subject);
+    try {
+      const owner = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner' })).key);
+      // Two subjects in each batch: each batch's count is carried per subject.
+      await runtime.ingest(owner, [ep('1', 'service:a'), ep('2', 'service:a'), ep('3', 'service:b')]);
+      await runtime.ingest(owner, [ep('4', 'service:a'), ep('5', 'service:a'), ep('6', 'service:b')]);
+      expect(await soon()).toEqual([]);
+      // Four of service:a's episodes again, and a fifth: only the fifth is new.
+      await runtime.ingest(owner, [ep('1', 'service:a'), ep('2', 'service:a'), ep('4', 'service:a'), ep('5', 'service:a'), ep('7', 'service:b')]);
+      expect(await soon()).toEqual([]);
+      await runtime.ingest(owner, [ep('8', 'service:a')]);
+      expect(await soon()).toEqual(['service:a']);
+      const { rows } = await runtime.pool.query(
+        `SELECT subject, count(*)::int AS waiting, sum(batch_count)::int AS counted FROM pending GROUP BY 1 ORDER BY 1`,
+      );
+      expect(rows).toEqual([
+        { subject: 'service:a', waiting: 5, counted: 5 },
+        { subject: 'service:b', waiting: 3, counted: 3 },
+      ]);
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
   it('answers nothing for a workspace the transaction is not confined to', async () => {
     const db = await createTestDatabase();
     const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { migrate: false, workers: false });
@@ -46,9 +82,9 @@ describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
       try {
         await client.query('BEGIN');
         await client.query(`SELECT set_config('canon.workspace_id', 'elsewhere', true)`);
-        const other = await client.query(`SELECT * FROM canon_pending_at_least('default', ARRAY['service:x'], 1)`);
+        const other = await client.query(`SELECT * FROM canon_pending_batches_at_least('default', ARRAY['service:x'], 1)`);
         await client.query(`SELECT set_config('canon.workspace_id', 'default', true)`);
-        const own = await client.query(`SELECT s FROM canon_pending_at_least('default', ARRAY['service:x', 'service:y'], 2) AS s`);
+        const own = await client.query(`SELECT s FROM canon_pending_batches_at_least('default', ARRAY['service:x', 'service:y'], 2) AS s`);
         await client.query('ROLLBACK');
         expect(other.rows).toEqual([]);
         expect(own.rows).toEqual([{ s: 'service:x' }]);

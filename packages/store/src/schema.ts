@@ -139,9 +139,16 @@ export const pending = pgTable(
     scope: text('scope').notNull(),
     owner: text('owner'),
     created_at: ms('created_at').notNull().defaultNow(),
+    /**
+     * On one row of the rows a statement marks for a subject: how many it marked; null on the
+     * others. The backlog's size is then the sum over a few rows a batch instead of a count of
+     * every row (canon_pending_batches_at_least, migration 0037).
+     */
+    batch_count: integer('batch_count'),
   },
   (t) => [
     primaryKey({ columns: [t.workspace_id, t.subject, t.episode_id] }),
+    index('pending_batches_idx').on(t.workspace_id, t.subject).where(sql`${t.batch_count} is not null`),
     check('pending_scope_ck', sql`(${t.scope} = 'workspace' and ${t.owner} is null) or (${t.scope} = 'personal' and ${t.owner} is not null)`),
   ],
 );

@@ -87,7 +87,8 @@ export async function logEpisodes(sql: Sql, workspaceId: string, inputs: readonl
 /**
  * Marks episode ids as waiting for a compile of their subject, whether or not the log holds them:
  * the backlog's own operations are tested on rows alone. (Canon itself writes a pending row only
- * in the statement that appends its episode, `appendEpisodes` with `pending`.)
+ * in the statement that appends its episode, `appendEpisodes` with `pending`.) Each row carries a
+ * batch count of one, so a backlog's sum counts every row.
  */
 export async function markPending(
   sql: Sql,
@@ -95,8 +96,8 @@ export async function markPending(
   rows: ReadonlyArray<{ subject: string; episode_id: string; scope?: 'workspace' | 'personal'; owner?: string | null }>,
 ): Promise<void> {
   await sql.query(
-    `INSERT INTO pending (workspace_id, subject, episode_id, scope, owner)
-     SELECT $1, u.subject, u.episode_id, u.scope, u.owner FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[]) AS u(subject, episode_id, scope, owner)`,
+    `INSERT INTO pending (workspace_id, subject, episode_id, scope, owner, batch_count)
+     SELECT $1, u.subject, u.episode_id, u.scope, u.owner, 1 FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[]) AS u(subject, episode_id, scope, owner)`,
     [workspaceId, rows.map((r) => r.subject), rows.map((r) => r.episode_id), rows.map((r) => r.scope ?? 'workspace'), rows.map((r) => r.owner ?? null)],
   );
 }

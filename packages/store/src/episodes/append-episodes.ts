@@ -1,5 +1,6 @@
 import type { Envelope } from '@canon/core';
 import type { Sql } from '../db.js';
+import { BATCH_COUNT } from '../pending/batch-count.js';
 import { findEpisodesByKeys } from './find-episodes-by-keys.js';
 import { type LoggedEpisode, keyOf } from './rows.js';
 
@@ -44,7 +45,7 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
   const col = <T>(f: (e: NewEpisode) => T) => rows.map(f);
   // With `pending`, the rows inserted are marked as waiting in the same statement (a data-modifying
   // CTE): one round trip less per batch, and each pending row takes its scope and owner from the
-  // episode row just written.
+  // episode row just written. One row per subject carries how many the batch marked (BATCH_COUNT).
   const { rows: insertedRows } = await sql.query<{ source: string; idempotency_key: string }>(
     `${options.pending ? 'WITH ins AS (' : ''}INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body,
         occurred_at, occurred_at_defaulted, observed_at, sequence, lineage, snapshot,
@@ -64,8 +65,9 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
      ${
        options.pending
          ? `RETURNING id, source, idempotency_key, subject, scope, owner),
-     marked AS (INSERT INTO pending (workspace_id, subject, episode_id, scope, owner)
-                SELECT $1, subject, id, scope, owner FROM ins ON CONFLICT DO NOTHING)
+     marked AS (INSERT INTO pending (workspace_id, subject, episode_id, scope, owner, batch_count)
+                SELECT $1, subject, id, scope, owner, ${BATCH_COUNT} FROM ins WINDOW per_subject AS (PARTITION BY subject)
+                ON CONFLICT DO NOTHING)
      SELECT source, idempotency_key FROM ins`
          : 'RETURNING source, idempotency_key'
      }`,

@@ -100,9 +100,10 @@ describe('subjectsWithPendingAtLeast', () => {
   it('counts from the index whatever the backlog of other subjects: a small subject beside a large one reads only its own entries', async () => {
     // One subject with 20,000 waiting, another with one: planned once for any subject, the count
     // had estimated each at the table's average and scanned the whole table for the small one.
+    // 200 batches of 100, each counted on one of its rows.
     await pool.query(
-      `INSERT INTO pending (workspace_id, subject, episode_id, scope, owner)
-       SELECT 'w-skew', 'big', gen_random_uuid(), 'workspace', NULL FROM generate_series(1, 20000)`,
+      `INSERT INTO pending (workspace_id, subject, episode_id, scope, owner, batch_count)
+       SELECT 'w-skew', 'big', gen_random_uuid(), 'workspace', NULL, CASE WHEN g % 100 = 0 THEN 100 END FROM generate_series(1, 20000) g`,
     );
     await markPending(pool, 'w-skew', [{ subject: 'small', episode_id: id(9) }]);
     await pool.query('ANALYZE pending');
@@ -117,12 +118,13 @@ describe('subjectsWithPendingAtLeast', () => {
       await client.query('BEGIN');
       await enterScope(client, { workspace_id: 'w-skew', user: null, all_users: true });
       expect(await subjectsWithPendingAtLeast(client, 'w-skew', ['small'], 500)).toEqual([]);
+      expect(await subjectsWithPendingAtLeast(client, 'w-skew', ['big', 'small'], 20_000)).toEqual(['big']);
       await client.query('ROLLBACK');
     } finally {
       client.release(true);
     }
     const plan = notices.join('\n');
-    expect(plan).toContain('pending_workspace_id_subject_episode_id_pk');
+    expect(plan).toContain('pending_batches_idx');
     expect(plan).not.toMatch(/Seq Scan on pending/);
   });
 });
@@ -156,6 +158,18 @@ describe('insertPendingOfSubject', () => {
       { episode_id: shared!.id, scope: 'workspace', owner: null },
       { episode_id: mine!.id, scope: 'personal', owner: 'ann' },
     ]);
+  });
+
+  it('carries how many it marked on one row, counting only the episodes that were not waiting already', async () => {
+    await logEpisodes(pool, 'w-of-subject-count', [{ idempotency_key: 'a', subject: 's' }, { idempotency_key: 'b', subject: 's' }, { idempotency_key: 'c', subject: 't' }]);
+    await insertPendingOfSubject(pool, 'w-of-subject-count', 's');
+    await logEpisodes(pool, 'w-of-subject-count', [{ idempotency_key: 'd', subject: 's' }]);
+    await insertPendingOfSubject(pool, 'w-of-subject-count', 's');
+    const { rows } = await pool.query(`SELECT batch_count FROM pending WHERE workspace_id = 'w-of-subject-count' AND batch_count IS NOT NULL ORDER BY 1`);
+    expect(rows).toEqual([{ batch_count: 1 }, { batch_count: 2 }]);
+    const due = (n: number) => inWorkspace(pool, 'w-of-subject-count', (tx) => subjectsWithPendingAtLeast(tx, 'w-of-subject-count', ['s', 't'], n));
+    expect(await due(3)).toEqual(['s']);
+    expect(await due(4)).toEqual([]);
   });
 });
 
