@@ -8,6 +8,10 @@
 -- Exact while batches are taken whole; a compile that takes part of a batch (a chunk boundary) or
 -- an erasure that removes the row carrying the count makes the sum off until the next compile, which
 -- moves when the threshold pulls a compile forward, never what a compile does.
+-- canon_pending_at_least (0017) stays: a server of the version before, still running beside an
+-- upgraded one (a rolling upgrade of several servers), calls it on every ingest. Its batches carry
+-- no count, so the upgraded servers' check misses them until the subject's next compile: a compile
+-- pulled forward later, never a wrong one.
 ALTER TABLE "pending" ADD COLUMN "batch_count" integer;--> statement-breakpoint
 CREATE INDEX "pending_batches_idx" ON "pending" USING btree ("workspace_id","subject") WHERE "pending"."batch_count" is not null;--> statement-breakpoint
 -- Rows waiting from before this migration: one row per subject carries the subject's count.
@@ -51,11 +55,3 @@ EXCEPTION WHEN insufficient_privilege THEN
 END $$;
 --> statement-breakpoint
 GRANT EXECUTE ON FUNCTION canon_pending_batches_at_least(text, text[], integer) TO canon_app, canon_system;
---> statement-breakpoint
--- The count it replaces; left in place where the migrating role may not drop it.
-DO $$
-BEGIN
-  DROP FUNCTION canon_pending_at_least(text, text[], integer);
-EXCEPTION WHEN insufficient_privilege THEN
-  NULL;
-END $$;

@@ -29,9 +29,13 @@ describe('migrations', () => {
       expect(rows).toHaveLength(1);
       const triggers = await pool.query(`SELECT tgname FROM pg_trigger WHERE tgrelid = 'episodes'::regclass AND NOT tgisinternal ORDER BY 1`);
       expect(triggers.rows.map((r) => r.tgname)).toEqual(['episodes_append_only', 'episodes_no_truncate']);
-      // 0037 replaced the backlog's count by a sum of batch counts, and dropped the old function.
+      // 0037 added a sum of batch counts, and kept the count it replaces for servers of the version
+      // before during a rolling upgrade.
       const functions = await pool.query(`SELECT proname, pg_get_userbyid(proowner) AS owner FROM pg_proc WHERE proname LIKE 'canon_pending%' ORDER BY 1`);
-      expect(functions.rows).toEqual([{ proname: 'canon_pending_batches_at_least', owner: 'canon_system' }]);
+      expect(functions.rows).toEqual([
+        { proname: 'canon_pending_at_least', owner: 'canon_system' },
+        { proname: 'canon_pending_batches_at_least', owner: 'canon_system' },
+      ]);
     } finally {
       await pool.end();
     }
@@ -388,10 +392,23 @@ describe('migrations', () => {
           { workspace_id: 'w2', subject: 'busy', rows: 1, total: 1, carriers: 1 },
         ]);
         // Migrated by a database owner that may not act as canon_system: the new function is its own
-        // (test/pending-threshold.test.ts runs it as canon_system's), and the old one is gone (the
-        // owner of the database owns the schema, which may drop what is in it).
+        // (test/pending-threshold.test.ts runs it as canon_system's); the old one stays canon_system's.
         const { rows: functions } = await admin.query(`SELECT proname, pg_get_userbyid(proowner) AS owner FROM pg_proc WHERE proname LIKE 'canon_pending%' ORDER BY 1`);
-        expect(functions).toEqual([{ proname: 'canon_pending_batches_at_least', owner: expect.stringMatching(/^canon_owner_/) }]);
+        expect(functions).toEqual([
+          { proname: 'canon_pending_at_least', owner: 'canon_system' },
+          { proname: 'canon_pending_batches_at_least', owner: expect.stringMatching(/^canon_owner_/) },
+        ]);
+        // A server of the version before, still running during a rolling upgrade, keeps its count.
+        const client = await admin.connect();
+        try {
+          await client.query('BEGIN');
+          await client.query(`SELECT set_config('role', 'canon_app', true), set_config('canon.workspace_id', 'w1', true)`);
+          const { rows: due } = await client.query(`SELECT s FROM canon_pending_at_least('w1', ARRAY['busy', 'quiet'], 3) AS s`);
+          expect(due).toEqual([{ s: 'busy' }]);
+          await client.query('ROLLBACK');
+        } finally {
+          client.release();
+        }
         const { rows: forced } = await admin.query(`SELECT relforcerowsecurity FROM pg_class WHERE oid = 'pending'::regclass`);
         expect(forced).toEqual([{ relforcerowsecurity: true }]);
       },
