@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRuntime, loadConfig } from '@canon/runtime';
+import { createRuntime, loadConfig, type Runtime } from '@canon/runtime';
 import { createTestDatabase } from '@canon/testing';
 
 const ep = (key: string, subject: string, scope: 'workspace' | 'personal' = 'workspace') => ({
@@ -9,46 +9,45 @@ const ep = (key: string, subject: string, scope: 'workspace' | 'personal' = 'wor
   body: { claims: [{ predicate: `fact ${key}`, value: 'v' }] },
 });
 
+/** A runtime without workers (jobs stay queued) over a database of its own, closed and dropped after `fn`. */
+async function withRuntime(env: Record<string, string>, fn: (runtime: Runtime) => Promise<void>): Promise<void> {
+  const db = await createTestDatabase();
+  const runtime = await createRuntime(loadConfig(env, { databaseUrl: db.url }), { migrate: false, workers: false });
+  try {
+    await fn(runtime);
+  } finally {
+    await runtime.close();
+    await db.drop();
+  }
+}
+
+/** The queued compile jobs by subject, and whether each is due within ten minutes (pulled forward) or debounced. */
+async function queuedCompiles(runtime: Runtime): Promise<Array<{ subject: string; soon: boolean }>> {
+  const { rows } = await runtime.pool.query<{ subject: string; soon: boolean }>(
+    `SELECT data->>'subject' AS subject, start_after < now() + interval '10 minutes' AS soon
+     FROM pgboss.job WHERE name = 'compile' AND state = 'created' ORDER BY 1`,
+  );
+  return rows;
+}
+
 describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
   it('has its compile job moved to now, counting every user’s waiting episodes; a smaller backlog stays debounced', async () => {
-    const db = await createTestDatabase();
-    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '3' }, { databaseUrl: db.url }), {
-      migrate: false,
-      workers: false,
-    });
-    try {
+    await withRuntime({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '3' }, async (runtime) => {
       const alice = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'member', user: 'alice' })).key);
       const bob = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'member', user: 'bob' })).key);
       // Two personal episodes of alice's, that bob cannot see, then bob's third: the backlog is three.
       await runtime.ingest(alice, [ep('a1', 'service:busy', 'personal'), ep('a2', 'service:busy', 'personal')]);
       await runtime.ingest(bob, [ep('b1', 'service:busy'), ep('b2', 'service:quiet')]);
-      const { rows } = await runtime.pool.query<{ subject: string; soon: boolean }>(
-        `SELECT data->>'subject' AS subject, start_after < now() + interval '10 minutes' AS soon
-         FROM pgboss.job WHERE name = 'compile' AND state = 'created' ORDER BY 1`,
-      );
-      expect(rows).toEqual([
+      expect(await queuedCompiles(runtime)).toEqual([
         { subject: 'service:busy', soon: true },
         { subject: 'service:quiet', soon: false },
       ]);
-    } finally {
-      await runtime.close();
-      await db.drop();
-    }
+    });
   });
 
   it('is reached by the batch that brings the backlog to the threshold, not before; re-sent episodes add nothing', async () => {
-    const db = await createTestDatabase();
-    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '5' }, { databaseUrl: db.url }), {
-      migrate: false,
-      workers: false,
-    });
-    const soon = async () =>
-      (
-        await runtime.pool.query<{ subject: string }>(
-          `SELECT data->>'subject' AS subject FROM pgboss.job WHERE name = 'compile' AND state = 'created' AND start_after < now() + interval '10 minutes' ORDER BY 1`,
-        )
-      ).rows.map((r) => r.subject);
-    try {
+    await withRuntime({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '5' }, async (runtime) => {
+      const soon = async () => (await queuedCompiles(runtime)).filter((j) => j.soon).map((j) => j.subject);
       const owner = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner' })).key);
       // Two subjects in each batch: each batch's count is carried per subject.
       await runtime.ingest(owner, [ep('1', 'service:a'), ep('2', 'service:a'), ep('3', 'service:b')]);
@@ -66,16 +65,11 @@ describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
         { subject: 'service:a', waiting: 5, counted: 5 },
         { subject: 'service:b', waiting: 3, counted: 3 },
       ]);
-    } finally {
-      await runtime.close();
-      await db.drop();
-    }
+    });
   });
 
   it('answers nothing for a workspace the transaction is not confined to', async () => {
-    const db = await createTestDatabase();
-    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { migrate: false, workers: false });
-    try {
+    await withRuntime({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, async (runtime) => {
       const who = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner' })).key);
       await runtime.ingest(who, [ep('x1', 'service:x'), ep('x2', 'service:x')]);
       const client = await runtime.pool.connect();
@@ -91,9 +85,6 @@ describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
       } finally {
         client.release();
       }
-    } finally {
-      await runtime.close();
-      await db.drop();
-    }
+    });
   });
 });
