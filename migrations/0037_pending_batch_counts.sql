@@ -5,9 +5,10 @@
 -- third of its database time in bench/ingest.ts, 100 subjects of up to 1,000 waiting episodes).
 -- Now the statement that marks episodes as waiting writes, on one of its rows per subject, how many
 -- it marked; the backlog is the sum over those rows, one a batch, found through a partial index.
--- Exact while batches are taken whole; a compile that takes part of a batch (a chunk boundary) or
--- an erasure that removes the row carrying the count makes the sum off until the next compile, which
--- moves when the threshold pulls a compile forward, never what a compile does.
+-- Exact while batches are taken whole; a compile that takes part of a batch (a chunk boundary), an
+-- erasure that removes the row carrying the count, or a rebuild marking a subject while an ingest
+-- writes to it makes the sum off until the next compile, which moves when the threshold pulls a
+-- compile forward, never what a compile does.
 -- canon_pending_at_least (0017) stays: a server of the version before, still running beside an
 -- upgraded one (a rolling upgrade of several servers), calls it on every ingest. Its batches carry
 -- no count, so the upgraded servers' check misses them until the subject's next compile: a compile
