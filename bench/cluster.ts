@@ -1,6 +1,10 @@
 import path from 'node:path';
 import pg from 'pg';
 import { createRuntime, loadConfig, startEmbeddedPostgres, type EmbeddedDatabase, type Runtime, type RuntimeOptions } from '@canon/runtime';
+import { applyV8Flags } from '@canon/runtime/heap';
+
+// A benchmark runs the runtime in its own process: with the heap settings `canon start` runs it with.
+applyV8Flags();
 
 /**
  * The benchmarks' PostgreSQL: BENCH_DATABASE_URL (any PostgreSQL 15+, a maintenance database

@@ -5,6 +5,10 @@
 //
 //   node bench/hostile-child.js dispute-ingest|dispute-compile|backlog <database url>
 import { createRuntime, loadConfig } from '@canon/runtime';
+import { applyV8Flags } from '@canon/runtime/heap';
+
+// The heap settings `canon start` runs with (a server's worker is what this process stands for).
+applyV8Flags();
 
 const SMALL = process.env['BENCH_SCALE'] === 'small';
 const DISPUTE = SMALL ? 2_000 : 10_000;

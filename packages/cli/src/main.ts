@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { applyV8Flags } from '@canon/runtime/heap';
 import type { Config } from '@canon/runtime';
 import type { Role } from '@canon/core';
 import { handleInterrupts } from './interrupts.js';
@@ -24,6 +25,9 @@ import type { AddOptions } from './commands/connectors.js';
 const ROLES = ['owner', 'maintainer', 'member', 'connector', 'agent', 'reader'] as const satisfies readonly Role[];
 const rolesComplete: Exclude<Role, (typeof ROLES)[number]> extends never ? true : never = true;
 void rolesComplete;
+
+// Before any command loads the runtime: the server's heap settings (ops/heap.ts).
+applyV8Flags();
 
 const interrupted = handleInterrupts();
 
