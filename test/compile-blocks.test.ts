@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@canon/runtime';
+import { canonicalJson } from '@canon/core';
 import { TIMELINE } from '@canon/store';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
@@ -127,6 +128,11 @@ describe('a timeline kept in blocks', () => {
     const page = await canon.runtime.memories(owner, SUBJECT, { as_of: at(100) });
     expect(JSON.stringify(page)).toContain('"day 49"');
     expect((await canon.runtime.verify(owner, SUBJECT)).ok).toBe(true);
+    // Each block is stored as the canonical JSON it was written as, byte for byte: split out of
+    // the one JSON array it travelled in, nothing re-spaced or re-escaped.
+    const items = await q<{ items: string }>("SELECT items::text AS items FROM memory_blocks WHERE workspace_id = 'each' ORDER BY kind, n", []);
+    expect(items).toHaveLength(3);
+    for (const { items: text } of items) expect(text).toBe(canonicalJson(JSON.parse(text)));
   });
 
   it('a claim that lands inside the sealed blocks refolds the key from all its claims and cuts its blocks afresh', async () => {

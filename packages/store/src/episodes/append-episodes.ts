@@ -1,6 +1,7 @@
 import type { Envelope } from '@canon/core';
 import type { Sql } from '../db.js';
 import { BATCH_COUNT } from '../pending/batch-count.js';
+import { jsonColumn, rowsFromJsonColumns } from '../json-columns.js';
 import { findEpisodesByKeys } from './find-episodes-by-keys.js';
 import { type LoggedEpisode, keyOf } from './rows.js';
 
@@ -29,8 +30,11 @@ export interface AppendResult {
   existing: LoggedEpisode[];
 }
 
+// The batch's columns, each one JSON array (`rowsFromJsonColumns`), the bodies as JSON elements.
+const EPISODE_ROWS = rowsFromJsonColumns(2, ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'json', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'], true);
+
 /**
- * One set-based statement per batch: arrays through unnest rather than thousands of bind
+ * One set-based statement per batch: a JSON array per column rather than thousands of bind
  * parameters. Rows are inserted in (source, key) order so two concurrent batches over the same
  * keys take their unique-index locks in the same order and cannot deadlock. ON CONFLICT DO
  * NOTHING waits for a concurrent inserter of the same key and then skips; the follow-up read
@@ -42,7 +46,7 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
       ? cmp(a.envelope.idempotency_key, b.envelope.idempotency_key)
       : cmp(a.envelope.source, b.envelope.source),
   );
-  const col = <T>(f: (e: NewEpisode) => T) => rows.map(f);
+  const col = (f: (e: NewEpisode) => unknown) => jsonColumn(rows, f);
   // With `pending`, the rows inserted are marked as waiting in the same statement (a data-modifying
   // CTE): one round trip less per batch, and each pending row takes its scope and owner from the
   // episode row just written. One row per subject carries how many the batch marked (BATCH_COUNT).
@@ -50,14 +54,10 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
     `${options.pending ? 'WITH ins AS (' : ''}INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body,
         occurred_at, occurred_at_defaulted, observed_at, sequence, lineage, snapshot,
         actor_role, actor_user, actor_key, source_ref, content_hash)
-     SELECT $1, u.id, u.source, u.idempotency_key, u.subject, u.scope, u.owner, u.kind, u.body,
-        coalesce(u.occurred_at, u.occurred_default, now()), u.occurred_at IS NULL, u.observed_at, u.sequence, u.lineage, u.snapshot,
-        u.actor_role, u.actor_user, u.actor_key, u.source_ref, u.content_hash
-     FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                 $9::jsonb[], $10::timestamptz[], $11::timestamptz[], $12::bigint[],
-                 $13::text[], $14::boolean[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[],
-                 $20::timestamptz[])
-       WITH ORDINALITY AS u(id, source, idempotency_key, subject, scope, owner, kind, body,
+     SELECT $1, u.id::uuid, u.source, u.idempotency_key, u.subject, u.scope, u.owner, u.kind, u.body::jsonb,
+        coalesce(u.occurred_at::timestamptz, u.occurred_default::timestamptz, now()), u.occurred_at IS NULL, u.observed_at::timestamptz,
+        u.sequence::bigint, u.lineage, u.snapshot::boolean, u.actor_role, u.actor_user, u.actor_key, u.source_ref, u.content_hash
+     FROM ${EPISODE_ROWS} AS u(id, source, idempotency_key, subject, scope, owner, kind, body,
                  occurred_at, observed_at, sequence, lineage, snapshot,
                  actor_role, actor_user, actor_key, source_ref, content_hash, occurred_default, ord)
      ORDER BY u.ord
@@ -80,7 +80,7 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
       col((e) => e.envelope.scope),
       col((e) => e.envelope.owner),
       col((e) => e.envelope.kind),
-      col((e) => JSON.stringify(e.envelope.body)),
+      `[${rows.map((e) => JSON.stringify(e.envelope.body)).join(',')}]`,
       // A source that gave no time gets the ingest instant (now(), the transaction's time).
       col((e) => e.envelope.occurred_at),
       col((e) => e.envelope.observed_at),

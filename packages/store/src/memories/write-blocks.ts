@@ -1,5 +1,6 @@
 import type { Sql } from '../db.js';
 import type { MemoryWrite } from './rows.js';
+import { rowsFromJsonColumns } from '../json-columns.js';
 
 /**
  * Stores the blocks that memories' writes sealed (`memory_blocks`): a memory folded from all its
@@ -22,10 +23,12 @@ export async function writeBlocks(sql: Sql, workspaceId: string, writes: readonl
     }
   }
   if (ids.length === 0) return;
-  // Items as text turned into json in the database: the block's canonical JSON is stored as sent.
+  // Each block's canonical JSON is stored as sent (`rowsFromJsonColumns` hands a json element back
+  // as the text it was sent as): the items' array is their texts joined, nothing escaped again.
   await sql.query(
     `INSERT INTO memory_blocks (workspace_id, memory_id, kind, n, items)
-     SELECT $1, b.memory_id, b.kind, b.n, b.items::json FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS b(memory_id, kind, n, items)`,
-    [workspaceId, ids, kinds, ns, items],
+     SELECT $1, b.memory_id, b.kind, b.n::int, b.items
+     FROM ${rowsFromJsonColumns(2, ['text', 'text', 'text', 'json'])} AS b(memory_id, kind, n, items)`,
+    [workspaceId, JSON.stringify(ids), JSON.stringify(kinds), JSON.stringify(ns), `[${items.join(',')}]`],
   );
 }

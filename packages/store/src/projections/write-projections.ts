@@ -2,6 +2,7 @@ import type { Timeline } from '@canon/core';
 import type { Sql } from '../db.js';
 import type { MemoryWrite } from '../memories/rows.js';
 import { searchText } from './search-text.js';
+import { jsonColumn, rowsFromJsonColumns } from '../json-columns.js';
 
 export interface ProjectionChange {
   write: MemoryWrite;
@@ -200,20 +201,26 @@ const VALUE_UPSERT = `ON CONFLICT (workspace_id, memory_id, ord) DO UPDATE SET v
 const DECISION_UPSERT = `ON CONFLICT (workspace_id, memory_id, source, idempotency_key, claim_index) DO UPDATE SET kind = EXCLUDED.kind,
   target = EXCLUDED.target, reason = EXCLUDED.reason`;
 
-/** The rows' columns as array parameters after the workspace ($1), and `unnest`'s list of them. */
+/**
+ * The rows' columns as parameters after the workspace ($1), each one JSON array
+ * (`rowsFromJsonColumns`), and the rows they make, each column cast to its type. A JSON-valued
+ * column's elements are its JSON texts (strings in the array), cast to jsonb from there.
+ */
 function arrays<R>(rows: readonly R[], columns: ReadonlyArray<Column<R>>) {
+  const names = columns.map(([name]) => name).join(', ');
   return {
-    names: columns.map(([name]) => name).join(', '),
-    unnest: `unnest(${columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')})`,
-    params: columns.map(([, , of]) => rows.map(of)),
+    names,
+    rows: `(SELECT ${columns.map(([name, type]) => `u.${name}::${type} AS ${name}`).join(', ')}
+              FROM ${rowsFromJsonColumns(2, columns.map(() => 'text'))} AS u(${names}))`,
+    params: columns.map(([, , of]) => jsonColumn(rows, of)),
   };
 }
 
-/** One statement for all the rows: each column is one array parameter, turned back into rows by `unnest`. */
+/** One statement for all the rows: each column is one parameter, turned back into rows by `arrays`. */
 async function insertRows<R>(sql: Sql, workspaceId: string, table: string, rows: readonly R[], columns: ReadonlyArray<Column<R>>, onConflict = ''): Promise<void> {
   if (rows.length === 0) return;
   const a = arrays(rows, columns);
-  await sql.query(`INSERT INTO ${table} (workspace_id, ${a.names}) SELECT $1, * FROM ${a.unnest} AS u(${a.names}) ${onConflict}`, [workspaceId, ...a.params]);
+  await sql.query(`INSERT INTO ${table} (workspace_id, ${a.names}) SELECT $1, * FROM ${a.rows} AS u ${onConflict}`, [workspaceId, ...a.params]);
 }
 
 /** Deletes the rows of the table that match one of these on every column named. */
@@ -221,5 +228,5 @@ async function deleteRows<R>(sql: Sql, workspaceId: string, table: string, rows:
   if (rows.length === 0) return;
   const a = arrays(rows, columns);
   const match = columns.map(([name]) => `t.${name} = d.${name}`).join(' AND ');
-  await sql.query(`DELETE FROM ${table} t USING ${a.unnest} AS d(${a.names}) WHERE t.workspace_id = $1 AND ${match}`, [workspaceId, ...a.params]);
+  await sql.query(`DELETE FROM ${table} t USING ${a.rows} AS d WHERE t.workspace_id = $1 AND ${match}`, [workspaceId, ...a.params]);
 }
