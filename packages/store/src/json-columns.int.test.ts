@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { canonicalJson } from '@canon/core';
 import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from './db.js';
-import { jsonColumn, rowsFromJsonColumns } from './json-columns.js';
+import { jsonColumn, jsonTextsColumn, rowsFromJsonColumns } from './json-columns.js';
 
 let pool: Pool;
 useStoreDatabase((p) => {
@@ -27,7 +27,7 @@ async function roundTrip(rows: ReadonlyArray<{ t: string | null; n: number | nul
   const { rows: back } = await pool.query<{ t: string | null; n: number | null; b: boolean | null; at: string | null; j: string; ord: string }>(
     `SELECT u.t, u.n::int AS n, u.b::boolean AS b, to_char(u.at::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, u.j::text AS j, u.ord
        FROM ${rowsFromJsonColumns(1, ['text', 'text', 'text', 'text', 'json'], true)} AS u(t, n, b, at, j, ord) ORDER BY u.ord`,
-    [jsonColumn(rows, (r) => r.t), jsonColumn(rows, (r) => r.n), jsonColumn(rows, (r) => r.b), jsonColumn(rows, (r) => r.at), `[${rows.map((r) => r.j).join(',')}]`],
+    [jsonColumn(rows, (r) => r.t), jsonColumn(rows, (r) => r.n), jsonColumn(rows, (r) => r.b), jsonColumn(rows, (r) => r.at), jsonTextsColumn(rows, (r) => r.j)],
   );
   return back.map(({ ord: _, ...r }) => r);
 }

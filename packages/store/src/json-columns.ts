@@ -21,3 +21,11 @@ export function rowsFromJsonColumns(firstParam: number, kinds: ReadonlyArray<'te
 export function jsonColumn<T>(rows: readonly T[], of: (row: T) => unknown): string {
   return JSON.stringify(rows.map(of));
 }
+
+/**
+ * One `json` column of the rows whose elements are JSON texts already (a block's canonical JSON,
+ * an episode's body): the texts joined into the array, nothing escaped again, each stored as sent.
+ */
+export function jsonTextsColumn<T>(rows: readonly T[], of: (row: T) => string): string {
+  return `[${rows.map(of).join(',')}]`;
+}

@@ -1,7 +1,7 @@
 import type { Envelope } from '@canon/core';
 import type { Sql } from '../db.js';
 import { BATCH_COUNT } from '../pending/batch-count.js';
-import { jsonColumn, rowsFromJsonColumns } from '../json-columns.js';
+import { jsonColumn, jsonTextsColumn, rowsFromJsonColumns } from '../json-columns.js';
 import { findEpisodesByKeys } from './find-episodes-by-keys.js';
 import { type LoggedEpisode, keyOf } from './rows.js';
 
@@ -80,7 +80,7 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
       col((e) => e.envelope.scope),
       col((e) => e.envelope.owner),
       col((e) => e.envelope.kind),
-      `[${rows.map((e) => JSON.stringify(e.envelope.body)).join(',')}]`,
+      jsonTextsColumn(rows, (e) => JSON.stringify(e.envelope.body)),
       // A source that gave no time gets the ingest instant (now(), the transaction's time).
       col((e) => e.envelope.occurred_at),
       col((e) => e.envelope.observed_at),

@@ -1,6 +1,6 @@
 import type { Sql } from '../db.js';
 import type { MemoryWrite } from './rows.js';
-import { rowsFromJsonColumns } from '../json-columns.js';
+import { jsonColumn, jsonTextsColumn, rowsFromJsonColumns } from '../json-columns.js';
 
 /**
  * Stores the blocks that memories' writes sealed (`memory_blocks`): a memory folded from all its
@@ -10,25 +10,13 @@ import { rowsFromJsonColumns } from '../json-columns.js';
 export async function writeBlocks(sql: Sql, workspaceId: string, writes: readonly MemoryWrite[]): Promise<void> {
   const replaced = writes.filter((w) => w.replaceBlocks).map((w) => w.timeline.memory_id);
   if (replaced.length > 0) await sql.query('DELETE FROM memory_blocks WHERE workspace_id = $1 AND memory_id = ANY($2::text[])', [workspaceId, replaced]);
-  const ids: string[] = [];
-  const kinds: string[] = [];
-  const ns: number[] = [];
-  const items: string[] = [];
-  for (const w of writes) {
-    for (const b of w.blocks ?? []) {
-      ids.push(w.timeline.memory_id);
-      kinds.push(b.kind);
-      ns.push(b.n);
-      items.push(b.json);
-    }
-  }
-  if (ids.length === 0) return;
-  // Each block's canonical JSON is stored as sent (`rowsFromJsonColumns` hands a json element back
-  // as the text it was sent as): the items' array is their texts joined, nothing escaped again.
+  const blocks = writes.flatMap((w) => (w.blocks ?? []).map((b) => ({ id: w.timeline.memory_id, kind: b.kind, n: b.n, json: b.json })));
+  if (blocks.length === 0) return;
+  // Each block's canonical JSON is stored as sent (`jsonTextsColumn`).
   await sql.query(
     `INSERT INTO memory_blocks (workspace_id, memory_id, kind, n, items)
      SELECT $1, b.memory_id, b.kind, b.n::int, b.items
      FROM ${rowsFromJsonColumns(2, ['text', 'text', 'text', 'json'])} AS b(memory_id, kind, n, items)`,
-    [workspaceId, JSON.stringify(ids), JSON.stringify(kinds), JSON.stringify(ns), `[${items.join(',')}]`],
+    [workspaceId, jsonColumn(blocks, (b) => b.id), jsonColumn(blocks, (b) => b.kind), jsonColumn(blocks, (b) => b.n), jsonTextsColumn(blocks, (b) => b.json)],
   );
 }
