@@ -19,11 +19,7 @@ import v8 from 'node:v8';
  */
 export const V8_FLAGS = ['--no-allocation-site-pretenuring'] as const;
 
-let applied = false;
-
-/** Sets `V8_FLAGS` in this process, once. Takes effect for the collections that follow. */
+/** Sets `V8_FLAGS` in this process (again is harmless). Takes effect for the collections that follow. */
 export function applyV8Flags(): void {
-  if (applied) return;
-  applied = true;
   for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
 }
