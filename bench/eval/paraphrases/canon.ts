@@ -1,3 +1,4 @@
+import { NOTE_PREDICATE } from '@canon/core';
 import type { Pair } from './pairs.js';
 import type { PairOutcome, ParaphraseSystem } from './systems.js';
 
@@ -58,9 +59,19 @@ export function canonParaphrases(access: ParaphraseAccess, run: string): Paraphr
         const keys = new Set(detail.timeline.values.flatMap((v) => v.evidence.map((e) => e.idempotency_key)));
         from.set(m.id, new Set([1, 2].filter((n) => keys.has(key(n)))));
       }
-      const ofFirst = memories.filter((m) => from.get(m.id)!.has(1));
-      const ofSecond = memories.filter((m) => from.get(m.id)!.has(2));
-      const shared = ofFirst.filter((m) => from.get(m.id)!.has(2));
+      // A statement's fact is the memory of its value (README, "The slot rule"). A sentence beside
+      // it with no value ("Heads up.", a sign-off) is kept as a note keyed by its wording, and two
+      // statements that both carry one share that note, which says nothing about their facts. Only
+      // a statement whose value the extractor did not take as one (a date read as "as of …") has
+      // no memory but a note: then the note is its record.
+      const recordsOf = (n: number) => {
+        const all = memories.filter((m) => from.get(m.id)!.has(n));
+        const valued = all.filter((m) => m.predicate !== NOTE_PREDICATE);
+        return valued.length > 0 ? valued : all;
+      };
+      const ofFirst = recordsOf(1);
+      const ofSecond = recordsOf(2);
+      const shared = ofFirst.filter((m) => ofSecond.includes(m));
       const live = (m: MemoryJson) => m.status === 'current' || m.status === 'conflicted';
       const between = ofFirst.flatMap((a) => a.candidates.filter((c) => ofSecond.some((b) => b.id === c.memory_id && b.id !== a.id)));
       const detail = {
