@@ -84,6 +84,20 @@ describe('candidates: similarity proposes, never applies', () => {
     expect(prod.needs_verification).toBe(false);
   });
 
+  it('keeps a size and a count of cores said in one template as two facts: the unit is part of the key', async () => {
+    const subject = 'service:cache-node';
+    await say(member, 'cache-1', 'The cache node has 64 GB.', '2026-11-01T10:00:00Z', subject);
+    await say(member, 'cache-2', 'The cache node has 16 cores.', '2026-11-02T10:00:00Z', subject);
+    await say(member, 'cache-3', 'The cache node has 128 GB.', '2026-11-03T10:00:00Z', subject);
+    const ms = await memories(subject);
+    // The cores replace nothing; the later size changes the size (the same author, later).
+    expect(ms.map((m) => [m.predicate, m.status, m.current.map((c) => c.value)]).sort()).toEqual([
+      ['The cache node has {quantity}', 'current', ['128 GB']],
+      ['The cache node has {quantity}', 'current', ['16 cores']],
+    ]);
+    for (const m of ms) expect(m.candidates).toEqual([]);
+  });
+
   it('states a possible contradiction in the context bundle, never two facts side by side', async () => {
     const res = await canon.request('/v1/context', { key: owner, json: { subject: SUBJECT, task: 'when is the staging deploy?', max_tokens: 2000 } });
     expect(res.status).toBe(200);

@@ -49,6 +49,33 @@ describe('slot extractor: values masked, every other word kept', () => {
     expect(a.key).not.toBe(c.key);
   });
 
+  it('a quantity measured in another unit is another fact; lengths of time and bare numbers stay one', () => {
+    const size = one('The cache node has 64 GB.');
+    const cores = one('The cache node has 16 cores.');
+    // One template, two facts: the cores must not replace the memory of its size.
+    expect(size.predicate).toBe(cores.predicate);
+    expect(size.fact_key.qualifiers).toEqual({ unit: 'bytes' });
+    expect(cores.fact_key.qualifiers).toEqual({ unit: 'cores' });
+    expect(size.memory_id).not.toBe(cores.memory_id);
+    expect(one('The cache node has 128 MiB.').memory_id).toBe(size.memory_id);
+    expect(one('Sessions expire after 30 requests.').key).not.toBe(one('Sessions expire after 30 minutes.').key);
+    // Days and weeks, seconds and ms: one fact's values, no qualifier (the key it always had).
+    const days = one('Backups are kept for 30 days.');
+    expect(days.fact_key.qualifiers).toEqual({});
+    expect(one('Backups are kept for 2 weeks.').key).toBe(days.key);
+    expect(one('The pool holds 20.').fact_key.qualifiers).toEqual({});
+    // Two words for one thing: a change told in the other word is still the same fact.
+    expect(one('The API runs 3 pods.').key).toBe(one('The API runs 5 replicas.').key);
+    expect(one('Merging needs 2 approvals.').key).toBe(one('Merging needs 1 reviewer.').key);
+    expect(one('Failed webhooks are retried 5 times.').key).toBe(one('Failed webhooks are retried 3 attempts.').key);
+  });
+
+  it('a unit qualifier never comes from a value that is not a quantity', () => {
+    expect(one('The cutover is at 14:00').fact_key.qualifiers).toEqual({});
+    expect(one('Error budget is 99.9%').fact_key.qualifiers).toEqual({});
+    expect(one('The vendor rate is $1,200.50 per month').fact_key.qualifiers).toEqual({});
+  });
+
   it('several slots make an array value, in reading order', () => {
     expect(one('Deploy v2 on Tuesday at 2pm').value).toEqual(['v2', 'Tuesday', '14:00']);
   });

@@ -8,7 +8,7 @@ import type { PolicySet } from './policy.js';
 import { policyFor } from './policy.js';
 import type { CueMatch } from './cues.js';
 import { qualifyingCues, readCues } from './cues.js';
-import { resolveDate, maskSlots } from './slots.js';
+import { resolveDate, maskSlots, quantityUnit } from './slots.js';
 import type { DateContext } from './slots.js';
 import { startOfDay } from './dates.js';
 import { compareInstants } from './order.js';
@@ -158,7 +158,9 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
     } else {
       const predicate = masked.template.replace(/[\s.!;:,]+$/u, '');
       const values = masked.slots.map((s) => s.value);
-      drafts.push({ ...base, predicate, value: values.length === 1 ? values[0]! : values, origin: 'text' });
+      const units = masked.slots.flatMap((s) => (s.type === 'quantity' ? [quantityUnit(s.text)] : [])).filter((u) => u !== null);
+      const qualifiers = units.length > 0 ? { unit: units.join(', ') } : undefined;
+      drafts.push({ ...base, predicate, qualifiers, value: values.length === 1 ? values[0]! : values, origin: 'text' });
     }
   }
   return episodeCorrection ? drafts.map((d) => ({ ...d, correction: true })) : drafts;

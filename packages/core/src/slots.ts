@@ -75,6 +75,31 @@ const PATTERNS: ReadonlyArray<[SlotType, RegExp]> = [
   ],
 ];
 
+/**
+ * What a quantity counts or measures, when its unit says so and it is not a length of time: a text
+ * claim's fact key keeps it as its `unit` qualifier (design §3), so "The cache node has 64 GB" and
+ * "The cache node has 16 cores" are two facts, where one template made them one memory whose 64 GB
+ * the cores replaced. Lengths of time and bare numbers give none: "30 days" and "2 weeks" stay one
+ * fact's values, and most quantities keep the key they had. Units that name one thing are one
+ * unit ("3 pods" / "5 replicas", "2 approvals" / "2 reviewers", "5 times" / "3 attempts"), so a
+ * change told in the other word is still a change.
+ */
+export function quantityUnit(text: string): string | null {
+  const unit = text.replace(/^[-+]?\d[\d.,]*\s?/, '').toLowerCase();
+  if (unit === '' || unit === 'k') return null;
+  if (/^(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)$/.test(unit)) return null;
+  if (/^(?:[kmgt]i?b|bytes?)$/.test(unit)) return 'bytes';
+  if (/^(?:rps|qps|req\/s)$/.test(unit)) return 'requests/s';
+  if (/^requests?$/.test(unit)) return 'requests';
+  if (/^users?$/.test(unit)) return 'users';
+  if (/^(?:nodes?|replicas?|instances?|pods?)$/.test(unit)) return 'instances';
+  if (/^(?:cores?|v?cpus?)$/.test(unit)) return 'cores';
+  // "Retried 5 times", "3 attempts", "8 retries": how many tries.
+  if (/^(?:retries|attempts?|times?)$/.test(unit)) return 'times';
+  if (/^(?:approvals?|reviewers?)$/.test(unit)) return 'approvals';
+  return unit;
+}
+
 // Abbreviated weekdays collide with words ("sat", "sun", "wed"): only capitalized forms count.
 const ABBREVIATED = /^(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?$/;
 

@@ -4,4 +4,4 @@
  * episode: the compile pipeline rebuilds the subjects whose markers carry an older version.
  */
 export const COMPILER_VERSION = 'canon-compiler/16';
-export const EXTRACTOR_VERSION = 'canon-extractor/3';
+export const EXTRACTOR_VERSION = 'canon-extractor/4';
