@@ -55,6 +55,26 @@ const DATE_FORMS = [
 export const DATE_EXPR = [...DATE_FORMS, DAY_NAME].join('|');
 
 /**
+ * The units a quantity may carry (the `quantity` slot takes no other), with what each measures:
+ * the `unit` qualifier of its fact key (`quantityUnit`), or null where it adds none — a length of
+ * time, "k" (thousands of a bare number).
+ */
+const QUANTITY_UNITS: ReadonlyArray<readonly [measure: string | null, units: string]> = [
+  [null, 'ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?'],
+  ['bytes', '[kmgt]i?b|bytes?'],
+  [null, 'k'],
+  ['x', 'x'],
+  ['requests/s', String.raw`rps|qps|req\/s`],
+  ['requests', 'requests?'],
+  ['users', 'users?'],
+  ['instances', 'nodes?|replicas?|instances?|pods?'],
+  ['cores', 'cores?|v?cpus?'],
+  // "Retried 5 times", "3 attempts", "8 retries": how many tries.
+  ['times', 'times?|retries|attempts?'],
+  ['approvals', 'approvals?|reviewers?'],
+];
+
+/**
  * Slot patterns in priority order: an earlier pattern claims its text first, so "v1.4.0" is a
  * version and never a number, "2024-05-06" a date and never three numbers.
  */
@@ -69,10 +89,7 @@ const PATTERNS: ReadonlyArray<[SlotType, RegExp]> = [
   ['percent', /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/gi],
   ['time', /\b(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?(?:am|pm))?(?:\s?(?:UTC|GMT|Z))?\b|\b(?:1[0-2]|0?[1-9])\s?(?:am|pm)\b(?:\s?(?:UTC|GMT))?/gi],
   ['weekday', /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?/gi],
-  [
-    'quantity',
-    /(?<![\w.])[-+]?\d+(?:[.,]\d+)*(?:\s?(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|[kmgt]i?b|bytes?|k|x|rps|qps|req\/s|requests?|users?|nodes?|replicas?|cores?|v?cpus?|instances?|pods?|times?|approvals?|reviewers?|retries|attempts?)\b)?/gi,
-  ],
+  ['quantity', new RegExp(String.raw`(?<![\w.])[-+]?\d+(?:[.,]\d+)*(?:\s?(?:${QUANTITY_UNITS.map(([, units]) => units).join('|')})\b)?`, 'gi')],
 ];
 
 /**
@@ -85,20 +102,13 @@ const PATTERNS: ReadonlyArray<[SlotType, RegExp]> = [
  * change told in the other word is still a change.
  */
 export function quantityUnit(text: string): string | null {
-  const unit = text.replace(/^[-+]?\d[\d.,]*\s?/, '').toLowerCase();
-  if (unit === '' || unit === 'k') return null;
-  if (/^(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)$/.test(unit)) return null;
-  if (/^(?:[kmgt]i?b|bytes?)$/.test(unit)) return 'bytes';
-  if (/^(?:rps|qps|req\/s)$/.test(unit)) return 'requests/s';
-  if (/^requests?$/.test(unit)) return 'requests';
-  if (/^users?$/.test(unit)) return 'users';
-  if (/^(?:nodes?|replicas?|instances?|pods?)$/.test(unit)) return 'instances';
-  if (/^(?:cores?|v?cpus?)$/.test(unit)) return 'cores';
-  // "Retried 5 times", "3 attempts", "8 retries": how many tries.
-  if (/^(?:retries|attempts?|times?)$/.test(unit)) return 'times';
-  if (/^(?:approvals?|reviewers?)$/.test(unit)) return 'approvals';
-  return unit;
+  const unit = text.replace(/^[-+]?\d[\d.,]*\s?/, '');
+  if (unit === '') return null;
+  for (const [measure, re] of UNIT_OF) if (re.test(unit)) return measure;
+  return null;
 }
+
+const UNIT_OF = QUANTITY_UNITS.map(([measure, units]) => [measure, new RegExp(`^(?:${units})$`, 'i')] as const);
 
 // Abbreviated weekdays collide with words ("sat", "sun", "wed"): only capitalized forms count.
 const ABBREVIATED = /^(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?$/;
