@@ -206,7 +206,7 @@ const DECISION_UPSERT = `ON CONFLICT (workspace_id, memory_id, source, idempoten
  * (`rowsFromJsonColumns`), and the rows they make, each column cast to its type. A JSON-valued
  * column's elements are its JSON texts (strings in the array), cast to jsonb from there.
  */
-function arrays<R>(rows: readonly R[], columns: ReadonlyArray<Column<R>>) {
+function jsonRows<R>(rows: readonly R[], columns: ReadonlyArray<Column<R>>) {
   const names = columns.map(([name]) => name).join(', ');
   return {
     names,
@@ -216,17 +216,17 @@ function arrays<R>(rows: readonly R[], columns: ReadonlyArray<Column<R>>) {
   };
 }
 
-/** One statement for all the rows: each column is one parameter, turned back into rows by `arrays`. */
+/** One statement for all the rows: each column is one parameter, turned back into rows by `jsonRows`. */
 async function insertRows<R>(sql: Sql, workspaceId: string, table: string, rows: readonly R[], columns: ReadonlyArray<Column<R>>, onConflict = ''): Promise<void> {
   if (rows.length === 0) return;
-  const a = arrays(rows, columns);
+  const a = jsonRows(rows, columns);
   await sql.query(`INSERT INTO ${table} (workspace_id, ${a.names}) SELECT $1, * FROM ${a.rows} AS u ${onConflict}`, [workspaceId, ...a.params]);
 }
 
 /** Deletes the rows of the table that match one of these on every column named. */
 async function deleteRows<R>(sql: Sql, workspaceId: string, table: string, rows: readonly R[], columns: ReadonlyArray<Column<R>>): Promise<void> {
   if (rows.length === 0) return;
-  const a = arrays(rows, columns);
+  const a = jsonRows(rows, columns);
   const match = columns.map(([name]) => `t.${name} = d.${name}`).join(' AND ');
   await sql.query(`DELETE FROM ${table} t USING ${a.rows} AS d WHERE t.workspace_id = $1 AND ${match}`, [workspaceId, ...a.params]);
 }
