@@ -1,7 +1,14 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Principal, Runtime } from '@canon/runtime';
 
-export type AppEnv = { Variables: { principal: Principal; requestId: string } };
+export type AppEnv = {
+  Variables: {
+    principal: Principal;
+    requestId: string;
+    /** The request's JSON body as `jsonGuard` parsed it (unset: no body, or not through /v1). */
+    json?: unknown;
+  };
+};
 
 /** The key of an `Authorization: Bearer <key>` header, if it is one. */
 export function bearerToken(header: string | undefined): string | undefined {
