@@ -171,22 +171,24 @@ export function toEnvelope(input: EpisodeInput, workspaceId: string, actor: Acto
   if (input.scope === 'personal' && !actor.user) {
     throw new ForbiddenError('personal episodes need an API key that names a user (canon keys create --user U)');
   }
+  // Members in code-unit order, as the canonical form (RFC 8785) lists them: hashing then
+  // serializes the envelope as it is, with no sorted copy made of each one.
   return {
-    workspace_id: workspaceId,
-    source: input.source,
-    idempotency_key: input.idempotency_key,
-    subject: input.subject,
-    scope: input.scope,
-    owner: input.scope === 'personal' ? actor.user : null,
-    kind: input.kind,
-    body: input.body,
-    occurred_at: input.occurred_at ?? null,
-    observed_at: input.observed_at ?? null,
-    sequence: input.sequence ?? null,
-    lineage: input.lineage ?? defaultLineage(input.source, input.idempotency_key),
-    snapshot: input.snapshot,
     actor: { role: actor.role, user: actor.user },
+    body: input.body,
+    idempotency_key: input.idempotency_key,
+    kind: input.kind,
+    lineage: input.lineage ?? defaultLineage(input.source, input.idempotency_key),
+    observed_at: input.observed_at ?? null,
+    occurred_at: input.occurred_at ?? null,
+    owner: input.scope === 'personal' ? actor.user : null,
+    scope: input.scope,
+    sequence: input.sequence ?? null,
+    snapshot: input.snapshot,
+    source: input.source,
     source_ref: input.source_ref ?? null,
+    subject: input.subject,
+    workspace_id: workspaceId,
   };
 }
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import canonicalizeModule from 'canonicalize';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './hash.js';
+import { canonicalJson, sha256 } from './hash.js';
+import { EpisodeInput, toEnvelope } from './episode.js';
 
 // The reference: every digest, etag and memory id was computed with this package's bytes.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
@@ -83,5 +84,31 @@ describe('canonicalJson', () => {
     expect(() => canonicalJson(undefined)).toThrow(TypeError);
     expect(() => canonicalJson({ a: Number.NaN })).toThrow('NaN is not allowed');
     expect(() => canonicalJson([Number.POSITIVE_INFINITY])).toThrow('Infinity is not allowed');
+  });
+});
+
+describe('sha256', () => {
+  it('is the SHA-256 of the UTF-8 bytes, in lowercase hex (stored key hashes and tombstones depend on it)', () => {
+    expect(sha256('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    // A character outside ASCII is hashed as its UTF-8 bytes (C3 A9), not as UTF-16.
+    expect(sha256('é')).toBe('4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c');
+  });
+});
+
+describe('an envelope as toEnvelope builds it', () => {
+  it('lists its members in canonical order already, so its canonical form is its plain JSON', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ scope: fc.constantFrom('workspace' as const, 'personal' as const), user: fc.option(fc.string({ minLength: 1 }), { nil: null }), text: fc.string(), sequence: fc.option(fc.nat(), { nil: undefined }) }),
+        ({ scope, user, text, sequence }) => {
+          const input = EpisodeInput.parse({ idempotency_key: 'k', subject: 's', scope: user === null ? 'workspace' : scope, body: { text }, ...(sequence === undefined ? {} : { sequence }) });
+          const env = toEnvelope(input, 'w', { role: 'member', user });
+          const keys = Object.keys(env);
+          expect(keys).toEqual([...keys].sort());
+          expect(canonicalJson(env)).toBe(JSON.stringify(env));
+        },
+      ),
+    );
   });
 });

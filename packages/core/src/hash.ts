@@ -1,5 +1,5 @@
 import xxhash from 'xxhash-wasm';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import canonicalizeModule from 'canonicalize';
 
 // xxhash-wasm compiles its module asynchronously; ESM top-level await makes the
@@ -17,7 +17,8 @@ export function xxh64(text: string): string {
 
 /** SHA-256 (hex) for identities that must not collide: memory ids, key hashes. */
 export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // The one-shot digest: no Hash object per call (ingest takes one per episode, for its erased-key check).
+  return hash('sha256', text, 'hex');
 }
 
 /**
