@@ -41,10 +41,15 @@ describe('a body that is not JSON is a 415', () => {
     ['PUT', '/v1/policies'],
     ['PUT', '/v1/schedule'],
     ['POST', '/v1/episodes'],
+    ['POST', '/v1/context'],
   ];
   it.each(routes)('%s %s without a content type, and as text/plain', async (method, path) => {
     await expectProblem(await canon.request(path, { method, key: owner, body: '{"subject":"s"}' }), 415, 'unsupported_media_type');
     await expectProblem(await canon.request(path, { method, key: owner, body: 'subject=s', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+  });
+  // No body and no content type pass the door (a POST may have none); a route that reads a body says so.
+  it.each([['POST', '/v1/episodes'], ['POST', '/v1/context']])('%s %s with no body at all', async (method, path) => {
+    await expectProblem(await canon.request(path, { method, key: owner }), 415, 'unsupported_media_type');
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { CanonError } from '@canon/core';
+import type { AppEnv } from './auth.js';
 
 export class UnsupportedMediaTypeError extends CanonError {
   constructor(message: string) {
@@ -7,27 +8,13 @@ export class UnsupportedMediaTypeError extends CanonError {
   }
 }
 
-export class MalformedJsonError extends CanonError {
-  constructor(message: string) {
-    super('malformed_json', message);
-  }
-}
-
 /**
- * A JSON request body: the value `jsonGuard` parsed, or (a request it did not see) parsed here,
- * turning every way it can be wrong into a 4xx.
+ * A JSON request body under /v1: the value `jsonGuard` parsed and checked (it answers malformed,
+ * too deep or ill-formed bodies itself). Unset only when no body came at all, with no content type:
+ * that is a body of the wrong type, as before.
  */
-export async function readJson(c: Context): Promise<unknown> {
-  const guarded: unknown = c.get('json');
-  if (guarded !== undefined) return guarded;
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/(.+\+)?json\b/i.test(type)) {
-    throw new UnsupportedMediaTypeError('send the body as application/json');
-  }
-  const text = await c.req.text();
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new MalformedJsonError(`the body is not valid JSON: ${(err as Error).message}`);
-  }
+export async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  const body = c.get('json');
+  if (body === undefined) throw new UnsupportedMediaTypeError('send the body as application/json');
+  return body;
 }

@@ -24,8 +24,8 @@ const context = createRoute({
 });
 
 export function contextRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
-  // Registered for the OpenAPI document only: the body is read with readJson, so malformed
-  // JSON is a 400 problem too, and validated once, by the runtime, with the same schema.
+  // Registered for the OpenAPI document only: the body is the door's parsed value (readJson;
+  // malformed JSON is the door's 400), validated once, by the runtime, with the same schema.
   app.openAPIRegistry.registerPath(context);
   app.post('/v1/context', async (c) => c.json(await runtime.context(c.get('principal'), (await readJson(c)) as ContextRequest)));
 }
