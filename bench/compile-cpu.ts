@@ -42,9 +42,10 @@ async function backendCpuMs(runtime: Runtime, db: string): Promise<number> {
 
 const mode = process.argv[2] ?? 'first';
 // QTIME=1: per statement shape (first 70 characters), the wall time from the moment the server
-// could start on it (sent, and the connection's previous statement answered) to its answer, and
-// the CPU its backend spent meanwhile (from /proc: a connection runs one statement at a time).
-const qtime = new Map<string, { n: number; ms: number; cpu: number }>();
+// could start on it (sent, and the connection's previous statement answered) to its answer, the
+// characters of its string parameters, and the CPU its backend spent meanwhile (from /proc: a
+// connection runs one statement at a time).
+const qtime = new Map<string, { n: number; ms: number; cpu: number; chars: number }>();
 const prevDone = new WeakMap<object, Promise<unknown>>();
 if (process.env['QTIME']) {
   const pg = (await import('pg')).default;
@@ -61,6 +62,8 @@ if (process.env['QTIME']) {
   (pg.Client.prototype as unknown as { query: unknown }).query = function (this: { processID?: number }, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : '';
     const sent = performance.now();
+    const params = Array.isArray(args[1]) ? (args[1] as unknown[]) : [];
+    const chars = params.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0);
     const r = orig.apply(this, args);
     if (text && r && typeof (r as Promise<unknown>).then === 'function') {
       const prev = last.get(this) ?? { done: 0, ticks: ticksOf(this.processID) };
@@ -73,7 +76,8 @@ if (process.env['QTIME']) {
         mine.done = now;
         mine.ticks = ticks;
         const k = text.replace(/\s+/g, ' ').slice(0, 70);
-        const q = qtime.get(k) ?? { n: 0, ms: 0, cpu: 0 };
+        const q = qtime.get(k) ?? { n: 0, ms: 0, cpu: 0, chars: 0 };
+        q.chars += chars;
         q.n += 1;
         q.ms += now - Math.max(sent, prev.done);
         q.cpu += (ticks - prev.ticks) * 10;
@@ -87,7 +91,7 @@ if (process.env['QTIME']) {
 }
 process.on('exit', () => {
   for (const [k, q] of [...qtime].sort((a, b) => b[1].cpu - a[1].cpu).slice(0, 25))
-    console.error(`${Math.round(q.ms).toString().padStart(7)} ms ${q.cpu.toString().padStart(7)} ms cpu ${q.n.toString().padStart(6)}× ${k}`);
+    console.error(`${Math.round(q.ms).toString().padStart(7)} ms ${q.cpu.toString().padStart(7)} ms cpu ${(q.chars / 1e6).toFixed(1).padStart(6)} MB sent ${q.n.toString().padStart(6)}× ${k}`);
 });
 const cluster = await startBenchCluster();
 try {

@@ -37,7 +37,10 @@ import {
   insertMemories,
   insertPendingOfSubject,
   StaleWriteError,
+  claimOfRow,
+  storedClaim,
   storedForm,
+  subjectHasClaims,
   memoriesByIds,
   memoryIdsOfLineages,
   refreshPartnerSides,
@@ -335,6 +338,10 @@ const FOLD_BATCH = 200;
  * keeps none and reads every key's claims from the table, as memory must not grow with the chunk.
  */
 const FRESH_CLAIMS = 20_000;
+/** A claim as its row gives it back (`claimOfRow`): the fold reads the same whichever way it came. */
+const asStored = (c: Claim): Claim =>
+  claimOfRow({ workspace_id: c.workspace_id, episode_id: c.episode_id, idx: c.index, subject: c.subject, memory_id: c.memory_id, lineage: c.lineage }, storedForm(storedClaim(c)));
+
 /**
  * A block of values is sealed (kept apart from its memory's row, never rewritten) only when all
  * its values ended at least this long before the compile: a claim a little late, or from a clock
@@ -372,6 +379,9 @@ async function compileEpisodes(
   // runs its queries in the order they were sent, so nothing is reordered).
   const slices: string[][] = [];
   for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) slices.push(episodeIds.slice(i, i + EXTRACT_SLICE));
+  // Asked before any claim is written: with none stored before, every key's claims are the ones
+  // extracted here, and the fold need not count them in the table.
+  const hadClaims = settled(subjectHasClaims(tx, workspaceId, subject));
   const read = (k: number) => (k < slices.length ? settled(episodesByIds(tx, workspaceId, slices[k]!)) : null);
   let next = read(0);
   let writing: Promise<void> | null = null;
@@ -462,7 +472,7 @@ async function compileEpisodes(
     const fromTable: string[] = [];
     for (const id of memoryIds) {
       const own = kept.get(id);
-      if (own && counts.get(id) === own.length) out.set(id, own.map((c) => storedForm(c)));
+      if (own && counts.get(id) === own.length) out.set(id, own.map(asStored));
       else fromTable.push(id);
     }
     for (const [id, cs] of await claimsOfMemories(tx, workspaceId, fromTable)) out.set(id, cs);
@@ -481,14 +491,19 @@ async function compileEpisodes(
     // Only a key this compile extracted claims for can be answered from memory: count just those.
     const kept = fresh;
     const extracted = kept ? [...needed].filter((id) => kept.has(id)) : [];
-    const counts = extracted.length > 0 ? await claimCountsOfMemories(tx, workspaceId, extracted) : new Map<string, number>();
+    const counts =
+      extracted.length === 0
+        ? new Map<string, number>()
+        : (await hadClaims)
+          ? await claimCountsOfMemories(tx, workspaceId, extracted)
+          : new Map(extracted.map((id) => [id, kept!.get(id)!.length] as const));
     const resumes = new Map<string, { checkpoint: FoldCheckpoint; added: Claim[] }>();
     if (mayResume && kept) {
       for (const id of batch) {
         const row = existing.get(id);
         const own = kept.get(id);
         if (!row?.checkpoint || !own || links.groupOfId.has(id) || counts.get(id) !== row.timeline.revision + own.length) continue;
-        const added = own.map((c) => storedForm(c));
+        const added = own.map(asStored);
         if (canResume(row.timeline, row.checkpoint, added, row.sealed ?? null)) resumes.set(id, { checkpoint: row.checkpoint, added });
       }
     }

@@ -10,6 +10,8 @@ import { factKeyOfMemoryId } from './fact-key-of-memory-id.js';
 import { insertClaims } from './insert-claims.js';
 import { memoryIdsOfLineages } from './memory-ids-of-lineages.js';
 import { snapshotVersions } from './snapshot-versions.js';
+import { claimOfRow, storedClaim } from './stored-claim.js';
+import { subjectHasClaims } from './subject-has-claims.js';
 
 // Claims as extraction made them from the log, read back by memory, subject and lineage.
 
@@ -42,6 +44,43 @@ describe('insertClaims', () => {
     const stored = await claimsOfMemories(pool, 'w-insert', [day]);
     expect(stored.get(day)!.map((c) => c.idempotency_key).sort()).toEqual(['e1', 'e2']);
     expect(stored.get(day)![0]).toEqual(claims.find((c) => c.idempotency_key === stored.get(day)![0]!.idempotency_key));
+  });
+});
+
+describe('a claim\'s row', () => {
+  it('keeps in its JSON only what its columns do not, and reads back as the claim', async () => {
+    const { claims, day } = await seeded('w-stored');
+    const { rows } = await pool.query<{ claim: Record<string, unknown> }>("SELECT claim FROM claims WHERE workspace_id = 'w-stored'");
+    expect(rows).toHaveLength(claims.length);
+    for (const r of rows) {
+      for (const column of ['workspace_id', 'episode_id', 'index', 'subject', 'memory_id', 'lineage']) expect(r.claim).not.toHaveProperty(column);
+      expect(r.claim).toHaveProperty('key');
+    }
+    const read = (await claimsOfMemories(pool, 'w-stored', [day])).get(day)!;
+    for (const c of read) expect(c).toEqual(claims.find((x) => x.episode_id === c.episode_id && x.index === c.index));
+  });
+
+  it('reads a row written whole, before the JSON left the columns out, as the same claim in the same member order', async () => {
+    const { claims, day } = await seeded('w-whole');
+    const [first] = claims.filter((c) => c.memory_id === day);
+    await pool.query("UPDATE claims SET claim = $3::json WHERE workspace_id = 'w-whole' AND episode_id = $1 AND idx = $2", [first!.episode_id, first!.index, JSON.stringify(first)]);
+    const read = (await claimsOfMemories(pool, 'w-whole', [day])).get(day)!;
+    const whole = read.find((c) => c.episode_id === first!.episode_id)!;
+    const other = read.find((c) => c.episode_id !== first!.episode_id)!;
+    expect(whole).toEqual(first);
+    expect(Object.keys(whole)).toEqual(Object.keys(other));
+    // A compile that folds a claim it holds, unread, folds it in the same form.
+    const columns = { workspace_id: first!.workspace_id, episode_id: first!.episode_id, idx: first!.index, subject: first!.subject, memory_id: first!.memory_id, lineage: first!.lineage };
+    expect(Object.keys(claimOfRow(columns, storedClaim(first!)))).toEqual(Object.keys(whole));
+  });
+});
+
+describe('subjectHasClaims', () => {
+  it('says whether any claim of the subject is stored', async () => {
+    await seeded('w-has');
+    expect(await subjectHasClaims(pool, 'w-has', 's')).toBe(true);
+    expect(await subjectHasClaims(pool, 'w-has', 'nobody')).toBe(false);
+    expect(await subjectHasClaims(pool, 'w-other-has', 's')).toBe(false);
   });
 });
 
