@@ -23,11 +23,26 @@ const INT8_OID = 20;
  */
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === TIMESTAMPTZ_OID) return (v: string) => new Date(v).toISOString();
+    if (oid === TIMESTAMPTZ_OID) return isoOfTimestamptz;
     if (oid === INT8_OID) return (v: string) => Number(v);
     return pg.types.getTypeParser(oid, format);
   },
 } as pg.CustomTypesConfig;
+
+/**
+ * A timestamptz as PostgreSQL writes it, as an ISO string at millisecond precision, the fraction
+ * cut (as `Date` cuts it) not rounded. A value in UTC with a four-digit year — what a session in
+ * UTC reads — is rearranged as text: parsing it into a `Date` cost a microsecond a value, a third
+ * of a second for the 100,000 episodes of a first compile. Any other form goes through `Date`.
+ */
+export function isoOfTimestamptz(v: string): string {
+  // "2026-12-05 07:14:04.006123+00": a space at 10, a dash at 4, seconds up to 19, then "+00".
+  if (v.length >= 22 && v.length <= 29 && v.charCodeAt(4) === 45 && v.charCodeAt(10) === 32 && v.endsWith('+00')) {
+    const fraction = v.length === 22 ? '000' : v.charCodeAt(19) === 46 ? (v.slice(20, v.length - 3) + '00').slice(0, 3) : null;
+    if (fraction !== null) return `${v.slice(0, 10)}T${v.slice(11, 19)}.${fraction}Z`;
+  }
+  return new Date(v).toISOString();
+}
 
 export function createPool(connectionString: string, options: pg.PoolConfig = {}): pg.Pool {
   const pool = new pg.Pool({ connectionString, max: 10, types, ...options });
