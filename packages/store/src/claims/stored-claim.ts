@@ -14,7 +14,7 @@ export interface ClaimColumns {
  * What a claim's `claim` column holds: the claim without the members its row keeps as columns.
  * They were a third of every claim's text (the workspace and subject twice over, the episode's
  * id), which PostgreSQL lexed and wrote and a compile read back: a first compile of 100k episodes
- * sent 103 MB of claims where 66 MB say the same.
+ * sent 103 MB of claims where 82 MB say the same.
  */
 export function storedClaim(claim: Claim): Omit<Claim, 'workspace_id' | 'episode_id' | 'index' | 'subject' | 'memory_id' | 'lineage'> {
   const { workspace_id: _w, episode_id: _e, index: _i, subject: _s, memory_id: _m, lineage: _l, ...rest } = claim;
