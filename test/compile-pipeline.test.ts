@@ -160,6 +160,41 @@ describe('a large compile streams through its episodes and keys', () => {
   });
 });
 
+describe('a compile\'s bookkeeping', () => {
+  it('marks every episode and clears its pending row when no episode states a fact (no key to fold), and again after keys exist', async () => {
+    const canon = await startTestCanon({ queue: false });
+    try {
+      const who = await principals(canon.runtime, 'quiet');
+      const owner = who.get('owner')!;
+      const counts = async () =>
+        (
+          await canon.runtime.pool.query<{ marked: number; pending: number; memories: number }>(
+            `SELECT (SELECT count(*)::int FROM episode_markers WHERE workspace_id = $1) AS marked,
+                    (SELECT count(*)::int FROM pending WHERE workspace_id = $1) AS pending,
+                    (SELECT count(*)::int FROM memories WHERE workspace_id = $1) AS memories`,
+            [owner.workspace_id],
+          )
+        ).rows[0];
+      // More than one extraction slice of episodes that state nothing: the fold has no batch to
+      // carry their markers, which must still be written.
+      const quiet = Array.from({ length: 1100 }, (_, i) => ({ idempotency_key: `q-${i}`, subject: SUBJECT, body: { claims: [] } }));
+      for (let i = 0; i < quiet.length; i += 500) await canon.runtime.ingest(owner, quiet.slice(i, i + 500));
+      const first = await canon.runtime.compile(owner, { subject: SUBJECT });
+      expect(first.async ? null : first.result).toMatchObject({ episodes_processed: 1100, memories_created: 0 });
+      expect(await counts()).toEqual({ marked: 1100, pending: 0, memories: 0 });
+      // A later compile of a subject with claims stored counts them in the table, as before.
+      await canon.runtime.ingest(owner, [{ idempotency_key: 'said', subject: SUBJECT, body: { claims: [{ predicate: 'port', value: 80 }] } }]);
+      await canon.runtime.compile(owner, { subject: SUBJECT });
+      await canon.runtime.ingest(owner, [{ idempotency_key: 'said again', subject: SUBJECT, body: { claims: [{ predicate: 'port', value: 81 }] } }]);
+      await canon.runtime.compile(owner, { subject: SUBJECT });
+      expect(await counts()).toEqual({ marked: 1102, pending: 0, memories: 1 });
+      expect((await canon.runtime.verify(owner, SUBJECT)).differences).toEqual([]);
+    } finally {
+      await canon.close();
+    }
+  });
+});
+
 describe('canon verify', () => {
   let canon: TestCanon;
   let owner: Principal;
