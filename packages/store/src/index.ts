@@ -47,7 +47,7 @@ export { claimsOfSubject } from './claims/claims-of-subject.js';
 export { compiledSnapshotVersions } from './claims/compiled-snapshot-versions.js';
 export { factKeyOfMemoryId } from './claims/fact-key-of-memory-id.js';
 export { insertClaims } from './claims/insert-claims.js';
-export { claimOfRow, storedClaim, type ClaimColumns } from './claims/stored-claim.js';
+export { claimAsStored } from './claims/stored-claim.js';
 export { memoryIdsOfLineages } from './claims/memory-ids-of-lineages.js';
 export { snapshotVersions } from './claims/snapshot-versions.js';
 export { subjectHasClaims } from './claims/subject-has-claims.js';

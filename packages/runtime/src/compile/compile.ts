@@ -37,9 +37,7 @@ import {
   insertMemories,
   insertPendingOfSubject,
   StaleWriteError,
-  claimOfRow,
-  storedClaim,
-  storedForm,
+  claimAsStored,
   subjectHasClaims,
   memoriesByIds,
   memoryIdsOfLineages,
@@ -338,10 +336,6 @@ const FOLD_BATCH = 200;
  * keeps none and reads every key's claims from the table, as memory must not grow with the chunk.
  */
 const FRESH_CLAIMS = 20_000;
-/** A claim as its row gives it back (`claimOfRow`): the fold reads the same whichever way it came. */
-const asStored = (c: Claim): Claim =>
-  claimOfRow({ workspace_id: c.workspace_id, episode_id: c.episode_id, idx: c.index, subject: c.subject, memory_id: c.memory_id, lineage: c.lineage }, storedForm(storedClaim(c)));
-
 /**
  * A block of values is sealed (kept apart from its memory's row, never rewritten) only when all
  * its values ended at least this long before the compile: a claim a little late, or from a clock
@@ -459,7 +453,7 @@ async function compileEpisodes(
     const fromTable: string[] = [];
     for (const id of memoryIds) {
       const own = kept.get(id);
-      if (own && counts.get(id) === own.length) out.set(id, own.map(asStored));
+      if (own && counts.get(id) === own.length) out.set(id, own.map(claimAsStored));
       else fromTable.push(id);
     }
     for (const [id, cs] of await claimsOfMemories(tx, workspaceId, fromTable)) out.set(id, cs);
@@ -490,7 +484,7 @@ async function compileEpisodes(
         const row = existing.get(id);
         const own = kept.get(id);
         if (!row?.checkpoint || !own || links.groupOfId.has(id) || counts.get(id) !== row.timeline.revision + own.length) continue;
-        const added = own.map(asStored);
+        const added = own.map(claimAsStored);
         if (canResume(row.timeline, row.checkpoint, added, row.sealed ?? null)) resumes.set(id, { checkpoint: row.checkpoint, added });
       }
     }

@@ -10,7 +10,7 @@ import { factKeyOfMemoryId } from './fact-key-of-memory-id.js';
 import { insertClaims } from './insert-claims.js';
 import { memoryIdsOfLineages } from './memory-ids-of-lineages.js';
 import { snapshotVersions } from './snapshot-versions.js';
-import { claimOfRow, storedClaim } from './stored-claim.js';
+import { claimAsStored } from './stored-claim.js';
 import { subjectHasClaims } from './subject-has-claims.js';
 
 // Claims as extraction made them from the log, read back by memory, subject and lineage.
@@ -70,8 +70,8 @@ describe('a claim\'s row', () => {
     expect(whole).toEqual(first);
     expect(Object.keys(whole)).toEqual(Object.keys(other));
     // A compile that folds a claim it holds, unread, folds it in the same form.
-    const columns = { workspace_id: first!.workspace_id, episode_id: first!.episode_id, idx: first!.index, subject: first!.subject, memory_id: first!.memory_id, lineage: first!.lineage };
-    expect(Object.keys(claimOfRow(columns, storedClaim(first!)))).toEqual(Object.keys(whole));
+    expect(claimAsStored(first!)).toEqual(whole);
+    expect(Object.keys(claimAsStored(first!))).toEqual(Object.keys(whole));
   });
 });
 

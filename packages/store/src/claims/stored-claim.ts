@@ -1,4 +1,5 @@
 import type { Claim } from '@canon/core';
+import { storedForm } from '../stored-form.js';
 
 /** The members of a claim its row keeps as columns; the `claim` column's JSON leaves them out. */
 export interface ClaimColumns {
@@ -35,6 +36,18 @@ export function claimOfRow(columns: ClaimColumns, stored: object): Claim {
     lineage: columns.lineage,
     ...stored,
   } as Claim;
+}
+
+/**
+ * A claim as its row would give it back, without the round trip: what a compile folds of the claims
+ * it has just written, so that it folds the same whichever way they came (`storedForm`, then the
+ * members in `claimOfRow`'s order; the spread writes the columns' own values over them).
+ */
+export function claimAsStored(claim: Claim): Claim {
+  return claimOfRow(
+    { workspace_id: claim.workspace_id, episode_id: claim.episode_id, idx: claim.index, subject: claim.subject, memory_id: claim.memory_id, lineage: claim.lineage },
+    storedForm(claim),
+  );
 }
 
 /** The columns a claim's row is read with, for `claimOfRow`. */
