@@ -239,7 +239,7 @@ async function compileChunkInTransaction(
   const taken = start.pending;
   if (taken.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
   const ids = taken.slice(0, options.chunkSize);
-  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()));
+  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()), current !== null);
   return { result, more: taken.length > options.chunkSize };
 }
 
@@ -309,7 +309,7 @@ export async function rebuildInTransaction(
     await insertChanges(tx, workspaceId, null, changes.rows);
     return emptyResult(subject, EMPTY_STATE_HASH);
   }
-  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options, changes);
+  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options, changes, false);
 }
 
 /**
@@ -352,6 +352,8 @@ async function compileEpisodes(
   kind: 'compile' | 'rebuild',
   options: CompileOptions,
   changes: ChangeLog,
+  /** The subject has a row: compiled before, so claims of it may be stored. */
+  compiledBefore: boolean,
 ): Promise<CompileResult> {
   const started = new Date();
   const sealBefore = new Date(started.getTime() - SEAL_MARGIN_MS).toISOString();
@@ -373,9 +375,13 @@ async function compileEpisodes(
   // runs its queries in the order they were sent, so nothing is reordered).
   const slices: string[][] = [];
   for (let i = 0; i < episodeIds.length; i += EXTRACT_SLICE) slices.push(episodeIds.slice(i, i + EXTRACT_SLICE));
-  // Asked before any claim is written: with none stored before, every key's claims are the ones
-  // extracted here, and the fold need not count them in the table.
-  const hadClaims = settled(subjectHasClaims(tx, workspaceId, subject));
+  // Whether claims of the subject were stored before this compile: with none, every key's claims
+  // are the ones extracted here, and the fold need not count them in the table. None after a
+  // rebuild's delete; for a subject compiled before, taken as some (counting them is always
+  // right), so an incremental compile sends no statement for it; otherwise asked, before any
+  // claim is written.
+  const hadClaims =
+    kind === 'rebuild' ? Promise.resolve(false) : compiledBefore ? Promise.resolve(true) : settled(subjectHasClaims(tx, workspaceId, subject));
   const read = (k: number) => (k < slices.length ? settled(episodesByIds(tx, workspaceId, slices[k]!)) : null);
   let next = read(0);
   let writing: Promise<void> | null = null;
