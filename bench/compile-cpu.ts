@@ -115,7 +115,9 @@ try {
     await runtime.close();
   } else {
     const url = await cluster.createDatabase(RUN, SEED);
-    const runtime = await benchRuntime(url, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' });
+    // No queue workers: the seed's debounced compile jobs come due an hour after seeding, and a
+    // worker would then compile every seeded subject beside the one measured.
+    const runtime = await benchRuntime(url, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' }, { queue: false });
     const principal = await runtime.authenticate(fs.readFileSync('/tmp/canon-bench-cpu-key', 'utf8'));
     await runtime.pool.query('VACUUM ANALYZE');
     const measure = async (fn: () => Promise<unknown>) => {
