@@ -20,12 +20,17 @@ interface CompileStartRow {
   pending: string[];
 }
 
-/** The statement, over three SQL expressions: the workspace, the subject and the limit. */
+/**
+ * The statement, over three SQL expressions: the workspace, the subject and the limit. The pending
+ * ids come back as one JSON array, not a `text[]`: node-postgres reads an array literal a character
+ * at a time, and a first compile's 100,001 ids took 113 ms and 95 MB of short-lived strings that
+ * way, against 12 ms for `JSON.parse`.
+ */
 function startSql(workspace: string, subject: string, limit: string): string {
   return `SELECT (SELECT policy_set FROM policies WHERE workspace_id = ${workspace}) AS policy_set,
             s.state_hash, s.compiler_version, s.policy_fingerprint,
-            ARRAY(SELECT episode_id::text FROM pending WHERE workspace_id = ${workspace} AND subject = ${subject}
-                  ORDER BY created_at, episode_id LIMIT ${limit}) AS pending
+            array_to_json(ARRAY(SELECT episode_id::text FROM pending WHERE workspace_id = ${workspace} AND subject = ${subject}
+                  ORDER BY created_at, episode_id LIMIT ${limit})) AS pending
      FROM (SELECT 1) AS one LEFT JOIN subjects s ON s.workspace_id = ${workspace} AND s.subject = ${subject}`;
 }
 
