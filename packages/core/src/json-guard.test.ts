@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonFault, stringFault, type JsonFault } from './json-guard.js';
+import { jsonValues } from './test-support.js';
 
 /**
  * The walk as it was before paths were built lazily, kept as the reference: every fault it found,
@@ -33,21 +34,7 @@ function eagerJsonFault(value: unknown, maxDepth: number): JsonFault | null {
 
 /** Strings that are sometimes faulty: a NUL, a lone surrogate of either half, dots and empty keys that shape a path. */
 const text = fc.string({ unit: fc.oneof(fc.constantFrom('\u0000', '\ud800', '\udfff', '.', 'a', 'é', '\ud83d\ude00'), fc.string({ minLength: 1, maxLength: 1 })), maxLength: 6 });
-const json = fc.letrec((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small' },
-    fc.constant(null),
-    fc.boolean(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    text,
-    fc.array(tie('value'), { maxLength: 4 }),
-    fc.array(fc.tuple(fc.oneof(text, fc.constantFrom('', '__proto__', '0')), tie('value')), { maxLength: 4 }).map((pairs) => {
-      const o: Record<string, unknown> = {};
-      for (const [k, v] of pairs) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-      return o;
-    }),
-  ),
-})).value;
+const json = jsonValues({ strings: text, keys: fc.oneof(text, fc.constantFrom('', '__proto__', '0')), maxLength: 4 });
 
 describe('jsonFault', () => {
   it('finds the fault the eager walk found, at the same path, or none when it found none', () => {

@@ -1,4 +1,5 @@
 // Builders for the core's own tests. Not exported from the package entry.
+import fc from 'fast-check';
 import type { Claim, LineageVersion } from './claim.js';
 import type { ClaimRef } from './episode.js';
 import { factKeyString, makeFactKey, memoryId } from './fact-key.js';
@@ -130,4 +131,28 @@ export function episode(over: Partial<Episode> & { text?: string; claims?: Episo
     content_hash: '0',
     ...rest,
   };
+}
+
+/**
+ * Any JSON value as `JSON.parse` could give it, its strings drawn from `strings` and its keys from
+ * `keys`; with `undefinedMembers`, also objects and arrays holding `undefined`, which a JSON
+ * serializer must drop or write as null.
+ */
+export function jsonValues(options: { strings: fc.Arbitrary<string>; keys: fc.Arbitrary<string>; maxLength?: number; undefinedMembers?: boolean }): fc.Arbitrary<unknown> {
+  const { strings, keys, maxLength, undefinedMembers = false } = options;
+  return fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+      strings,
+      fc.array(tie('value'), { maxLength }),
+      fc.dictionary(keys, tie('value'), { maxKeys: maxLength }),
+      ...(undefinedMembers
+        ? [fc.dictionary(keys, fc.option(tie('value'), { nil: undefined }), { maxKeys: maxLength }), fc.array(fc.option(tie('value'), { nil: undefined }), { maxLength })]
+        : []),
+    ),
+  })).value;
 }
