@@ -25,17 +25,17 @@ export function stringFault(s: string): string | null {
 }
 
 /** A value still to be checked: its key under its parent, kept so a path is spelled out only for a fault. */
-interface Pending {
+interface Unchecked {
   value: unknown;
   key: string | number;
-  parent: Pending | null;
+  parent: Unchecked | null;
   depth: number;
 }
 
-/** The dotted path of a pending value (`""` for the root; a key of `""` at the start leaves no trace, as before). */
-function pathOf(at: Pending): string {
+/** The dotted path of a value still to be checked (`""` for the root; a key of `""` at the start leaves no trace, as before). */
+function pathOf(at: Unchecked): string {
   const keys: Array<string | number> = [];
-  for (let p: Pending | null = at; p?.parent; p = p.parent) keys.push(p.key);
+  for (let p: Unchecked | null = at; p?.parent; p = p.parent) keys.push(p.key);
   let path = '';
   for (let i = keys.length - 1; i >= 0; i -= 1) path = path === '' ? String(keys[i]) : `${path}.${keys[i]}`;
   return path;
@@ -48,7 +48,7 @@ function pathOf(at: Pending): string {
  * arrays (an ingest of 1,000 episodes: 830 KB for a 150 KB body).
  */
 export function jsonFault(value: unknown, maxDepth: number = MAX_JSON_DEPTH): JsonFault | null {
-  const stack: Pending[] = [{ value, key: '', parent: null, depth: 0 }];
+  const stack: Unchecked[] = [{ value, key: '', parent: null, depth: 0 }];
   while (stack.length > 0) {
     const at = stack.pop()!;
     const v = at.value;
@@ -67,7 +67,7 @@ export function jsonFault(value: unknown, maxDepth: number = MAX_JSON_DEPTH): Js
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i -= 1) {
         const k = keys[i]!;
-        const member: Pending = { value: (v as Record<string, unknown>)[k], key: k, parent: at, depth };
+        const member: Unchecked = { value: (v as Record<string, unknown>)[k], key: k, parent: at, depth };
         const fault = stringFault(k);
         if (fault) return { path: pathOf(member), message: `key ${fault}` };
         stack.push(member);
