@@ -6,6 +6,7 @@ import { requireKey, type AppEnv } from './auth.js';
 import { problem, problemFromError } from './problem.js';
 import { requestLog } from './request-log.js';
 import { jsonGuard, urlGuard } from './door.js';
+import { jsonAsBytes } from './json-bytes.js';
 import { episodeRoutes } from './routes/episodes.js';
 import { healthRoutes } from './routes/health.js';
 import { compileRoutes } from './routes/compile.js';
@@ -57,6 +58,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}): OpenAPIHo
   app.notFound((c) => problem(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
 
   app.use('*', requestLog(logger));
+  app.use('*', jsonAsBytes);
   app.use('*', urlGuard);
   healthRoutes(app, runtime, options.liveness);
 

@@ -1,0 +1,24 @@
+import type { Context, MiddlewareHandler } from 'hono';
+
+/**
+ * Every JSON answer leaves as UTF-8 bytes, not as a string. `JSON.stringify` returns a string V8
+ * has built from pieces and not yet joined. Given a string body, the Node adapter asks it for its
+ * length in bytes, which joins it (0.6–0.7 ms for the 190 KB of a recall page with candidates),
+ * and the socket then encodes it once more as it writes. Encoded here, the string is joined and
+ * encoded in one pass (0.7 ms for the same page) and the adapter sends the buffer as it is, its
+ * length known: that page answered 0.4–0.6 ms sooner at the median, 0.6–1 ms at p95, with the
+ * two kinds of answer alternated on one server.
+ */
+export const jsonAsBytes: MiddlewareHandler = async (c, next) => {
+  const json = c.json;
+  // Both take a status or a ResponseInit as their second argument; Hono types them apart.
+  const respond = c.newResponse as (body: Uint8Array, arg?: unknown, headers?: Record<string, string>) => Response;
+  const asBytes = (object: unknown, arg?: unknown, headers?: Record<string, string>) => {
+    const text = JSON.stringify(object);
+    // `undefined` (never an answer of Canon's) keeps Hono's own handling.
+    if (text === undefined) return (json as (...args: unknown[]) => Response)(object, arg, headers);
+    return respond(Buffer.from(text), arg, { 'Content-Type': 'application/json', ...headers });
+  };
+  c.json = asBytes as Context['json'];
+  await next();
+};
