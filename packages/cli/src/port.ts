@@ -2,6 +2,7 @@ import { UnauthorizedError } from '@canon/core/errors';
 import { httpPort } from '@canon/client';
 import type { CanonPort, Config, RuntimeOptions } from '@canon/runtime';
 import { readDevKey, runningServer, writeDevKey } from './home.js';
+import { baselineWasmOnly } from './wasm-tiers.js';
 
 /**
  * The server a command talks to over HTTP: CANON_URL with CANON_API_KEY (or the dev key); else,
@@ -14,6 +15,7 @@ export function serverPort(config: Config, env: NodeJS.ProcessEnv = process.env,
   if (!url) return null;
   const key = env['CANON_API_KEY'] || (options.named ? null : readDevKey(config));
   if (!key) throw new UnauthorizedError(named ? 'set CANON_API_KEY to an API key of the server at CANON_URL' : 'set CANON_API_KEY to an API key of that server');
+  baselineWasmOnly();
   return httpPort({ baseUrl: url, apiKey: key });
 }
 
