@@ -4,6 +4,9 @@ import type { AppEnv } from './auth.js';
 import { problem } from './problem.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Whether a request's method carries a body the API reads (a GET's or a HEAD's is never read). */
+export const readsBody = (method: string): boolean => BODY_METHODS.has(method);
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
@@ -44,7 +47,7 @@ export const urlGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
  * well-formed. The text is read and parsed once here; `readJson` hands the routes that value.
  */
 export const jsonGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!BODY_METHODS.has(c.req.method)) return next();
+  if (!readsBody(c.req.method)) return next();
   const type = c.req.header('content-type');
   const text = await c.req.text();
   if (type === undefined && text.length === 0) return next();
