@@ -1,12 +1,9 @@
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '@canon/api';
 import { createRuntime, loadConfig, type Principal, type Runtime } from '@canon/runtime';
-import { createTestDatabase, runCanon, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, runCanon, serveRuntime, type TestDatabase } from '@canon/testing';
 
 
 let db: TestDatabase;
@@ -14,7 +11,7 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 let runtime: Runtime;
 let owner: Principal;
-let server: ServerType;
+let server: Awaited<ReturnType<typeof serveRuntime>>;
 let url: string;
 
 const canon = (extraEnv: NodeJS.ProcessEnv, ...args: string[]) => runCanon({ ...env, ...extraEnv }, ...args);
@@ -40,13 +37,11 @@ beforeAll(async () => {
   await runtime.ingest(ana, [ep('c-1', '2024-05-01T09:00:00Z', 'Wednesday')], { compile: 'wait' });
   await runtime.ingest(bo, [ep('c-2', '2024-05-02T09:00:00Z', 'Friday', 'mcp')], { compile: 'wait' });
   env = { ...process.env, DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: created.key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: createApp(runtime).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveRuntime(runtime);
+  url = server.url;
 });
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await server.close();
   await runtime.close();
   await db.drop();
   fs.rmSync(home, { recursive: true, force: true });

@@ -5,11 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '@canon/api';
 import { createRuntime, loadConfig, syncConnector, type Principal, type Runtime } from '@canon/runtime';
-import { createTestDatabase, type CliOutcome, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, serveRuntime, type CliOutcome, type TestDatabase } from '@canon/testing';
 
 // `canon sync` on a laptop or a CI runner feeding the team's server: nothing of the run may land
 // in a database of the machine it runs on.
@@ -20,7 +18,7 @@ const BIN = path.resolve('packages/cli/bin/canon.js');
 let db: TestDatabase;
 let runtime: Runtime;
 let owner: Principal;
-let server: ServerType;
+let server: Awaited<ReturnType<typeof serveRuntime>>;
 let url: string;
 let connectorKey: string;
 let connectorKeyId: string;
@@ -67,10 +65,8 @@ beforeAll(async () => {
   connectorKey = created.key;
   connectorKeyId = created.record.id;
   readerKey = (await runtime.createKey({ workspace: 'default', role: 'reader' })).key;
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: createApp(runtime).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveRuntime(runtime);
+  url = server.url;
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-sync-server-home-'));
   cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-sync-server-cwd-'));
   source = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-sync-server-src-'));
@@ -78,7 +74,7 @@ beforeAll(async () => {
   write('docs/options.md', '# Queue\n\n## Options\n\n### retryLimit\n\nDefault: 2\n');
 });
 afterAll(async () => {
-  await new Promise((r) => server?.close(r));
+  await server?.close();
   await runtime?.close();
   await db?.drop();
   for (const dir of [home, cwd, source]) if (dir) fs.rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '@canon/api';
 import { createRuntime, loadConfig, type Runtime } from '@canon/runtime';
-import { createTestDatabase, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, serveRuntime, type TestDatabase } from '@canon/testing';
 
 // JSON answers leave the server as UTF-8 bytes encoded once (packages/api/src/json-bytes.ts), not
 // as a string the adapter measures and encodes itself: what a client reads must not change —
@@ -11,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '@canon/testing';
 
 let db: TestDatabase;
 let runtime: Runtime;
-let server: ServerType;
+let server: Awaited<ReturnType<typeof serveRuntime>>;
 let url: string;
 let key: string;
 
@@ -32,13 +29,11 @@ beforeAll(async () => {
   db = await createTestDatabase();
   runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false });
   key = (await runtime.createKey({ workspace: 'default', role: 'owner' })).key;
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: createApp(runtime).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveRuntime(runtime);
+  url = server.url;
 });
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await server.close();
   await runtime.close();
   await db.drop();
 });
