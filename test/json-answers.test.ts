@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, loadConfig, type Runtime } from '@canon/runtime';
-import { createTestDatabase, serveRuntime, type TestDatabase } from '@canon/testing';
+import { serveRuntime, startTestCanon, type TestCanon } from '@canon/testing';
 
 // JSON answers leave the server as UTF-8 bytes encoded once (packages/api/src/json-bytes.ts), not
 // as a string the adapter measures and encodes itself: what a client reads must not change —
 // the same text, its length in bytes, the status and headers a route gives.
 
-let db: TestDatabase;
-let runtime: Runtime;
+let canon: TestCanon;
 let server: Awaited<ReturnType<typeof serveRuntime>>;
 let url: string;
 let key: string;
@@ -26,16 +24,14 @@ async function answer(res: Response) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false });
-  key = (await runtime.createKey({ workspace: 'default', role: 'owner' })).key;
-  server = await serveRuntime(runtime);
+  canon = await startTestCanon({ queue: false });
+  key = (await canon.key('owner')).key;
+  server = await serveRuntime(canon.runtime);
   url = server.url;
 });
 afterAll(async () => {
   await server.close();
-  await runtime.close();
-  await db.drop();
+  await canon.close();
 });
 
 describe('JSON answers on the wire', () => {
