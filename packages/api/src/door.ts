@@ -4,10 +4,10 @@ import type { AppEnv } from './auth.js';
 import { problem } from './problem.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-/** Whether a request's method carries a body the API reads (a GET's or a HEAD's is never read). */
-export const readsBody = (method: string): boolean => BODY_METHODS.has(method);
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Whether the API reads a body of this method (never a GET's, a HEAD's or an OPTIONS'). */
+export const readsBody = (method: string): boolean => BODY_METHODS.has(method);
 
 /**
  * Path and query parameters as a client can send them: percent-encoding that decodes, and every
