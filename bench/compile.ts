@@ -1,7 +1,8 @@
+import { createApp, serveOnLoopback } from '@canon/api';
 import { type Principal, type Runtime } from '@canon/runtime';
 import { compileSubject } from '@canon/runtime/internals';
 import { benchRuntime, startBenchCluster, type BenchCluster } from './cluster.js';
-import { distribution, machine, postgresVersion, serveRuntime, SMALL, target, timeRuns, writeResult, type Distribution, type Target } from './harness.js';
+import { distribution, machine, postgresVersion, SMALL, target, timeRuns, writeResult, type Distribution, type Target } from './harness.js';
 
 /**
  * Compile cost against history size (issue 4): subjects of 1k, 10k and 100k episodes and one
@@ -72,7 +73,7 @@ export async function benchCompile(log: (msg: string) => void = console.error, c
   const url = await c.createDatabase(dbName);
   // A long debounce and a huge compile-after: no background compile runs while we measure.
   const runtime = await benchRuntime(url, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' });
-  const http = await serveRuntime(runtime);
+  const http = await serveOnLoopback(createApp(runtime));
   try {
     const { key } = await runtime.createKey({ workspace: 'bench-compile', role: 'owner' });
     const principal = await runtime.authenticate(key);

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
-import { createApp } from '@canon/api';
+import { createApp, serveOnLoopback } from '@canon/api';
 import { createRuntime, loadConfig, type Runtime } from '@canon/runtime';
 import { benchRuntime, startBenchCluster } from './cluster.js';
 
@@ -25,17 +24,13 @@ export async function startBenchServer(env: NodeJS.ProcessEnv = {}): Promise<Ben
   const config = loadConfig({ ...process.env, ...env, CANON_HOME: home, CANON_PORT: '0' });
   const runtime = await createRuntime(config);
   const { key } = await runtime.createKey({ workspace: `bench-${Date.now()}`, role: 'owner' });
-  const app = createApp(runtime);
-  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const server = await serveOnLoopback(createApp(runtime));
   return {
     runtime,
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     key,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await runtime.close();
       fs.rmSync(home, { recursive: true, force: true });
     },
@@ -81,15 +76,6 @@ export async function pool<T>(items: T[], concurrency: number, fn: (item: T, i: 
       }
     }),
   );
-}
-
-/** Serves an existing runtime on a loopback port. */
-export async function serveRuntime(runtime: Runtime): Promise<{ url: string; close(): Promise<void> }> {
-  const server = serve({ fetch: createApp(runtime).fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 export interface Distribution {
@@ -150,7 +136,7 @@ export function target(metric: string, measured: number | null, limit: number, d
 export async function withServedRuntime<T>(dbName: string, fn: (runtime: Runtime, url: string) => Promise<T>): Promise<T> {
   const cluster = await startBenchCluster();
   const runtime = await benchRuntime(await cluster.createDatabase(dbName));
-  const server = await serveRuntime(runtime);
+  const server = await serveOnLoopback(createApp(runtime));
   try {
     return await fn(runtime, server.url);
   } finally {

@@ -1,5 +1,6 @@
+import { createApp, serveOnLoopback } from '@canon/api';
 import { benchRuntime, startBenchCluster, type BenchCluster } from './cluster.js';
-import { distribution, serveRuntime, SMALL, target, timeRuns, writeResult, type Distribution } from './harness.js';
+import { distribution, SMALL, target, timeRuns, writeResult, type Distribution } from './harness.js';
 
 /**
  * Recall of one subject holding 1,000 memories written as free text, many of them worded near
@@ -32,7 +33,7 @@ export async function benchRecallCandidates(log: (msg: string) => void = console
   const c = cluster ?? (await startBenchCluster());
   try {
     const runtime = await benchRuntime(await c.createDatabase(DB), {}, { queue: false });
-    const http = await serveRuntime(runtime);
+    const http = await serveOnLoopback(createApp(runtime));
     try {
       const { key } = await runtime.createKey({ workspace: 'bench-candidates', role: 'member', user: 'bench' });
       const principal = await runtime.authenticate(key);

@@ -1,7 +1,8 @@
+import { createApp, serveOnLoopback } from '@canon/api';
 import { type Principal, type Runtime } from '@canon/runtime';
 import { compileMany, withWorkspace } from '@canon/runtime/internals';
 import { benchRuntime, startBenchCluster, type BenchCluster } from './cluster.js';
-import { distribution, machine, postgresVersion, serveRuntime, SMALL, target, timeRuns, writeResult, type Distribution } from './harness.js';
+import { distribution, machine, postgresVersion, SMALL, target, timeRuns, writeResult, type Distribution } from './harness.js';
 
 /**
  * Recall latency (issue 5) on a workspace of 1,000,000 memories over 10,000 subjects.
@@ -156,7 +157,7 @@ export async function benchRecall(log: (msg: string) => void = console.error, cl
     const url = await c.createDatabase(RUN_DB, TEMPLATE);
     const cloneSeconds = (performance.now() - t0) / 1000;
     const runtime = await benchRuntime(url, {}, { queue: false });
-    const http = await serveRuntime(runtime);
+    const http = await serveOnLoopback(createApp(runtime));
     try {
       const principal = await runtime.authenticate(seed.key);
       const security = await securityContext(runtime, principal);

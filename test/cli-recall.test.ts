@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, serveOnLoopback, type Served } from '@canon/api';
 import { createRuntime, loadConfig, type Principal, type Runtime } from '@canon/runtime';
-import { createTestDatabase, runCanon, serveRuntime, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, runCanon, type TestDatabase } from '@canon/testing';
 
 
 let db: TestDatabase;
@@ -11,7 +12,7 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 let runtime: Runtime;
 let owner: Principal;
-let server: Awaited<ReturnType<typeof serveRuntime>>;
+let server: Served;
 let url: string;
 
 const canon = (extraEnv: NodeJS.ProcessEnv, ...args: string[]) => runCanon({ ...env, ...extraEnv }, ...args);
@@ -37,7 +38,7 @@ beforeAll(async () => {
   await runtime.ingest(ana, [ep('c-1', '2024-05-01T09:00:00Z', 'Wednesday')], { compile: 'wait' });
   await runtime.ingest(bo, [ep('c-2', '2024-05-02T09:00:00Z', 'Friday', 'mcp')], { compile: 'wait' });
   env = { ...process.env, DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: created.key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
-  server = await serveRuntime(runtime);
+  server = await serveOnLoopback(createApp(runtime));
   url = server.url;
 });
 afterAll(async () => {

@@ -6,8 +6,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, serveOnLoopback, type Served } from '@canon/api';
 import { createRuntime, loadConfig, syncConnector, type Principal, type Runtime } from '@canon/runtime';
-import { createTestDatabase, serveRuntime, type CliOutcome, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, type CliOutcome, type TestDatabase } from '@canon/testing';
 
 // `canon sync` on a laptop or a CI runner feeding the team's server: nothing of the run may land
 // in a database of the machine it runs on.
@@ -18,7 +19,7 @@ const BIN = path.resolve('packages/cli/bin/canon.js');
 let db: TestDatabase;
 let runtime: Runtime;
 let owner: Principal;
-let server: Awaited<ReturnType<typeof serveRuntime>>;
+let server: Served;
 let url: string;
 let connectorKey: string;
 let connectorKeyId: string;
@@ -65,7 +66,7 @@ beforeAll(async () => {
   connectorKey = created.key;
   connectorKeyId = created.record.id;
   readerKey = (await runtime.createKey({ workspace: 'default', role: 'reader' })).key;
-  server = await serveRuntime(runtime);
+  server = await serveOnLoopback(createApp(runtime));
   url = server.url;
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-sync-server-home-'));
   cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-sync-server-cwd-'));

@@ -1,11 +1,10 @@
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveOnLoopback, type Served } from '@canon/api';
 import { CanonApiError, compileAndWait, httpPort, type HttpPort } from '@canon/client';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 let canon: TestCanon;
-let server: ServerType;
+let server: Served;
 let baseUrl: string;
 let maintainer: HttpPort;
 let agent: HttpPort;
@@ -15,16 +14,14 @@ let colleague: HttpPort;
 beforeAll(async () => {
   // With the queue and its workers: compileAndWait polls a real pg-boss job.
   canon = await startTestCanon({}, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600' });
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: canon.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(canon.app);
+  baseUrl = server.url;
   maintainer = httpPort({ baseUrl, apiKey: (await canon.key('maintainer')).key });
   agent = httpPort({ baseUrl, apiKey: (await canon.key('agent')).key });
   colleague = httpPort({ baseUrl, apiKey: (await canon.key('maintainer', { user: 'colleague' })).key });
 });
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await server.close();
   await canon.close();
 });
 

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveOnLoopback, type Served } from '@canon/api';
 import { runCanon, startTestCanon, type TestCanon } from '@canon/testing';
 
 // `canon export` and `canon import` as a user runs them: in process on a database, and through a
@@ -11,7 +10,7 @@ import { runCanon, startTestCanon, type TestCanon } from '@canon/testing';
 
 let source: TestCanon;
 let target: TestCanon;
-let server: ServerType;
+let server: Served;
 let home: string;
 let sourceEnv: NodeJS.ProcessEnv;
 let targetEnv: NodeJS.ProcessEnv;
@@ -33,12 +32,10 @@ beforeAll(async () => {
   const base = { ...process.env, CANON_HOME: home, CANON_URL: '', CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
   sourceEnv = { ...base, DATABASE_URL: source.db.url, CANON_API_KEY: owner.key };
   targetEnv = { ...base, DATABASE_URL: target.db.url, CANON_API_KEY: (await target.key('owner')).key };
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: target.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
+  server = await serveOnLoopback(target.app);
 });
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await server.close();
   await source.close();
   await target.close();
   fs.rmSync(home, { recursive: true, force: true });
@@ -68,7 +65,7 @@ describe('canon export and canon import', () => {
     expect(imported.code, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout)).toMatchObject({ ok: true, created: 2, duplicates: 0 });
 
-    const remoteEnv = { ...targetEnv, CANON_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, DATABASE_URL: '' };
+    const remoteEnv = { ...targetEnv, CANON_URL: server.url, DATABASE_URL: '' };
     const again = await runCanon(remoteEnv, 'import', file);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('created 0, duplicates 2');

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveRuntime, startTestCanon, type TestCanon } from '@canon/testing';
+import { serveOnLoopback, type Served } from '@canon/api';
+import { startTestCanon, type TestCanon } from '@canon/testing';
 
 // JSON answers leave the server as UTF-8 bytes encoded once (packages/api/src/json-bytes.ts), not
 // as a string the adapter measures and encodes itself: what a client reads must not change —
 // the same text, its length in bytes, the status and headers a route gives.
 
 let canon: TestCanon;
-let server: Awaited<ReturnType<typeof serveRuntime>>;
+let server: Served;
 let url: string;
 let key: string;
 
@@ -26,7 +27,7 @@ async function answer(res: Response) {
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
   key = (await canon.key('owner')).key;
-  server = await serveRuntime(canon.runtime);
+  server = await serveOnLoopback(canon.app);
   url = server.url;
 });
 afterAll(async () => {

@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { createApp } from '@canon/api';
 import { createRuntime, loadConfig, type Principal, type Runtime, type RuntimeOptions } from '@canon/runtime';
 import type { Role } from '@canon/core';
@@ -46,13 +44,3 @@ export async function startTestCanon(options: RuntimeOptions = {}, env: NodeJS.P
   };
 }
 
-/** The HTTP API of a runtime served on a loopback port of its own, as `canon start` serves it. */
-export async function serveRuntime(runtime: Runtime): Promise<{ url: string; close(): Promise<void> }> {
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: createApp(runtime).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
-  };
-}
