@@ -9,16 +9,16 @@ import type { Context, MiddlewareHandler } from 'hono';
  * length known. The two kinds of answer alternated on one server, three runs of 600 reads of that
  * page: 0.4–0.6 ms sooner at the median; at p95 0.6 and 1 ms sooner in two, 0.6 ms later in one.
  */
+function jsonAsUtf8(this: Context, object: unknown, arg?: unknown, headers?: Record<string, string>): Response {
+  const text = JSON.stringify(object);
+  // Both take a status or a ResponseInit as their second argument; Hono types them apart. An
+  // `undefined` (never an answer of Canon's) has no body, as Hono's own `json` gives it.
+  const respond = this.newResponse as (body: Uint8Array | null, arg?: unknown, headers?: Record<string, string>) => Response;
+  return respond(text === undefined ? null : Buffer.from(text), arg, { 'Content-Type': 'application/json', ...headers });
+}
+
 export const jsonAsBytes: MiddlewareHandler = async (c, next) => {
-  const json = c.json;
-  // Both take a status or a ResponseInit as their second argument; Hono types them apart.
-  const respond = c.newResponse as (body: Uint8Array, arg?: unknown, headers?: Record<string, string>) => Response;
-  const asBytes = (object: unknown, arg?: unknown, headers?: Record<string, string>) => {
-    const text = JSON.stringify(object);
-    // `undefined` (never an answer of Canon's) keeps Hono's own handling.
-    if (text === undefined) return (json as (...args: unknown[]) => Response)(object, arg, headers);
-    return respond(Buffer.from(text), arg, { 'Content-Type': 'application/json', ...headers });
-  };
-  c.json = asBytes as Context['json'];
+  // Called as `c.json(…)`, so `this` is the request's context: one function for every request.
+  c.json = jsonAsUtf8 as Context['json'];
   await next();
 };
