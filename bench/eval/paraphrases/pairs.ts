@@ -20,7 +20,7 @@ export type PairStatement = z.infer<typeof Statement>;
 
 export const Pair = z
   .strictObject({
-    id: z.string().regex(/^p-[a-o]-\d{3}$/),
+    id: z.string().regex(/^p-[a-s]-\d{3}$/),
     kind: z.enum(KINDS),
     /** Both statements are about this subject. */
     subject: z.string().min(1),
@@ -49,11 +49,12 @@ export const Pair = z
   });
 export type Pair = z.infer<typeof Pair>;
 
-export const SPLITS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o'] as const;
+export const SPLITS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's'] as const;
 /**
  * a and b: development; c to j: each held out until it was read while tuning (README,
- * "Protocol"), so development data since; k to o: written afterwards by people who had read no
- * candidate rule, nor any other split; the unseen third.
+ * "Protocol"), so development data since; k to o, and r and s: written afterwards by people who
+ * had read no candidate rule, nor any other split; the unseen third. p and q were written with r
+ * and s, measured once, then read: development data.
  */
 export type PairSplit = (typeof SPLITS)[number];
 
@@ -90,8 +91,9 @@ export function loadPairs(split?: PairSplit): Pair[] {
 }
 
 /**
- * The splits nobody tuning candidates has read, texts or per-pair outcomes: a third of the pairs
- * (790 of 2,370), the set the targets are measured on.
+ * The splits nobody tuning candidates has read, texts or per-pair outcomes: more than a third of
+ * the pairs (1,106 of 3,002), the set the targets are measured on. r and s were written with p and
+ * q and kept unread, so that the unseen part stays a third once p and q are read.
  */
-export const HELD_OUT: readonly PairSplit[] = ['k', 'l', 'm', 'n', 'o'];
+export const HELD_OUT: readonly PairSplit[] = ['k', 'l', 'm', 'n', 'o', 'r', 's'];
 export const isHeldOut = (split: PairSplit): boolean => HELD_OUT.includes(split);
