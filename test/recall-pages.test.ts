@@ -40,12 +40,12 @@ beforeAll(async () => {
   owner = (await canon.key('owner')).key;
   alice = (await canon.key('member', { user: 'alice' })).key;
   bob = (await canon.key('member', { user: 'bob' })).key;
-  // 256 workspace facts worded near each other in pairs (candidates), plus alice's personal ones.
+  // 128 workspace facts each worded twice (candidates, far apart in key order), plus alice's personal ones.
   const episodes = [];
   for (let i = 0; i < 256; i += 1) {
-    const a = WORDS[i % 16]!;
+    const a = WORDS[(i - (i % 2)) % 16]!;
     const b = WORDS[Math.floor(i / 16)]!;
-    const text = i % 2 === 0 ? `The ${a} ${b} sync runs on ${DAYS[i % 5]}.` : `The ${a} ${b} export runs on ${DAYS[(i + 1) % 5]}.`;
+    const text = i % 2 === 0 ? `The ${a} ${b} sync runs on ${DAYS[i % 5]}.` : `We run the ${a} ${b} sync every ${DAYS[(i + 1) % 5]}.`;
     episodes.push({ idempotency_key: `w-${i}`, subject: SUBJECT, occurred_at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), body: { text } });
   }
   for (let i = 0; i < 256; i += 128) {

@@ -626,6 +626,51 @@ describe('candidates: tenth round (canon-compiler/14)', () => {
   });
 });
 
+describe('candidates: eleventh round (canon-compiler/17)', () => {
+  it('tells parallel facts said in one frame with one part swapped, however long the part', () => {
+    expect(pairsOf([mem('Billing gives a {percent} discount to family plan members'), mem('Billing gives a {percent} discount to patients over sixty-five')])).toEqual([]);
+    expect(pairsOf([mem('HR reimburses up to {money} a year for professional training'), mem('HR reimburses up to {money} a year for home office equipment')])).toEqual([]);
+    // "starts" is "open" too, which the frame already says: still the part swapped.
+    expect(pairsOf([mem('Open enrollment starts on {date}'), mem('Open enrollment ends on {date}')])).toEqual([]);
+    // Told as a change too, once the subject holds other facts of the kind (the sole restatement aside).
+    const reduced = mem('The coastal branch runs a reduced hourly service on {weekday}');
+    const extra = mem('The coastal branch runs an extra late-evening service on {weekday}');
+    expect(pairsOf([reduced, extra, mem('Freight trains use the branch on {weekday}')]).filter((p) => p === pair(reduced, extra))).toEqual([]);
+  });
+
+  it('still pairs a rewording: words moved, a linking verb or a cue of change in the swapped part', () => {
+    expect(pairsOf([mem('The amber sync runs on {weekday}'), mem('We run the amber sync every {weekday}')])).toHaveLength(1);
+    expect(pairsOf([mem('The nightly backup runs at {time}'), mem('The nightly backup now runs at {time}')])).toHaveLength(1);
+    expect(pairsOf([mem('Backups of the ledger are kept for {quantity}'), mem('Backups of the ledger are retained for {quantity}')])).toHaveLength(1);
+  });
+
+  it('reads which side of a threshold a rule is for as a qualifier', () => {
+    expect(pairsOf([mem('Grading pays a premium on wheat above {percent} protein'), mem('Grading applies a discount on wheat below {percent} protein')])).toEqual([]);
+  });
+
+  it('hears "starting this term", "starting with the fall schedule" and "from here on" as changes, at the head of a line', () => {
+    expect(predicateWords('Starting this term we charge schools {money} per student for guided programs').change).toBe(true);
+    expect(predicateWords('Starting with the fall schedule, the morning program begins at {time}').change).toBe(true);
+    expect(predicateWords('Names starting with {quoted} are reserved').change).toBe(false);
+    expect(predicateWords('{weekday} are appointment-only from here on').change).toBe(true);
+    expect(pairsOf([mem('School group programs cost {money} per student'), mem('Starting this term we charge schools {money} per student for guided programs')])).toHaveLength(1);
+  });
+
+  it('hears "patched up to" as a change and no bound, and "over the weekend" and "inside" as no words of the fact', () => {
+    const patched = predicateWords('MES production was patched up to {version} over the weekend');
+    expect(patched.change).toBe(true);
+    expect([...patched.words].sort()).toEqual(['mes', 'production']);
+    expect(predicateWords('The warehouse gets patched on {weekday}').change).toBe(false);
+    expect(predicateWords('Business customers hear back from support inside {quantity}').words.has('insid')).toBe(false);
+    expect(pairsOf([mem('The MES is on {version} in production'), mem('MES production was patched up to {version} over the weekend')])).toHaveLength(1);
+  });
+
+  it('meets new arrivals and incoming ones, which outgoing ones still stand apart from', () => {
+    expect(pairsOf([mem('New arrivals stay in quarantine for {quantity}'), mem('After the scare the clinic extended quarantine for incoming animals to {quantity}')])).toHaveLength(1);
+    expect(pairsOf([mem('Incoming calls ring for {quantity}'), mem('Outgoing calls ring for {quantity}')])).toEqual([]);
+  });
+});
+
 describe('shownCandidates', () => {
   it('shows the first CANDIDATES_SHOWN of a kept list, in its order, and the whole of a shorter one', () => {
     const refs = Array.from({ length: CANDIDATES_SHOWN + 5 }, (_, i) => ({ memory_id: `m${i}`, score: 1 - i / 100, reason: 'r' }));

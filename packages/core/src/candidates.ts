@@ -127,6 +127,8 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   // Days away from work; "time off" is read as "leave" where it is said (`predicateWords`).
   ['leave', 'pto'],
   ['idle', 'inactivity', 'inactive'],
+  // What comes in: "new arrivals", "incoming animals" (still a side against "outgoing": QUALIFYING).
+  ['arrival', 'arrivals', 'incoming', 'arriving'],
   ['uptime', 'availability'],
   // The stem of "license", "licensed", and the British spelling.
   ['licens', 'licence', 'licences', 'licenced'],
@@ -176,11 +178,13 @@ const QUALIFYING = new Set(
     // "Staffed from {time}" / "staffed until {time}": the end of a span is a fact apart from its start.
     'until till ' +
     // "Default status for new / returned samples", "price for new / existing subscribers".
-    'new existing returning returned old back ' +
+    'new existing returning returned old back arrival ' +
     // The kind of leave: "paid leave" / "sick leave".
     'sick bereavement sabbatical ' +
     // The stage of data: raw events / aggregated tables kept for {quantity}.
-    'raw aggregated aggregate downsampled curated cleaned'
+    'raw aggregated aggregate downsampled curated cleaned ' +
+    // Which side of a threshold a rule is for: a premium above {percent}, a discount below it.
+    'above below premium discount surcharge'
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
@@ -204,6 +208,11 @@ export interface PredicateShape {
   again: ReadonlySet<string>;
   /** Trigrams of the content words, computed once per memory. */
   grams: ReadonlySet<string>;
+  /**
+   * The fact's words in the order said: a content word as `words` holds it, any other as written,
+   * a value as its slot. Two statements are lined up on it (`frameSwap`).
+   */
+  seq: readonly string[];
   /** Qualifiers that belong to the identity (a note's fingerprint does not). */
   qualifiers: string;
   scope: string;
@@ -348,6 +357,23 @@ const ARTICLES = new Set(['a', 'an']);
 
 // Cues in a statement's own words that say when its rule takes effect: with them the future tense
 // ("will close at {time} going forward") states the rule in force from then on, not a plan.
+/**
+ * "Production was patched up to {version}", "hotfixed to": a version a thing was taken to. "Gets
+ * patched on {weekday}" is what is done each week.
+ */
+function patchedTo(toks: readonly string[], i: number): boolean {
+  const w = toks[i];
+  return (w === 'patched' || w === 'hotfixed') && (toks[i + 1] === 'to' || (toks[i + 1] === 'up' && toks[i + 2] === 'to'));
+}
+
+// When a change happened, as a pair of words and the word after them ('' for none): "over the weekend", "last night".
+const EVENT_TIMES = new Map([
+  ['over the', 'weekend'],
+  ['last night', ''],
+  ['this morning', ''],
+  ['earlier today', ''],
+]);
+const STARTS_WHEN = new Set(['this', 'with', 'in', 'on', 'from']);
 const WHEN_PAIRS = new Set(['going forward', 'from now', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next']);
 // "This PR takes exposure to {percent}", "brings the pool to {quantity}": a thing taken to a value.
 // "Drop the idle timeout to {quantity}": a thing lowered to a value ("drop below" is a condition).
@@ -438,7 +464,7 @@ function valueClauses(text: string): string {
  * Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out, with
  * whether it negates (`negated`) and whether it is told as a change (`change`).
  */
-export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; again: Set<string> } {
+export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; again: Set<string>; seq: string[] } {
   const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
   // "us" in lower case is the pronoun; "US" is the region.
   const lower = (t: string) => t.normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
@@ -492,6 +518,12 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // "Update from Solveig: …", "Update: …": news of a change; "Done per radiology's request: …":
     // a change reported made.
     if (i === 0 && (w === 'update' || w === 'updates' || w === 'done')) change = true;
+    // "Starting this term, …", "Starting with the fall schedule, …", "Beginning in March, …": when
+    // a new value takes effect, at the head of the line ("names starting with" is no change).
+    if (i === 0 && (w === 'starting' || w === 'beginning') && STARTS_WHEN.has(toks[1] ?? '')) change = true;
+    if (patchedTo(toks, i)) change = true;
+    // "Appointment-only from here on": "from now on" in other words.
+    if (pair === 'from here' && (toks[i + 2] === 'on' || toks[i + 2] === 'out')) change = true;
     // "After the RFP round, the shortlist is down to …" at the start, or after the event of a
     // change anywhere ("… monthly after the pricing change"): the state an event left behind.
     if (AFTER_EVENT.has(w) && DETERMINERS.has(toks[i + 1] ?? '') && (i === 0 || toks.slice(i + 2, i + 5).some((t) => EVENTS.has(t)))) change = true;
@@ -536,13 +568,17 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   // need it"): what follows is an aside or a reason, and its negations are none of the fact's.
   const comma = bare.indexOf(',', bare.indexOf('{'));
   const factEnd = change && bare.includes('{') && comma !== -1 ? tokens(bare.slice(0, comma)).length : toks.length;
+  let end = toks.length;
   for (let i = 0; i < toks.length; i += 1) {
     const w = toks[i]!;
     if (w.startsWith('{')) {
       afterSlot = true;
       continue;
     }
-    if (change && afterSlot && (CLAUSE_START.has(w) || i >= factEnd)) break;
+    if (change && afterSlot && (CLAUSE_START.has(w) || i >= factEnd)) {
+      end = i;
+      break;
+    }
     // "No more than {quantity}": a bound, as "at most" is, neither a negation nor a change.
     if (w === 'no' && (toks[i + 1] === 'more' || toks[i + 1] === 'fewer') && toks[i + 2] === 'than') {
       words.add('limit');
@@ -559,6 +595,15 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       i += 1;
       continue;
     }
+    // "Patched over the weekend", "moved last night": when it happened, no word of the fact.
+    const at = EVENT_TIMES.get(`${w} ${toks[i + 1] ?? ''}`);
+    if (at !== undefined && (at === '' || toks[i + 2] === at)) {
+      i += at === '' ? 1 : 2;
+      continue;
+    }
+    if (patchedTo(toks, i)) continue;
+    // "Hear back inside {quantity}": within it.
+    if (w === 'inside' && (toks[i + 1] ?? '').startsWith('{')) continue;
     if (w === 'time' && toks[i + 1] === 'off') {
       words.add('leave');
       i += 1;
@@ -573,8 +618,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       words.add('back');
       continue;
     }
-    // "up to" after "went" or "is going" is a change, not a bound.
-    const range = GO.has(toks[i - 1] ?? '') ? undefined : RANGE_PHRASES.get(`${w} ${toks[i + 1] ?? ''}`);
+    // "up to" after "went", "is going" or "was patched" is a change, not a bound.
+    const range = GO.has(toks[i - 1] ?? '') || patchedTo(toks, i - 1) ? undefined : RANGE_PHRASES.get(`${w} ${toks[i + 1] ?? ''}`);
     if (range) {
       words.add(range);
       i += 1;
@@ -629,7 +674,13 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // "Relicensed", "rebranded": a verb of five letters or more done again, in the past, that the other side may say plainly.
     if (/^re\p{L}{5,}ed$/u.test(w)) again.add(canonicalWord(w));
   }
-  return { words, slots, negated, change, plan, future, again };
+  const seq: string[] = [];
+  for (let i = 0; i < end; i += 1) {
+    const w = toks[i]!;
+    const c = w.startsWith('{') ? w : canonicalWord(w);
+    seq.push(words.has(c) ? c : w);
+  }
+  return { words, slots, negated, change, plan, future, again, seq };
 }
 
 // Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
@@ -651,7 +702,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
   const worded = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
-  const { words, slots, negated, again } = worded;
+  const { words, slots, negated, again, seq } = worded;
   // The cue that told it as a change is no longer in the predicate's words, but it was said; with
   // the future tense alone it says when the new rule starts ("will send at {time} from now on").
   const told = input.told_as_change === true && (!worded.plan || worded.future);
@@ -665,7 +716,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   let named = subjects.get(fk.subject);
   if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
   const own = agentsOf(words, named);
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, named, again, grams: trigramsOf(own), qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, named, again, grams: trigramsOf(own), seq, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
 }
 
 /**
@@ -794,6 +845,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   // A change may drop or add one ("Outbound mail goes through {host}" / "We switched the mail
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   if (ox.qualified && oy.qualified) return null;
+  if (frameSwap(x, y)) return null;
   const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size));
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
@@ -816,6 +868,44 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   if (change) parts.push('told as a change');
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}), ...(strict ? {} : { loose: true as const }) };
+}
+
+/**
+ * Two statements said in one frame with one part of it swapped for another ("Brightbite billing
+ * gives a {percent} discount to family plan members" / "… to patients over sixty-five", "HR
+ * reimburses up to {money} a year for professional training" / "… for home office equipment",
+ * "Open enrollment starts on {date}" / "… ends on {date}"): parallel facts, told apart by the part
+ * swapped, however many words it has — `strictlyNear` says so of one or two words swapped anywhere.
+ * Lined up on their sequences, the two differ in one stretch only, each stretch holds a word of
+ * the fact the other statement lacks everywhere (a word merely moved is a rewording, a linking verb
+ * or a word of the subject's name is no part swapped), and what they share around it holds a word
+ * of the fact and is at least half of the shorter statement. A rewording rarely keeps the frame; a
+ * change told in one ("The deploy now runs on {weekday}") swaps no word of the fact.
+ */
+function frameSwap(x: PredicateShape, y: PredicateShape): boolean {
+  const a = x.seq;
+  const b = y.seq;
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head += 1;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  if (2 * (head + tail) < Math.min(a.length, b.length)) return false;
+  const stretch = (seq: readonly string[]) => seq.slice(head, seq.length - tail);
+  const around = [...a.slice(0, head), ...a.slice(a.length - tail)];
+  // A word of one stretch that the other statement says outside the frame was moved, not swapped.
+  const swapped = (from: PredicateShape, to: PredicateShape, own: readonly string[], other: readonly string[]) => {
+    let n = 0;
+    for (const w of own) {
+      if (!from.words.has(w) || LIGHT.has(w) || from.named.has(w) || to.named.has(w)) continue;
+      if (other.includes(w) || (to.words.has(w) && !around.includes(w))) return -1;
+      n += 1;
+    }
+    return n;
+  };
+  const sa = swapped(x, y, stretch(a), stretch(b));
+  const sb = swapped(y, x, stretch(b), stretch(a));
+  if (sa <= 0 || sb <= 0) return false;
+  return around.some((w) => x.words.has(w) && y.words.has(w) && !COMMON.has(w));
 }
 
 /**
