@@ -671,6 +671,44 @@ describe('candidates: eleventh round (canon-compiler/17)', () => {
   });
 });
 
+describe('candidates: twelfth round (canon-compiler/18)', () => {
+  it('meets the first and the earliest, and hears the timetable a value holds under as a change', () => {
+    expect(predicateWords('With the winter timetable, the earliest boat out to the island goes at {time}').change).toBe(true);
+    expect(predicateWords('Under the new rota, Mina covers {weekday}').change).toBe(true);
+    expect(predicateWords('The ferry runs with the tide at {time}').change).toBe(false);
+    expect(pairsOf([mem('The first sailing to the isle leaves at {time}'), mem('With the winter timetable, the earliest boat out to the island goes at {time}')])).toHaveLength(1);
+    // "The latest invoice" is the newest, and stays no "last" thing.
+    expect(pairsOf([mem('Sentry bills us {money} a month'), mem('The latest Sentry invoice came in at {money} after they changed the tier')])).toHaveLength(1);
+  });
+
+  it('tells the two ways of a route apart', () => {
+    expect(pairsOf([mem('The last sailing from the mainland to the isle departs at {time}'), mem('The last sailing from the isle back to the mainland departs at {time}')])).toEqual([]);
+    expect(pairsOf([mem('The last sailing from the mainland to the isle departs at {time}'), mem('The final boat from the mainland to the isle now leaves at {time}')])).toHaveLength(1);
+  });
+
+  it('reads "good news" as no new thing, an order to point a thing at a value, "from this term" and "gone over to" as changes', () => {
+    expect(predicateWords('Good news: we have dropped the refund charge to {money}').words.has('new')).toBe(false);
+    expect(predicateWords('Point the tide feed at {host} and retire the old box').change).toBe(true);
+    expect(predicateWords('Point the tide feed at {host} and retire the old box').words.has('old')).toBe(false);
+    expect(predicateWords('Give {quantity} weekly from this term').change).toBe(true);
+    expect(predicateWords('Ines has gone over to {quoted} mode in the editor').change).toBe(true);
+    expect(predicateWords('We go over the numbers on {weekday}').change).toBe(false);
+  });
+
+  it('takes the length or duration of a span for no word of the fact', () => {
+    expect(pairsOf([mem('The scheduler books sessions of {quantity} by default'), mem('Default session length in the scheduler: {quantity}')])).toHaveLength(1);
+  });
+
+  it('tells the time a thing switches on from the time it switches off, with no negation', () => {
+    const on = predicateWords('The drying room fans switch on at {time}');
+    const off = predicateWords('The drying room fans switch off at {time}');
+    expect(off.negated).toBe(false);
+    expect(pairsOf([mem('The drying room fans switch on at {time}'), mem('The drying room fans switch off at {time}')])).toEqual([]);
+    expect(on.words.has('switch-on') && off.words.has('switch-off')).toBe(true);
+    expect(predicateWords('We switched off {quoted}').negated).toBe(true);
+  });
+});
+
 describe('shownCandidates', () => {
   it('shows the first CANDIDATES_SHOWN of a kept list, in its order, and the whole of a shorter one', () => {
     const refs = Array.from({ length: CANDIDATES_SHOWN + 5 }, (_, i) => ({ memory_id: `m${i}`, score: 1 - i / 100, reason: 'r' }));

@@ -129,6 +129,8 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['idle', 'inactivity', 'inactive'],
   // What comes in: "new arrivals", "incoming animals" (still a side against "outgoing": QUALIFYING).
   ['arrival', 'arrivals', 'incoming', 'arriving'],
+  // "The first sailing" is "the earliest boat" ("the latest invoice" is the newest, not the last).
+  ['first', 'earliest'],
   ['uptime', 'availability'],
   // The stem of "license", "licensed", and the British spelling.
   ['licens', 'licence', 'licences', 'licenced'],
@@ -138,12 +140,15 @@ const SYNONYM_OF = new Map<string, string>();
 // Verbs any statement may use: sharing only these says nothing about being one fact.
 const COMMON = new Set(['run', 'keep', 'open', 'send', 'say', 'cost', 'like', 'use', 'need', 'live', 'contact', 'end', 'kick', 'meet', 'work', 'deploy']);
 // Verbs that only link a thing to its value ("runs", "is", "goes", "uses", "says"), unlike
-// "opens" / "closes" or "likes" / "dislikes" whose difference is the fact.
-const LIGHT = new Set(['run', 'use', 'say']);
+// "opens" / "closes" or "likes" / "dislikes" whose difference is the fact; and the nouns that only
+// say a value is a span ("session length", "call duration").
+const LIGHT = new Set(['run', 'use', 'say', 'length', 'duration']);
 for (const group of SYNONYMS) for (const w of group) if (!SYNONYM_OF.has(w)) SYNONYM_OF.set(w, group[0]!);
 
 /** A light stemmer: enough to make "deploys", "deployed" and "deploying" one word. */
 export function stem(word: string): string {
+  // "Good news" is no "new" thing.
+  if (word === 'news') return word;
   let w = word;
   if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
   else if (w.length > 4 && w.endsWith('ied')) w = `${w.slice(0, -3)}y`;
@@ -184,7 +189,7 @@ const QUALIFYING = new Set(
     // The stage of data: raw events / aggregated tables kept for {quantity}.
     'raw aggregated aggregate downsampled curated cleaned ' +
     // Which side of a threshold a rule is for: a premium above {percent}, a discount below it.
-    'above below premium discount surcharge'
+    'above below premium discount surcharge switch-on switch-off'
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
@@ -213,6 +218,8 @@ export interface PredicateShape {
    * a value as its slot. Two statements are lined up on it (`frameSwap`).
    */
   seq: readonly string[];
+  /** Where a statement goes "from" and "to" ("from the mainland to the isle"), when it says both. */
+  route: readonly [string, string] | null;
   /** Qualifiers that belong to the identity (a note's fingerprint does not). */
   qualifiers: string;
   scope: string;
@@ -302,7 +309,7 @@ function changeWord(w: string): boolean {
 // software moved onto another tool: "the suite has been ported to".
 const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on', 'replaced by', 'replaced with', 'ported to']);
 // "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
-const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup', 'contract', 'terms', 'agreement', 'pricing', 'floor', 'ceiling', 'baseline', 'price', 'rate']);
+const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup', 'contract', 'terms', 'agreement', 'pricing', 'floor', 'ceiling', 'baseline', 'price', 'rate', 'timetable', 'rota', 'roster']);
 // A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
 const PLAN_WORDS = new Set(['will', 'shall', "'ll", 'planned', 'plans']);
 // The future tense alone: with a cue that says when it takes effect ("will send at {time} from now
@@ -357,6 +364,18 @@ const ARTICLES = new Set(['a', 'an']);
 
 // Cues in a statement's own words that say when its rule takes effect: with them the future tense
 // ("will close at {time} going forward") states the rule in force from then on, not a plan.
+/** "Has gone over to {quoted} mode": switched to it ("go over the plan" reviews it). */
+function goneOverTo(toks: readonly string[], i: number): boolean {
+  return GO.has(toks[i]!) && toks[i + 1] === 'over' && toks[i + 2] === 'to';
+}
+
+/** "Point the tide feed at {host}", a line that opens with the order: the thing moved there. */
+function pointsAt(toks: readonly string[], i: number): boolean {
+  if (i !== 0 || (toks[0] !== 'point' && toks[0] !== 'repoint')) return false;
+  for (let j = 2; j + 1 < toks.length; j += 1) if ((toks[j] === 'at' || toks[j] === 'to') && toks[j + 1]!.startsWith('{')) return true;
+  return false;
+}
+
 /**
  * "Production was patched up to {version}", "hotfixed to": a version a thing was taken to. "Gets
  * patched on {weekday}" is what is done each week.
@@ -373,6 +392,8 @@ const EVENT_TIMES = new Map([
   ['this morning', ''],
   ['earlier today', ''],
 ]);
+const AT_TIME = new Set(['at', 'from', 'by', 'until', 'around']);
+const TERMS = new Set(['term', 'week', 'month', 'quarter', 'year', 'season', 'semester', 'sprint', 'cycle']);
 const STARTS_WHEN = new Set(['this', 'with', 'in', 'on', 'from']);
 const WHEN_PAIRS = new Set(['going forward', 'from now', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next']);
 // "This PR takes exposure to {percent}", "brings the pool to {quantity}": a thing taken to a value.
@@ -464,7 +485,7 @@ function valueClauses(text: string): string {
  * Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out, with
  * whether it negates (`negated`) and whether it is told as a change (`change`).
  */
-export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; again: Set<string>; seq: string[] } {
+export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; again: Set<string>; seq: string[]; route: [string, string] | null } {
   const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
   // "us" in lower case is the pronoun; "US" is the region.
   const lower = (t: string) => t.normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
@@ -521,7 +542,11 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     // "Starting this term, …", "Starting with the fall schedule, …", "Beginning in March, …": when
     // a new value takes effect, at the head of the line ("names starting with" is no change).
     if (i === 0 && (w === 'starting' || w === 'beginning') && STARTS_WHEN.has(toks[1] ?? '')) change = true;
-    if (patchedTo(toks, i)) change = true;
+    // "With the winter timetable, …", "Under the new rota, …": the rule a value holds under, at the head of a line.
+    if (i === 0 && (w === 'with' || w === 'under') && toks[1] === 'the' && (RULE_NOUNS.has(toks[2] ?? '') || RULE_NOUNS.has(toks[3] ?? ''))) change = true;
+    if (patchedTo(toks, i) || pointsAt(toks, i) || goneOverTo(toks, i)) change = true;
+    // "Give six hours weekly from this term": when the new value holds from.
+    if (pair === 'from this' && TERMS.has(toks[i + 2] ?? '')) change = true;
     // "Appointment-only from here on": "from now on" in other words.
     if (pair === 'from here' && (toks[i + 2] === 'on' || toks[i + 2] === 'out')) change = true;
     // "After the RFP round, the shortlist is down to …" at the start, or after the event of a
@@ -601,7 +626,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       i += at === '' ? 1 : 2;
       continue;
     }
-    if (patchedTo(toks, i)) continue;
+    if (patchedTo(toks, i) || pointsAt(toks, i) || goneOverTo(toks, i)) continue;
     // "Hear back inside {quantity}": within it.
     if (w === 'inside' && (toks[i + 1] ?? '').startsWith('{')) continue;
     if (w === 'time' && toks[i + 1] === 'off') {
@@ -652,6 +677,12 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       if (!OPTED_OUT.has(w)) i += 1;
       continue;
     }
+    // "Fans switch on at {time}" / "… switch off at {time}": when each happens, two facts, no negation.
+    if (OFF_VERBS.has(w) && (toks[i + 1] === 'on' || toks[i + 1] === 'off') && AT_TIME.has(toks[i + 2] ?? '') && (toks[i + 3] ?? '').startsWith('{')) {
+      words.add(`switch-${toks[i + 1]}`);
+      i += 1;
+      continue;
+    }
     if (OFF_VERBS.has(w) && toks[i + 1] === 'off') {
       negated = !negated;
       i += 1;
@@ -680,7 +711,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const c = w.startsWith('{') ? w : canonicalWord(w);
     seq.push(words.has(c) ? c : w);
   }
-  return { words, slots, negated, change, plan, future, again, seq };
+  return { words, slots, negated, change, plan, future, again, seq, route: routeOf(seq, words) };
 }
 
 // Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
@@ -702,7 +733,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
   const worded = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
-  const { words, slots, negated, again, seq } = worded;
+  const { words, slots, negated, again, seq, route } = worded;
   // The cue that told it as a change is no longer in the predicate's words, but it was said; with
   // the future tense alone it says when the new rule starts ("will send at {time} from now on").
   const told = input.told_as_change === true && (!worded.plan || worded.future);
@@ -716,7 +747,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   let named = subjects.get(fk.subject);
   if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
   const own = agentsOf(words, named);
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, named, again, grams: trigramsOf(own), seq, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, named, again, grams: trigramsOf(own), seq, route, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
 }
 
 /**
@@ -845,7 +876,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   // A change may drop or add one ("Outbound mail goes through {host}" / "We switched the mail
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   if (ox.qualified && oy.qualified) return null;
-  if (frameSwap(x, y)) return null;
+  if (frameSwap(x, y) || reversed(x, y)) return null;
   const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size));
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
@@ -868,6 +899,28 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   if (change) parts.push('told as a change');
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}), ...(strict ? {} : { loose: true as const }) };
+}
+
+/**
+ * The first word of the fact after "from" and after the next "to" ("from the isle back to the
+ * mainland": isle, mainland), or null without both.
+ */
+function routeOf(seq: readonly string[], words: ReadonlySet<string>): [string, string] | null {
+  const after = (i: number) => {
+    for (let j = i + 1; j < seq.length; j += 1) if (words.has(seq[j]!)) return j;
+    return -1;
+  };
+  const from = seq.indexOf('from');
+  if (from === -1) return null;
+  const a = after(from);
+  const to = a === -1 ? -1 : seq.indexOf('to', a);
+  const b = to === -1 ? -1 : after(to);
+  return b === -1 ? null : [seq[a]!, seq[b]!];
+}
+
+/** One statement goes from where the other goes to, and back: two ways, two facts (the last sailing each way). */
+function reversed(x: PredicateShape, y: PredicateShape): boolean {
+  return x.route !== null && y.route !== null && x.route[0] !== x.route[1] && x.route[0] === y.route[1] && x.route[1] === y.route[0];
 }
 
 /**
@@ -1033,8 +1086,8 @@ function soleRestatement(x: PredicateShape, y: PredicateShape): { score: number;
   // what each sets, and neither restates the other.
   if (parallelChanges(x, y, ox, oy) && [...x.words].some((w) => y.words.has(w) && !x.named.has(w) && !y.named.has(w))) return null;
   if (x.plan !== y.plan && !x.slots.includes('{date}')) return null;
-  // A qualifier on each side ("outbound" / "incoming") is still two facts.
-  if (ox.qualified && oy.qualified) return null;
+  // A qualifier on each side ("outbound" / "incoming") is still two facts, as are the two ways of a route.
+  if ((ox.qualified && oy.qualified) || reversed(x, y)) return null;
   const parts = [`same slots ${x.slots}`, 'the only two facts with them here', 'told as a change'];
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score: SHARED_FLOOR, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
