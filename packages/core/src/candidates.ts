@@ -362,8 +362,6 @@ const TO_BE = new Set(['is', 'are', 'was', 'were', 'be', 's']);
 // thing, it does not set the fact's value.
 const ARTICLES = new Set(['a', 'an']);
 
-// Cues in a statement's own words that say when its rule takes effect: with them the future tense
-// ("will close at {time} going forward") states the rule in force from then on, not a plan.
 /** "Has gone over to {quoted} mode": switched to it ("go over the plan" reviews it). */
 function goneOverTo(toks: readonly string[], i: number): boolean {
   return GO.has(toks[i]!) && toks[i + 1] === 'over' && toks[i + 2] === 'to';
@@ -395,6 +393,8 @@ const EVENT_TIMES = new Map([
 const AT_TIME = new Set(['at', 'from', 'by', 'until', 'around']);
 const TERMS = new Set(['term', 'week', 'month', 'quarter', 'year', 'season', 'semester', 'sprint', 'cycle']);
 const STARTS_WHEN = new Set(['this', 'with', 'in', 'on', 'from']);
+// Cues in a statement's own words that say when its rule takes effect: with them the future tense
+// ("will close at {time} going forward") states the rule in force from then on, not a plan.
 const WHEN_PAIRS = new Set(['going forward', 'from now', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next']);
 // "This PR takes exposure to {percent}", "brings the pool to {quantity}": a thing taken to a value.
 // "Drop the idle timeout to {quantity}": a thing lowered to a value ("drop below" is a condition).
