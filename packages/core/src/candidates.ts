@@ -938,27 +938,38 @@ function reversed(x: PredicateShape, y: PredicateShape): boolean {
 function frameSwap(x: PredicateShape, y: PredicateShape): boolean {
   const a = x.seq;
   const b = y.seq;
+  const shorter = Math.min(a.length, b.length);
   let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head += 1;
+  while (head < shorter && a[head] === b[head]) head += 1;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
-  if (2 * (head + tail) < Math.min(a.length, b.length)) return false;
-  const stretch = (seq: readonly string[]) => seq.slice(head, seq.length - tail);
-  const around = [...a.slice(0, head), ...a.slice(a.length - tail)];
+  while (tail < shorter - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  // Scored for every pair that shares a word, so nothing is built before it can matter: a
+  // statement whose stretch is empty swaps nothing (the same words, or the other's with more).
+  if (head + tail >= shorter || 2 * (head + tail) < shorter) return false;
+  const inFrame = (w: string) => {
+    for (let i = 0; i < head; i += 1) if (a[i] === w) return true;
+    for (let i = a.length - tail; i < a.length; i += 1) if (a[i] === w) return true;
+    return false;
+  };
   // A word of one stretch that the other statement says outside the frame was moved, not swapped.
   const swapped = (from: PredicateShape, to: PredicateShape, own: readonly string[], other: readonly string[]) => {
     let n = 0;
-    for (const w of own) {
+    for (let i = head; i < own.length - tail; i += 1) {
+      const w = own[i]!;
       if (!from.words.has(w) || LIGHT.has(w) || from.named.has(w) || to.named.has(w)) continue;
-      if (other.includes(w) || (to.words.has(w) && !around.includes(w))) return -1;
+      for (let j = head; j < other.length - tail; j += 1) if (other[j] === w) return -1;
+      if (to.words.has(w) && !inFrame(w)) return -1;
       n += 1;
     }
     return n;
   };
-  const sa = swapped(x, y, stretch(a), stretch(b));
-  const sb = swapped(y, x, stretch(b), stretch(a));
-  if (sa <= 0 || sb <= 0) return false;
-  return around.some((w) => x.words.has(w) && y.words.has(w) && !COMMON.has(w));
+  if (swapped(x, y, a, b) <= 0 || swapped(y, x, b, a) <= 0) return false;
+  for (let i = 0; i < a.length; i += 1) {
+    if (i === head) i = a.length - tail;
+    const w = a[i];
+    if (w !== undefined && x.words.has(w) && y.words.has(w) && !COMMON.has(w)) return true;
+  }
+  return false;
 }
 
 /**
