@@ -638,6 +638,20 @@ describe('candidates: eleventh round (canon-compiler/17)', () => {
     expect(pairsOf([reduced, extra, mem('Freight trains use the branch on {weekday}')]).filter((p) => p === pair(reduced, extra))).toEqual([]);
   });
 
+  it('tells a long swapped part, and a word moved within a long one, as it tells a short one', () => {
+    const long = (tag: string) => Array.from({ length: 30 }, (_, i) => `${tag}${String.fromCharCode(97 + (i % 26))}${i >= 26 ? 'z' : ''}`).join(' ');
+    const frame = 'HR reimburses up to {money} a year for';
+    expect(pairsOf([mem(`${frame} ${long('alpha')} and more`), mem(`${frame} ${long('beta')} and more`)])).toEqual([]);
+    // The same long part, one word moved to its other end: a rewording, which the frame rule leaves to the others.
+    const words = long('alpha').split(' ');
+    const moved = [...words.slice(1), words[0]].join(' ');
+    expect(pairsOf([mem(`${frame} ${long('alpha')} and more`), mem(`${frame} ${moved} and more`)])).toHaveLength(1);
+    // A long frame: a swapped part may repeat one of the frame's words ("framea") and is still a part swapped.
+    const wide = long('frame');
+    expect(pairsOf([mem(`${wide} gamma delta zeta eta ${long('tail')} {weekday}`), mem(`${wide} epsilon theta iota ${long('tail')} {weekday}`)])).toEqual([]);
+    expect(pairsOf([mem(`${wide} framea delta zeta eta ${long('tail')} {weekday}`), mem(`${wide} epsilon theta iota ${long('tail')} {weekday}`)])).toEqual([]);
+  });
+
   it('still pairs a rewording: words moved, a linking verb or a cue of change in the swapped part', () => {
     expect(pairsOf([mem('The amber sync runs on {weekday}'), mem('We run the amber sync every {weekday}')])).toHaveLength(1);
     expect(pairsOf([mem('The nightly backup runs at {time}'), mem('The nightly backup now runs at {time}')])).toHaveLength(1);

@@ -923,6 +923,9 @@ function reversed(x: PredicateShape, y: PredicateShape): boolean {
   return x.route !== null && y.route !== null && x.route[0] !== x.route[1] && x.route[0] === y.route[1] && x.route[1] === y.route[0];
 }
 
+// Past this many words a stretch (or a frame) is looked up in a set rather than scanned.
+const SCAN_LIMIT = 16;
+
 /**
  * Two statements said in one frame with one part of it swapped for another ("Brightbite billing
  * gives a {percent} discount to family plan members" / "… to patients over sixty-five", "HR
@@ -946,19 +949,30 @@ function frameSwap(x: PredicateShape, y: PredicateShape): boolean {
   // Scored for every pair that shares a word, so nothing is built before it can matter: a
   // statement whose stretch is empty swaps nothing (the same words, or the other's with more).
   if (head + tail >= shorter || 2 * (head + tail) < shorter) return false;
-  const inFrame = (w: string) => {
-    for (let i = 0; i < head; i += 1) if (a[i] === w) return true;
-    for (let i = a.length - tail; i < a.length; i += 1) if (a[i] === w) return true;
-    return false;
+  // Looked up once per word of a stretch: scanned while short (most statements), a set when long,
+  // so two long statements cost in proportion to their length, not to its square.
+  const lookup = (seq: readonly string[], from: number, to: number, also?: readonly [number, number]): ((w: string) => boolean) => {
+    const length = to - from + (also ? also[1] - also[0] : 0);
+    if (length <= SCAN_LIMIT) {
+      return (w) => {
+        for (let i = from; i < to; i += 1) if (seq[i] === w) return true;
+        if (also) for (let i = also[0]; i < also[1]; i += 1) if (seq[i] === w) return true;
+        return false;
+      };
+    }
+    const set = new Set(seq.slice(from, to));
+    if (also) for (let i = also[0]; i < also[1]; i += 1) set.add(seq[i]!);
+    return (w) => set.has(w);
   };
+  const inFrame = lookup(a, 0, head, [a.length - tail, a.length]);
   // A word of one stretch that the other statement says outside the frame was moved, not swapped.
   const swapped = (from: PredicateShape, to: PredicateShape, own: readonly string[], other: readonly string[]) => {
+    const inOther = lookup(other, head, other.length - tail);
     let n = 0;
     for (let i = head; i < own.length - tail; i += 1) {
       const w = own[i]!;
       if (!from.words.has(w) || LIGHT.has(w) || from.named.has(w) || to.named.has(w)) continue;
-      for (let j = head; j < other.length - tail; j += 1) if (other[j] === w) return -1;
-      if (to.words.has(w) && !inFrame(w)) return -1;
+      if (inOther(w) || (to.words.has(w) && !inFrame(w))) return -1;
       n += 1;
     }
     return n;
