@@ -723,6 +723,28 @@ describe('candidates: twelfth round (canon-compiler/18)', () => {
   });
 });
 
+describe('candidates: thirteenth round (canon-compiler/19), words of one thing from general usage', () => {
+  it('meets pay and payroll, a cache and its TTL, a pin and a lock, a purge and a deletion', () => {
+    expect(pairsOf([mem('Staff salaries are paid on {weekday}'), mem('Payroll goes out every {weekday}')])).toHaveLength(1);
+    expect(pairsOf([mem('Price lookups are cached for {quantity}'), mem('The price lookup TTL is {quantity}')])).toHaveLength(1);
+    expect(pairsOf([mem('The mobile app pins the maps SDK at {version}'), mem('The maps SDK version the mobile app is locked to: {version}')])).toHaveLength(1);
+    expect(pairsOf([mem('Guest uploads are deleted after {quantity}'), mem('We purge guest uploads after {quantity}')])).toHaveLength(1);
+  });
+
+  it('meets a document and a runbook, PTO and vacation, a quota and a limit', () => {
+    expect(pairsOf([mem('The failover doc says to wait {quantity} before promoting'), mem('Per the failover runbook, wait {quantity} before promoting')])).toHaveLength(1);
+    expect(pairsOf([mem('New hires get {quantity} of PTO'), mem('New hires get {quantity} of vacation')])).toHaveLength(1);
+    expect(pairsOf([mem('The data team storage quota is {quantity}'), mem('The data team storage limit is {quantity}')])).toHaveLength(1);
+  });
+
+  it('keeps a word that names a service ("billing") and kinds of a thing (a van, a truck) apart', () => {
+    // "billing" here is a word of the fact, not of the subject's name (which is "service:billing" elsewhere).
+    const finance = { subject: 'team:finance' };
+    expect(pairsOf([mem('The billing invoice run starts at {time}', finance), mem('The billing payout run starts at {time}', finance)])).toEqual([]);
+    expect(pairsOf([mem('A van route is capped at {quantity} stops'), mem('A truck route is capped at {quantity} stops')])).toEqual([]);
+  });
+});
+
 describe('shownCandidates', () => {
   it('shows the first CANDIDATES_SHOWN of a kept list, in its order, and the whole of a shorter one', () => {
     const refs = Array.from({ length: CANDIDATES_SHOWN + 5 }, (_, i) => ({ memory_id: `m${i}`, score: 1 - i / 100, reason: 'r' }));
