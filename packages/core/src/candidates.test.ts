@@ -745,6 +745,69 @@ describe('candidates: thirteenth round (canon-compiler/19), words of one thing f
   });
 });
 
+describe('candidates: fourteenth round (canon-compiler/20)', () => {
+  it('reads no plan in an aside after the value, and "not even" as pressing a negation, not undoing it', () => {
+    const moved = predicateWords('We have moved the docs site to {host}, old links will redirect for a month');
+    expect(moved.plan).toBe(false);
+    expect(moved.change).toBe(true);
+    expect(moved.words.has('old')).toBe(false);
+    expect(predicateWords('Docs will move to {host}').plan).toBe(true);
+    expect(predicateWords('Interns are no longer allowed to deploy alone, not even for {quantity}').negated).toBe(true);
+    expect(predicateWords('Interns may not deploy for {quantity}').negated).toBe(true);
+  });
+
+  it('hears "gone to", a role taken by a vote, a version shipped, "from this … on" and a decision as changes', () => {
+    expect(predicateWords("We've gone to {percent} commission on new titles").change).toBe(true);
+    expect(predicateWords('Traffic goes to {host}').change).toBe(false);
+    expect(predicateWords('Priya was voted in as {quoted} at the meeting').change).toBe(true);
+    expect(predicateWords('Priya was appointed {quoted}').change).toBe(true);
+    expect(predicateWords('Shipped the kiosk app {version} to every store').change).toBe(true);
+    expect(predicateWords("We've released {version} of the kiosk app").change).toBe(true);
+    expect(predicateWords('Kiosk model deployed: {version}').change).toBe(false);
+    expect(predicateWords('Trial periods will be {quantity} from this cohort on').change).toBe(true);
+    expect(predicateWords('The board agreed the cap will be {money}').change).toBe(true);
+  });
+
+  it('reads "the plan is to", "planning {value}" and "next spring" as plans', () => {
+    expect(predicateWords('The plan is to move the kiosks onto {version}').plan).toBe(true);
+    expect(predicateWords("We're now planning {quantity} of trials").plan).toBe(true);
+    expect(predicateWords("We're now planning {quantity} of trials").words.has('flight')).toBe(false);
+    expect(predicateWords('The hall is being extended to take {quantity} racks next spring').plan).toBe(true);
+    expect(predicateWords('From next year, seats cost {money}').plan).toBe(false);
+  });
+
+  it('hears no change in what a rule does each time: a switch on or off, a branch that is cut, a suspension under a condition', () => {
+    expect(predicateWords('The controller switches the fans on when the hall passes {percent}').change).toBe(false);
+    expect(predicateWords('We switched the fans to {percent}').change).toBe(true);
+    expect(predicateWords('A release branch is cut from main every {quantity}').change).toBe(false);
+    expect(predicateWords('Finance cut our monthly cloud allowance to {money}').change).toBe(true);
+    expect(predicateWords('Accounts are suspended once an invoice is overdue by {quantity}').change).toBe(false);
+    expect(predicateWords('The Friday demo was suspended for {quantity}').change).toBe(true);
+  });
+
+  it('tells the two sides of a comparative apart, and reads "no bigger than" as a bound', () => {
+    expect(pairsOf([mem('The upload check rejects videos longer than {quantity}'), mem('The upload check rejects videos shorter than {quantity}')])).toEqual([]);
+    expect(predicateWords('Keep PRs no bigger than {quantity} lines').words.has('limit')).toBe(true);
+  });
+
+  it("swaps a word of the subject's name for a word of the fact in one frame: two facts", () => {
+    const flag = { subject: 'flag:streak-freeze' };
+    expect(pairsOf([mem('The streak freeze flag is on for {percent} of users', flag), mem('The streak repair flag is on for {percent} of users', flag)])).toEqual([]);
+    // Left out against nothing, the name's word is no part swapped.
+    expect(pairsOf([mem('The streak freeze flag is on for {percent} of users', flag), mem('The streak flag is on for {percent} of users now', flag)])).toHaveLength(1);
+  });
+
+  it('pairs a planned span with the same span stretched or slipped, and tells the front from the rear', () => {
+    expect(pairsOf([mem('The dock refit is planned for {quantity}'), mem('The dock refit stretched to {quantity} after the survey')])).toHaveLength(1);
+    expect(pairsOf([mem('Front tyres are kept at {quantity} psi'), mem('We now run the rear tyres at {quantity} psi')])).toEqual([]);
+    expect(pairsOf([mem('Tyres are kept at {quantity} psi'), mem('We now run the tyres at {quantity} psi')])).toHaveLength(1);
+  });
+
+  it('reads "wiped down" as no deletion', () => {
+    expect(predicateWords('Toys are wiped down on {weekday}').words.has('delete')).toBe(false);
+  });
+});
+
 describe('shownCandidates', () => {
   it('shows the first CANDIDATES_SHOWN of a kept list, in its order, and the whole of a shorter one', () => {
     const refs = Array.from({ length: CANDIDATES_SHOWN + 5 }, (_, i) => ({ memory_id: `m${i}`, score: 1 - i / 100, reason: 'r' }));

@@ -170,7 +170,7 @@ const GENERAL_SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['appointment', 'reservation'],
   ['vendor', 'supplier', 'provider'],
   ['contract', 'agreement'],
-  ['delete', 'purge', 'remove', 'wipe', 'erase'],
+  ['delete', 'purge', 'remove', 'erase'],
   ['monitor', 'monitoring', 'watch'],
   ['metric', 'stat', 'stats', 'statistic'],
   ['report', 'summary', 'digest', 'recap'],
@@ -212,7 +212,7 @@ const GENERAL_SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['car', 'vehicle'],
   ['bus', 'shuttle'],
   ['ferry', 'boat', 'vessel'],
-  ['flight', 'plane', 'airline'],
+  ['flight', 'airline'],
   ['trip', 'travel', 'journey'],
   ['lunch', 'meal', 'catering'],
   ['gym', 'fitness'],
@@ -318,7 +318,10 @@ const QUALIFYING = new Set(
     // The stage of data: raw events / aggregated tables kept for {quantity}.
     'raw aggregated aggregate downsampled curated cleaned ' +
     // Which side of a threshold a rule is for: a premium above {percent}, a discount below it.
-    'above below premium discount surcharge switch-on switch-off'
+    'above below premium discount surcharge switch-on switch-off ' +
+    // Where a thing sits or whom it is for: the front tyres and the rear ones, the north gate, adult tickets.
+    'front rear inner outer north south east west northern southern eastern western indoor outdoor ' +
+    'adult junior senior youth'
   ).split(' '),
 );
 // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
@@ -336,6 +339,8 @@ export interface PredicateShape {
   change: boolean;
   /** Told as a plan ("will be upgraded to"): a fact apart from what is. */
   plan: boolean;
+  /** Told as a change of a schedule ("the refit stretched to {quantity}"), which may be a plan's. */
+  slips: boolean;
   /** Words of the subject's name: every memory compared is about it (`subjectWords`). */
   named: ReadonlySet<string>;
   /** Content words said as a past verb done again ("relicensed"): see `redoneAgainst`. */
@@ -377,6 +382,8 @@ const CHANGE_WORDS = new Set(
     'shifted upped hiked slashed lengthened narrowed widened tweaked modified altered amended transitioned ' +
     'became become turned flipped renegotiated recently lately effective since ' +
     'slipped slip slips renewed reorg raise ramped ramping stretched throttled ' +
+    // A role taken by a vote or a decision: "was voted in as {quoted}", "appointed {quoted}".
+    'elected appointed promoted ' +
     // A figure that moved by itself, in the past: "the error budget fell to", "p99 rose to" (the
     // present, "rises above {percent}", is the condition of an alert).
     'rose risen climbed jumped fell fallen dipped sank soared plunged surged ' +
@@ -426,7 +433,38 @@ function habitual(toks: readonly string[], i: number): boolean {
 function changeAt(toks: readonly string[], i: number): boolean {
   // "No more than {quantity}" is a bound, not "no more".
   if (toks[i + 2] === 'than' && toks[i] === 'no') return false;
+  if (doneEachTime(toks, i)) return false;
   return (changeWord(toks[i]!) && !ARTICLES.has(toks[i + 1] ?? '') && !habitual(toks, i)) || CHANGE_PAIRS.has(`${toks[i]} ${toks[i + 1] ?? ''}`);
+}
+
+// Comparatives before "than", by the side of the threshold they name.
+const THRESHOLD_SIDE = new Map([
+  ['longer', 'above'],
+  ['larger', 'above'],
+  ['bigger', 'above'],
+  ['shorter', 'below'],
+  ['smaller', 'below'],
+]);
+
+const SEASONS = new Set(['spring', 'summer', 'autumn', 'fall', 'winter', 'year', 'quarter']);
+// Verbs that move a schedule: what they change is what was planned.
+const RESCHEDULED = new Set(['slipped', 'slip', 'slips', 'stretched', 'extended', 'pushed', 'postponed', 'delayed', 'rescheduled', 'lengthened', 'shortened']);
+
+// Conditions a rule acts on: "is suspended once a tool is overdue", "switches on when humidity drops".
+const CONDITIONS = new Set(['once', 'when', 'whenever', 'if', 'after', 'while']);
+
+/**
+ * A word of change that here says what is done each time: "switches the humidifiers on when …"
+ * (a switch on or off, not to something), "a release branch is cut from main every {quantity}"
+ * (a thing that is cut is changed only when it is cut to or by a value), "borrowing is suspended once a
+ * tool is overdue" (what a rule does under a condition).
+ */
+function doneEachTime(toks: readonly string[], i: number): boolean {
+  const w = toks[i]!;
+  const next = toks.slice(i + 1, i + 5);
+  if ((w === 'switch' || w === 'switches') && !next.includes('to') && (next.includes('on') || next.includes('off'))) return true;
+  if (w === 'cut' && TO_BE.has(toks[i - 1] ?? '') && !toks.slice(i + 1, i + 8).some((t) => t === 'to' || t === 'by' || t === 'back')) return true;
+  return TO_BE.has(toks[i - 1] ?? '') && CONDITIONS.has(toks[i + 1] ?? '');
 }
 
 /** A word of a change: one of the forms listed, or any inflection of a verb of change. */
@@ -436,7 +474,7 @@ function changeWord(w: string): boolean {
 
 // Two-word phrases of change: "went up to", "roll forward", "these days", "no longer", "from now on";
 // software moved onto another tool: "the suite has been ported to".
-const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on', 'replaced by', 'replaced with', 'ported to']);
+const CHANGE_PAIRS = new Set(['go up', 'goes up', 'going up', 'went up', 'gone up', 'go down', 'goes down', 'going down', 'went down', 'roll forward', 'rolled forward', 'roll back', 'rolled back', 'these days', 'no longer', 'no more', 'from now', 'going forward', 'as of', 'effective from', 'effective immediately', 'starting today', 'starting tomorrow', 'starting next', 'back to', 'took over', 'taken over', 'handed over', 'pulled forward', 'pulled in', 'brought forward', 'used to', 'any more', 'going with', 'went with', 'settled on', 'replaced by', 'replaced with', 'ported to', 'voted in']);
 // "The new policy", "New guideline:", "under the new plan": a new rule replaces an old one.
 const RULE_NOUNS = new Set(['policy', 'rule', 'rules', 'guideline', 'guidelines', 'plan', 'process', 'standard', 'default', 'defaults', 'target', 'limit', 'schedule', 'setup', 'contract', 'terms', 'agreement', 'pricing', 'floor', 'ceiling', 'baseline', 'price', 'rate', 'timetable', 'rota', 'roster']);
 // A statement about what will be ("will be upgraded to") is a plan, a fact apart from what is.
@@ -491,9 +529,29 @@ const TO_BE = new Set(['is', 'are', 'was', 'were', 'be', 's']);
 // thing, it does not set the fact's value.
 const ARTICLES = new Set(['a', 'an']);
 
-/** "Has gone over to {quoted} mode": switched to it ("go over the plan" reviews it). */
+/**
+ * "Has gone over to {quoted} mode", "we've gone to {percent} rental", "went to {quantity}": switched
+ * to it ("go over the plan" reviews it; "goes to {host}" is where a thing goes each time).
+ */
 function goneOverTo(toks: readonly string[], i: number): boolean {
-  return GO.has(toks[i]!) && toks[i + 1] === 'over' && toks[i + 2] === 'to';
+  const w = toks[i]!;
+  if ((w === 'gone' || w === 'went') && toks[i + 1] === 'to') return true;
+  return GO.has(w) && toks[i + 1] === 'over' && toks[i + 2] === 'to';
+}
+
+// What a release is called when it is done: "shipped {version} to both app stores".
+const SHIPPED = new Set(['shipped', 'released', 'deployed', 'launched', 'published']);
+
+// Who says they shipped it: "we shipped", "we've just released".
+const SHIPPERS = new Set(['we', 'i', 'they', 'just', 'finally', 'have', 'has', 've']);
+
+/**
+ * "Shipped loyalty app {version} to the stores", "we've released {version}": a version put out,
+ * told as done at the head of a line or by who did it — a change of the version in use ("Ranker
+ * model deployed: {version}" names what runs).
+ */
+function shippedVersion(toks: readonly string[], i: number): boolean {
+  return SHIPPED.has(toks[i]!) && (i === 0 || SHIPPERS.has(toks[i - 1]!)) && toks.slice(i + 1, i + 5).includes('{version}');
 }
 
 /** "Point the tide feed at {host}", a line that opens with the order: the thing moved there. */
@@ -614,7 +672,7 @@ function valueClauses(text: string): string {
  * Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out, with
  * whether it negates (`negated`) and whether it is told as a change (`change`).
  */
-export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; again: Set<string>; seq: string[]; route: [string, string] | null } {
+export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; slips: boolean; again: Set<string>; seq: string[]; route: [string, string] | null } {
   const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
   // "us" in lower case is the pronoun; "US" is the region.
   const lower = (t: string) => t.normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
@@ -626,6 +684,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   // "re-scheduled", "re-assigned": done again, differently.
   let change = /(?:^|[^\p{L}])re-\p{L}+ed\b/u.test(bare);
   let plan = false;
+  // A schedule moved ("stretched to", "slipped to", "pushed back to"): a change of what was planned.
+  let slips = false;
   // A plan told by more than the future tense: an intention, "planned", "going to".
   let intended = false;
   // "Going forward", "starting next week": the statement says when its rule takes effect.
@@ -639,6 +699,11 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     if ((t === 'after' || t === 'once') && DETERMINERS.has(toks[j + 1] ?? '')) lastAfterEvent = j;
   });
   const redoneWords = redoneWordsOf(toks);
+  // A clause after a comma that follows the value ("moved our screeners to {host}, old links will
+  // redirect for a while") tells what comes of the fact, not the fact: its future tense is no plan.
+  const valueAt = bare.indexOf('{');
+  const commaAt = valueAt === -1 ? -1 : bare.indexOf(',', valueAt);
+  const asideFrom = commaAt === -1 ? toks.length : tokens(bare.slice(0, commaAt)).length;
   toks.forEach((t, i) => {
     if (t === 'forward' || t === 'back') lastDirection = i;
   });
@@ -651,13 +716,15 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const intends = toks[i + 1] === 'to' && (INTENDS.has(w) || (WISHES.has(w) && (changeWord(after) || after === 'replace')));
     // "Scheduled to move to", "due to switch": a plan; "due to the freeze" is a reason.
     const slated = SLATED.has(w) && toks[i + 1] === 'to' && !after.startsWith('{') && !DETERMINERS.has(after) && after !== '';
-    if ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to' || intends || slated) plan = intended = true;
+    const inFact = i < asideFrom;
+    if (inFact && ((PLAN_WORDS.has(w) && !FUTURE_WORDS.has(w)) || (pair === 'going to' && !movesTo) || pair === 'about to' || intends || slated)) plan = intended = true;
     // "Should take {quantity} after the parallelization work lands": what is expected once an event
     // comes, a plan, not what is ("should be reviewed after {quantity}" is a rule).
-    else if (EXPECTS.has(w) && lastAfterEvent > i) plan = intended = true;
+    else if (inFact && EXPECTS.has(w) && lastAfterEvent > i) plan = intended = true;
     // "You'll find him in {quoted}": how a present fact is told to the reader, not a plan.
-    else if (FUTURE_WORDS.has(w) && toks[i - 1] !== 'you') plan = true;
+    else if (inFact && FUTURE_WORDS.has(w) && toks[i - 1] !== 'you') plan = true;
     if (movesTo) change = true;
+    if (RESCHEDULED.has(w)) slips = true;
     // "The new policy", "New payment terms": a rule noun right after "new" or one word on.
     const newRule = w === 'new' && (RULE_NOUNS.has(toks[i + 1] ?? '') || RULE_NOUNS.has(toks[i + 2] ?? ''));
     // "From the next billing cycle": when a new value takes effect.
@@ -673,7 +740,18 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     if (i === 0 && (w === 'starting' || w === 'beginning') && STARTS_WHEN.has(toks[1] ?? '')) change = true;
     // "With the winter timetable, …", "Under the new rota, …": the rule a value holds under, at the head of a line.
     if (i === 0 && (w === 'with' || w === 'under') && toks[1] === 'the' && (RULE_NOUNS.has(toks[2] ?? '') || RULE_NOUNS.has(toks[3] ?? ''))) change = true;
-    if (patchedTo(toks, i) || pointsAt(toks, i) || goneOverTo(toks, i)) change = true;
+    if (patchedTo(toks, i) || pointsAt(toks, i) || goneOverTo(toks, i) || shippedVersion(toks, i)) change = true;
+    // "Being upgraded to take {quantity} next spring": what will be by a time to come.
+    if (inFact && w === 'next' && SEASONS.has(toks[i + 1] ?? '') && !toks.slice(Math.max(0, i - 2), i).some((t) => t === 'from' || t === 'starting')) plan = intended = true;
+    // "The plan is to roll branches onto {version}": a plan told as one.
+    if (inFact && w === 'plan' && TO_BE.has(toks[i + 1] ?? '') && toks[i + 2] === 'to') plan = intended = true;
+    // "We're now planning {quantity} of sea trials": the plan is that value.
+    if (inFact && (w === 'planning' || w === 'planned') && (toks[i + 1] ?? '').startsWith('{')) plan = intended = true;
+    // "Probation will be {quantity} from this intake on", "from next season onwards": when the new
+    // value holds from, however the period is named.
+    if (w === 'from' && (toks[i + 1] === 'this' || toks[i + 1] === 'next') && toks.slice(i + 2, i + 5).some((t) => t === 'on' || t === 'onward' || t === 'onwards')) when = change = true;
+    // "The committee agreed {quantity} will be the cap": a decision, the rule from then on.
+    if (w === 'agreed' || w === 'decided') when = true;
     // "Give six hours weekly from this term": when the new value holds from.
     if (pair === 'from this' && TERMS.has(toks[i + 2] ?? '')) change = true;
     // "Appointment-only from here on": "from now on" in other words.
@@ -733,8 +811,8 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       end = i;
       break;
     }
-    // "No more than {quantity}": a bound, as "at most" is, neither a negation nor a change.
-    if (w === 'no' && (toks[i + 1] === 'more' || toks[i + 1] === 'fewer') && toks[i + 2] === 'than') {
+    // "No more than {quantity}", "no bigger than": a bound, as "at most" is, neither a negation nor a change.
+    if (w === 'no' && (toks[i + 1] === 'more' || toks[i + 1] === 'fewer' || THRESHOLD_SIDE.get(toks[i + 1] ?? '') === 'above') && toks[i + 2] === 'than') {
       words.add('limit');
       i += 2;
       continue;
@@ -823,9 +901,23 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
       continue;
     }
     if (NEGATION.has(w) || w.endsWith("n't") || stops) {
+      // "No longer allowed alone with a child, not even for {quantity}": "not even" presses the
+      // negation already said; it does not undo it.
+      if (w === 'not' && toks[i + 1] === 'even' && negated) {
+        i += 1;
+        continue;
+      }
       negated = !negated;
       // "no longer", "no more": the negation of a change, not a word of the fact.
       if (w === 'no' && (toks[i + 1] === 'longer' || toks[i + 1] === 'more')) i += 1;
+      continue;
+    }
+    // "Rejects recordings longer than {quantity}" / "… shorter than {quantity}": the two sides of a
+    // threshold, as above and below are.
+    const side = toks[i + 1] === 'than' ? THRESHOLD_SIDE.get(w) : undefined;
+    if (side) {
+      words.add(side);
+      i += 1;
       continue;
     }
     // How a change is told is no word of the fact ("rebooked", "adjusted", "cancelled").
@@ -840,7 +932,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     const c = w.startsWith('{') ? w : canonicalWord(w);
     seq.push(words.has(c) ? c : w);
   }
-  return { words, slots, negated, change, plan, future, again, seq, route: routeOf(seq, words) };
+  return { words, slots, negated, change, plan, future, slips: slips && change, again, seq, route: routeOf(seq, words) };
 }
 
 // Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
@@ -862,7 +954,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
   const worded = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
-  const { words, slots, negated, again, seq, route } = worded;
+  const { words, slots, negated, again, seq, route, slips } = worded;
   // The cue that told it as a change is no longer in the predicate's words, but it was said; with
   // the future tense alone it says when the new rule starts ("will send at {time} from now on").
   const told = input.told_as_change === true && (!worded.plan || worded.future);
@@ -876,7 +968,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   let named = subjects.get(fk.subject);
   if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
   const own = agentsOf(words, named);
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, named, again, grams: trigramsOf(own), seq, route, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, slips, named, again, grams: trigramsOf(own), seq, route, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
 }
 
 /**
@@ -982,7 +1074,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   // "Redis will be upgraded to {version}" does not say which version runs now; but a date is
   // when something happens, and "will be switched off on {date}" is what "the shutdown slipped
   // to {date}" restates.
-  if (x.plan !== y.plan && !x.slots.includes('{date}')) return null;
+  if (x.plan !== y.plan && !x.slots.includes('{date}') && !reschedules(x, y)) return null;
   const shared = overlap(x.words, y.words);
   if (shared === 0) return null;
   // Every memory compared is about one subject, so a word naming it ("Amir", "backend") that one
@@ -1047,6 +1139,14 @@ function routeOf(seq: readonly string[], words: ReadonlySet<string>): [string, s
   return b === -1 ? null : [seq[a]!, seq[b]!];
 }
 
+/**
+ * One side a plan, the other a change of a schedule: "the refit is planned for {quantity} in dock" /
+ * "the refit stretched to {quantity}" — what was planned, moved.
+ */
+function reschedules(x: PredicateShape, y: PredicateShape): boolean {
+  return (x.plan ? y : x).slips;
+}
+
 /** One statement goes from where the other goes to, and back: two ways, two facts (the last sailing each way). */
 function reversed(x: PredicateShape, y: PredicateShape): boolean {
   return x.route !== null && y.route !== null && x.route[0] !== x.route[1] && x.route[0] === y.route[1] && x.route[1] === y.route[0];
@@ -1095,18 +1195,30 @@ function frameSwap(x: PredicateShape, y: PredicateShape): boolean {
   };
   const inFrame = lookup(a, 0, head, [a.length - tail, a.length]);
   // A word of one stretch that the other statement says outside the frame was moved, not swapped.
+  // A word of the subject's name counts as swapped only against a word of the fact in its place on
+  // the other side ("the streak freeze flag" / "the streak repair flag" of flag:streak-freeze), one
+  // or two words each: left out against nothing, against another word of the name, or in a longer
+  // rewording, it is no part swapped.
   const swapped = (from: PredicateShape, to: PredicateShape, own: readonly string[], other: readonly string[]) => {
     const inOther = lookup(other, head, other.length - tail);
     let n = 0;
+    let named = 0;
     for (let i = head; i < own.length - tail; i += 1) {
       const w = own[i]!;
-      if (!from.words.has(w) || LIGHT.has(w) || from.named.has(w) || to.named.has(w)) continue;
-      if (inOther(w) || (to.words.has(w) && !inFrame(w))) return -1;
+      if (!from.words.has(w) || LIGHT.has(w)) continue;
+      if (from.named.has(w) || to.named.has(w)) {
+        named += 1;
+        continue;
+      }
+      if (inOther(w) || (to.words.has(w) && !inFrame(w))) return null;
       n += 1;
     }
-    return n;
+    return { n, named };
   };
-  if (swapped(x, y, a, b) <= 0 || swapped(y, x, b, a) <= 0) return false;
+  const sx = swapped(x, y, a, b);
+  const sy = sx && swapped(y, x, b, a);
+  if (!sx || !sy || sx.n + sy.n === 0 || sx.n + sx.named === 0 || sy.n + sy.named === 0) return false;
+  if ((sx.n === 0 || sy.n === 0) && Math.max(a.length, b.length) - head - tail > 2) return false;
   for (let i = 0; i < a.length; i += 1) {
     if (i === head) i = a.length - tail;
     const w = a[i];
@@ -1239,7 +1351,7 @@ function soleRestatement(x: PredicateShape, y: PredicateShape): { score: number;
   // Parallel changes that also share a word of the fact (words of the subject's name aside) say
   // what each sets, and neither restates the other.
   if (parallelChanges(x, y, ox, oy) && [...x.words].some((w) => y.words.has(w) && !x.named.has(w) && !y.named.has(w))) return null;
-  if (x.plan !== y.plan && !x.slots.includes('{date}')) return null;
+  if (x.plan !== y.plan && !x.slots.includes('{date}') && !reschedules(x, y)) return null;
   // A qualifier on each side ("outbound" / "incoming") is still two facts, as are the two ways of a route.
   if ((ox.qualified && oy.qualified) || reversed(x, y)) return null;
   const parts = [`same slots ${x.slots}`, 'the only two facts with them here', 'told as a change'];
