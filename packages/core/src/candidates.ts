@@ -461,9 +461,13 @@ const CONDITIONS = new Set(['once', 'when', 'whenever', 'if', 'after', 'while'])
  */
 function doneEachTime(toks: readonly string[], i: number): boolean {
   const w = toks[i]!;
-  const next = toks.slice(i + 1, i + 5);
-  if ((w === 'switch' || w === 'switches') && !next.includes('to') && (next.includes('on') || next.includes('off'))) return true;
-  if (w === 'cut' && TO_BE.has(toks[i - 1] ?? '') && !toks.slice(i + 1, i + 8).some((t) => t === 'to' || t === 'by' || t === 'back')) return true;
+  // Asked of every word: the few it is about are looked at past themselves, in a window of words.
+  const within = (n: number, ...of: string[]) => {
+    for (let j = i + 1; j <= i + n && j < toks.length; j += 1) if (of.includes(toks[j]!)) return true;
+    return false;
+  };
+  if ((w === 'switch' || w === 'switches') && !within(4, 'to') && within(4, 'on', 'off')) return true;
+  if (w === 'cut' && TO_BE.has(toks[i - 1] ?? '') && !within(7, 'to', 'by', 'back')) return true;
   return TO_BE.has(toks[i - 1] ?? '') && CONDITIONS.has(toks[i + 1] ?? '');
 }
 
@@ -551,7 +555,9 @@ const SHIPPERS = new Set(['we', 'i', 'they', 'just', 'finally', 'have', 'has', '
  * model deployed: {version}" names what runs).
  */
 function shippedVersion(toks: readonly string[], i: number): boolean {
-  return SHIPPED.has(toks[i]!) && (i === 0 || SHIPPERS.has(toks[i - 1]!)) && toks.slice(i + 1, i + 5).includes('{version}');
+  if (!SHIPPED.has(toks[i]!) || (i > 0 && !SHIPPERS.has(toks[i - 1]!))) return false;
+  for (let j = i + 1; j <= i + 4 && j < toks.length; j += 1) if (toks[j] === '{version}') return true;
+  return false;
 }
 
 /** "Point the tide feed at {host}", a line that opens with the order: the thing moved there. */
