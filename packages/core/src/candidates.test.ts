@@ -783,6 +783,9 @@ describe('candidates: fourteenth round (canon-compiler/20)', () => {
     expect(predicateWords('Finance cut our monthly cloud allowance to {money}').change).toBe(true);
     expect(predicateWords('Accounts are suspended once an invoice is overdue by {quantity}').change).toBe(false);
     expect(predicateWords('The Friday demo was suspended for {quantity}').change).toBe(true);
+    // What happened once, in the past, is still a change.
+    expect(predicateWords('The kiosk budget was cut after the audit, {money} left').change).toBe(true);
+    expect(predicateWords('The Friday demo was cancelled when only {quantity} people signed up').change).toBe(true);
   });
 
   it('tells the two sides of a comparative apart, and reads "no bigger than" as a bound', () => {

@@ -450,6 +450,7 @@ const SEASONS = new Set(['spring', 'summer', 'autumn', 'fall', 'winter', 'year',
 // Verbs that move a schedule: what they change is what was planned.
 const RESCHEDULED = new Set(['slipped', 'slip', 'slips', 'stretched', 'extended', 'pushed', 'postponed', 'delayed', 'rescheduled', 'lengthened', 'shortened']);
 
+const IS_NOW = new Set(['is', 'are', 'be']);
 // Conditions a rule acts on: "is suspended once a tool is overdue", "switches on when humidity drops".
 const CONDITIONS = new Set(['once', 'when', 'whenever', 'if', 'after', 'while']);
 
@@ -467,8 +468,10 @@ function doneEachTime(toks: readonly string[], i: number): boolean {
     return false;
   };
   if ((w === 'switch' || w === 'switches') && !within(4, 'to') && within(4, 'on', 'off')) return true;
-  if (w === 'cut' && TO_BE.has(toks[i - 1] ?? '') && !within(7, 'to', 'by', 'back')) return true;
-  return TO_BE.has(toks[i - 1] ?? '') && CONDITIONS.has(toks[i + 1] ?? '');
+  // The present only: "the demo was cut", "was cancelled after the outage" tell what happened once.
+  const present = IS_NOW.has(toks[i - 1] ?? '');
+  if (w === 'cut' && present && !within(7, 'to', 'by', 'back')) return true;
+  return present && CONDITIONS.has(toks[i + 1] ?? '');
 }
 
 /** A word of a change: one of the forms listed, or any inflection of a verb of change. */
