@@ -807,8 +807,7 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   const again = new Set<string>();
   // A change told with a comma after its value ("doesn't run on {weekday} anymore, finance didn't
   // need it"): what follows is an aside or a reason, and its negations are none of the fact's.
-  const comma = bare.indexOf(',', bare.indexOf('{'));
-  const factEnd = change && bare.includes('{') && comma !== -1 ? tokens(bare.slice(0, comma)).length : toks.length;
+  const factEnd = change ? asideFrom : toks.length;
   let end = toks.length;
   for (let i = 0; i < toks.length; i += 1) {
     const w = toks[i]!;
