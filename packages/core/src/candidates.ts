@@ -462,16 +462,21 @@ const CONDITIONS = new Set(['once', 'when', 'whenever', 'if', 'after', 'while'])
  */
 function doneEachTime(toks: readonly string[], i: number): boolean {
   const w = toks[i]!;
-  // Asked of every word: the few it is about are looked at past themselves, in a window of words.
-  const within = (n: number, ...of: string[]) => {
-    for (let j = i + 1; j <= i + n && j < toks.length; j += 1) if (of.includes(toks[j]!)) return true;
-    return false;
-  };
-  if ((w === 'switch' || w === 'switches') && !within(4, 'to') && within(4, 'on', 'off')) return true;
+  if ((w === 'switch' || w === 'switches') && !saysWithin(toks, i, 4, TO) && saysWithin(toks, i, 4, ON_OFF)) return true;
   // The present only: "the demo was cut", "was cancelled after the outage" tell what happened once.
   const present = IS_NOW.has(toks[i - 1] ?? '');
-  if (w === 'cut' && present && !within(7, 'to', 'by', 'back')) return true;
+  if (w === 'cut' && present && !saysWithin(toks, i, 7, CUT_TO)) return true;
   return present && CONDITIONS.has(toks[i + 1] ?? '');
+}
+
+const TO = new Set(['to']);
+const ON_OFF = new Set(['on', 'off']);
+const CUT_TO = new Set(['to', 'by', 'back']);
+
+/** Whether one of `words` is among the `n` words after `i`: asked of every word, so it builds nothing. */
+function saysWithin(toks: readonly string[], i: number, n: number, words: ReadonlySet<string>): boolean {
+  for (let j = i + 1; j <= i + n && j < toks.length; j += 1) if (words.has(toks[j]!)) return true;
+  return false;
 }
 
 /** A word of a change: one of the forms listed, or any inflection of a verb of change. */
@@ -558,10 +563,10 @@ const SHIPPERS = new Set(['we', 'i', 'they', 'just', 'finally', 'have', 'has', '
  * model deployed: {version}" names what runs).
  */
 function shippedVersion(toks: readonly string[], i: number): boolean {
-  if (!SHIPPED.has(toks[i]!) || (i > 0 && !SHIPPERS.has(toks[i - 1]!))) return false;
-  for (let j = i + 1; j <= i + 4 && j < toks.length; j += 1) if (toks[j] === '{version}') return true;
-  return false;
+  return SHIPPED.has(toks[i]!) && (i === 0 || SHIPPERS.has(toks[i - 1]!)) && saysWithin(toks, i, 4, VERSION);
 }
+
+const VERSION = new Set(['{version}']);
 
 /** "Point the tide feed at {host}", a line that opens with the order: the thing moved there. */
 function pointsAt(toks: readonly string[], i: number): boolean {
@@ -687,7 +692,15 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
   const lower = (t: string) => t.normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
   const clauses = valueClauses(text);
   const bare = lower(clauses);
-  const toks = tokens(bare);
+  // A clause after a comma that follows the value ("moved our screeners to {host}, old links will
+  // redirect for a while") tells what comes of the fact, not the fact: its future tense is no plan,
+  // and after a change its words are none of the fact's. A comma parts words, so the statement is
+  // tokenized once, in the two pieces, and the aside starts where the first piece ends.
+  const valueAt = bare.indexOf('{');
+  const commaAt = valueAt === -1 ? -1 : bare.indexOf(',', valueAt);
+  const head = tokens(commaAt === -1 ? bare : bare.slice(0, commaAt));
+  const asideFrom = head.length;
+  const toks = commaAt === -1 ? head : head.concat(tokens(bare.slice(commaAt)));
   const words = new Set<string>();
   let negated = false;
   // "re-scheduled", "re-assigned": done again, differently.
@@ -708,11 +721,6 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     if ((t === 'after' || t === 'once') && DETERMINERS.has(toks[j + 1] ?? '')) lastAfterEvent = j;
   });
   const redoneWords = redoneWordsOf(toks);
-  // A clause after a comma that follows the value ("moved our screeners to {host}, old links will
-  // redirect for a while") tells what comes of the fact, not the fact: its future tense is no plan.
-  const valueAt = bare.indexOf('{');
-  const commaAt = valueAt === -1 ? -1 : bare.indexOf(',', valueAt);
-  const asideFrom = commaAt === -1 ? toks.length : tokens(bare.slice(0, commaAt)).length;
   toks.forEach((t, i) => {
     if (t === 'forward' || t === 'back') lastDirection = i;
   });
