@@ -1087,10 +1087,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   const x = redoneAgainst(a, b);
   const y = redoneAgainst(b, a);
   if (x.words.size === 0 || y.words.size === 0) return null;
-  // "Redis will be upgraded to {version}" does not say which version runs now; but a date is
-  // when something happens, and "will be switched off on {date}" is what "the shutdown slipped
-  // to {date}" restates.
-  if (x.plan !== y.plan && !x.slots.includes('{date}') && !reschedules(x, y)) return null;
+  if (planApart(x, y)) return null;
   const shared = overlap(x.words, y.words);
   if (shared === 0) return null;
   // Every memory compared is about one subject, so a word naming it ("Amir", "backend") that one
@@ -1156,11 +1153,13 @@ function routeOf(seq: readonly string[], words: ReadonlySet<string>): [string, s
 }
 
 /**
- * One side a plan, the other a change of a schedule: "the refit is planned for {quantity} in dock" /
- * "the refit stretched to {quantity}" — what was planned, moved.
+ * One side a plan and the other not: two facts. "Redis will be upgraded to {version}" does not say
+ * which version runs now. But a date is when something happens ("will be switched off on {date}"
+ * is what "the shutdown slipped to {date}" restates), and a change of a schedule moves what was
+ * planned ("the refit is planned for {quantity} in dock" / "the refit stretched to {quantity}").
  */
-function reschedules(x: PredicateShape, y: PredicateShape): boolean {
-  return (x.plan ? y : x).slips;
+function planApart(x: PredicateShape, y: PredicateShape): boolean {
+  return x.plan !== y.plan && !x.slots.includes('{date}') && !(x.plan ? y : x).slips;
 }
 
 /** One statement goes from where the other goes to, and back: two ways, two facts (the last sailing each way). */
@@ -1367,7 +1366,7 @@ function soleRestatement(x: PredicateShape, y: PredicateShape): { score: number;
   // Parallel changes that also share a word of the fact (words of the subject's name aside) say
   // what each sets, and neither restates the other.
   if (parallelChanges(x, y, ox, oy) && [...x.words].some((w) => y.words.has(w) && !x.named.has(w) && !y.named.has(w))) return null;
-  if (x.plan !== y.plan && !x.slots.includes('{date}') && !reschedules(x, y)) return null;
+  if (planApart(x, y)) return null;
   // A qualifier on each side ("outbound" / "incoming") is still two facts, as are the two ways of a route.
   if ((ox.qualified && oy.qualified) || reversed(x, y)) return null;
   const parts = [`same slots ${x.slots}`, 'the only two facts with them here', 'told as a change'];
