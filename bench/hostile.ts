@@ -16,8 +16,25 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const DISPUTE = SMALL ? 2_000 : 10_000;
 const BACKLOG = SMALL ? 200 : 1_000;
 
+interface DisputeCompile {
+  compile_ms: number;
+  compile_cpu_ms: number;
+  peak_rss_mb: number;
+  rss_before_compile_mb: number;
+  open_sides: number;
+  state_hash: string;
+}
+
+// One compile of two seconds on a shared two-core machine is one sample of the load as much as of
+// the compile: the median of three, each on a copy of the same log, with all three reported.
+const DISPUTE_RUNS = 3;
+
 export interface HostileResult {
-  dispute: { episodes: number; authors: number; compile_ms: number; compile_cpu_ms: number; peak_rss_mb: number; rss_before_compile_mb: number; open_sides: number; state_hash: string };
+  /**
+   * The median of DISPUTE_RUNS compiles by time, each of its own copy of the ingested log in a
+   * fresh process; `runs` holds them all, and the peak RSS reported is the highest of them.
+   */
+  dispute: DisputeCompile & { episodes: number; authors: number; runs: DisputeCompile[] };
   backlog: { jobs: number; drain_ms: number; jobs_per_s: number };
   targets: Target[];
 }
@@ -38,9 +55,17 @@ function child<T>(kind: 'dispute-ingest' | 'dispute-compile' | 'backlog', databa
 export async function benchHostile(cluster: BenchCluster, log: (msg: string) => void): Promise<HostileResult> {
   log(`hostile: a ${DISPUTE}-way dispute on one key`);
   const url = await cluster.createDatabase('canon_bench_dispute');
-  type Ingested = Pick<HostileResult['dispute'], 'episodes' | 'authors'>;
-  const d: HostileResult['dispute'] = { ...(await child<Ingested>('dispute-ingest', url)), ...(await child<Omit<HostileResult['dispute'], keyof Ingested>>('dispute-compile', url)) };
+  const ingested = await child<{ episodes: number; authors: number }>('dispute-ingest', url);
+  const runs: DisputeCompile[] = [];
+  for (let r = 0; r < DISPUTE_RUNS; r += 1) {
+    const name = `canon_bench_dispute_${r}`;
+    runs.push(await child<DisputeCompile>('dispute-compile', await cluster.createDatabase(name, 'canon_bench_dispute')));
+    await cluster.dropDatabase(name);
+  }
   await cluster.dropDatabase('canon_bench_dispute');
+  if (new Set(runs.map((r) => r.state_hash)).size !== 1) throw new Error(`the dispute's compiles disagree: ${runs.map((r) => r.state_hash).join(', ')}`);
+  const median = [...runs].sort((a, b) => a.compile_ms - b.compile_ms)[Math.floor(runs.length / 2)]!;
+  const d: HostileResult['dispute'] = { ...ingested, ...median, peak_rss_mb: Math.max(...runs.map((r) => r.peak_rss_mb)), runs };
   log(`hostile: ${BACKLOG} queued compiles`);
   const b = await child<HostileResult['backlog']>('backlog', await cluster.createDatabase('canon_bench_backlog'));
   await cluster.dropDatabase('canon_bench_backlog');
@@ -48,7 +73,7 @@ export async function benchHostile(cluster: BenchCluster, log: (msg: string) => 
     dispute: d,
     backlog: b,
     targets: [
-      target(`${DISPUTE}-way dispute: one compile`, d.compile_ms / 1000, 2, 'max', 's'),
+      target(`${DISPUTE}-way dispute: one compile (median of ${DISPUTE_RUNS})`, d.compile_ms / 1000, 2, 'max', 's'),
       target(`${DISPUTE}-way dispute: peak RSS`, d.peak_rss_mb, 300, 'max', 'MB'),
       target(`${BACKLOG} queued compiles drain`, b.jobs_per_s, 50, 'min', 'jobs/s'),
     ],
