@@ -1,0 +1,285 @@
+/**
+ * The words candidates are read with (design §1, law 3): words of no fact, synonyms, words that
+ * qualify which of parallel facts a statement is, negations, and the stemmer that makes one word of
+ * a word's forms. Data and the few functions over it, no rule: the rules are in `candidate-reading`
+ * (what a statement says) and `candidates` (whether two statements may be one fact).
+ */
+
+// Words that carry no identity of a fact: articles, auxiliaries, pronouns, frequency and time
+// adverbs. "We deploy staging every {weekday}" and "The staging deploy runs on {weekday}" differ
+// only in these and in the verb.
+export const FILLER = new Set(
+  (
+    'a an the is are was were be been being am do does did has have had will would shall should can could may might must ' +
+    'we our you your i my me he she it its they their them this that these those there here ' +
+    'on in at of to for by with from as into onto per via within after through ' +
+    'every each all any some now currently presently today still always usually normally generally typically ' +
+    'also just then so too very really actually already again ' +
+    'set configured going gets get got ' +
+    // How a change is told, not what changed: "moved to", "switched to", "bumped to", "from now on".
+    'moved move moving switched switch changed change upgraded upgrade raised bumped bump lowered lower ' +
+    'cut extended extend rescheduled reschedule pushed pulled forward tightened increased decreased reduced ' +
+    'went up down over back newly longer anymore since starting instead last ' +
+    'these days heads reminder fyi note please only about around roughly approximately ' +
+    // How firmly it is said, not what: "banned outright", "entirely remote".
+    'outright entirely completely altogether totally ' +
+    'and or but if when while which who whom whose what where how than then out off'
+  ).split(' '),
+);
+
+// Words that say the same thing in the phrasing of a fact. Small on purpose: a synonym wrongly
+// listed here can only make a candidate (a flag), never a merge.
+const SYNONYMS: ReadonlyArray<readonly string[]> = [
+  ['run', 'happen', 'occur', 'take', 'place', 'scheduled', 'schedule', 'go', 'goes', 'held', 'hold', 'is'],
+  ['keep', 'kept', 'retain', 'retained', 'retention', 'store', 'stored', 'hold'],
+  ['production', 'prod'],
+  ['database', 'db'],
+  ['timeout', 'time-out', 'time'],
+  ['open', 'opens', 'start', 'begin', 'begins', 'kick', 'kicks', 'kickoff', 'commence'],
+  ['send', 'sent', 'deliver'],
+  ['say', 'told', 'tell', 'ask', 'asked'],
+  ['repository', 'repo', 'repos'],
+  ['reply', 'answer', 'respond'],
+  ['minimum', 'min', 'floor'],
+  ['theme', 'mode', 'scheme', 'colour', 'color'],
+  ['alert', 'alerts', 'page', 'paged', 'paging', 'notification', 'notify', 'notified', 'ping', 'pings'],
+  ['budget', 'allowance', 'spend'],
+  ['allow', 'allowed', 'allows', 'permit', 'permitted', 'permits'],
+  ['pull', 'pr', 'prs'],
+  ['cost', 'price', 'priced', 'pay', 'pays'],
+  ['meet', 'meeting', 'meets'],
+  ['like', 'prefer', 'love', 'favor', 'favour', 'want', 'enjoy'],
+  ['deploy', 'deployment', 'release', 'rollout', 'ship', 'shipping', 'ships', 'shipped'],
+  ['use', 'using', 'utilize', 'rely', 'run'],
+  ['limit', 'cap', 'maximum', 'max', 'ceiling'],
+  ['timeout', 'time-out'],
+  ['size', 'capacity'],
+  ['end', 'finish', 'stop', 'close', 'closed', 'closure', 'closing'],
+  ['meeting', 'meet', 'sync', 'standup', 'stand-up'],
+  ['owner', 'own', 'owned', 'maintain', 'maintainer', 'responsible', 'lead'],
+  ['cost', 'price', 'pay', 'charge', 'fee'],
+  ['contact', 'email', 'mail', 'reach'],
+  ['live', 'located', 'location', 'based', 'reside', 'stay'],
+  ['team', 'group', 'squad'],
+  ['need', 'require', 'required', 'requirement', 'must', 'mandatory'],
+  ['work', 'job', 'employed', 'employer'],
+  ['version', 'release'],
+  ['check', 'probe', 'healthcheck'],
+  ['certificate', 'cert', 'certs'],
+  ['credential', 'credentials', 'creds', 'cred'],
+  ['expire', 'expiry', 'expiration', 'expires', 'expired'],
+  ['edit', 'editor', 'editing'],
+  ['login', 'logon', 'signin', 'sign'],
+  ['reset', 'resets', 'rollover', 'rolls'],
+  // "Back from leave", "returning from it": the return ("returns 20 results" is another verb).
+  ['back', 'returning', 'returned'],
+  // Days away from work; "time off" is read as "leave" where it is said (`predicateWords`).
+  ['leave', 'pto'],
+  ['idle', 'inactivity', 'inactive'],
+  // What comes in: "new arrivals", "incoming animals" (still a side against "outgoing": QUALIFYING).
+  ['arrival', 'arrivals', 'incoming', 'arriving'],
+  // "The first sailing" is "the earliest boat" ("the latest invoice" is the newest, not the last).
+  ['first', 'earliest'],
+  ['uptime', 'availability'],
+  // The stem of "license", "licensed", and the British spelling.
+  ['licens', 'licence', 'licences', 'licenced'],
+];
+
+// Words that name one thing in everyday phrasing at work — pay, documents, places, people, systems,
+// travel, school, care — listed from general usage rather than from statements seen, so that they
+// serve wordings no evaluation holds. Read after the list above, so a word it maps keeps its meaning
+// there. Left out on purpose: words that also name a thing's kind ("van" / "truck", "depot" /
+// "warehouse" are different places and vehicles), words that often name a service ("billing",
+// "booking"), and synonyms of a qualifying word ("arrive" would make "arrival" one side of a pair).
+const GENERAL_SYNONYMS: ReadonlyArray<readonly string[]> = [
+  ['salary', 'payroll', 'wage', 'wages', 'paycheck', 'paycheque', 'compensation'],
+  ['message', 'messages', 'history', 'chat', 'conversation', 'conversations'],
+  ['cache', 'cached', 'caching', 'ttl'],
+  ['endpoint', 'url', 'uri'],
+  ['ticket', 'issue'],
+  ['staff', 'staffer', 'personnel', 'workforce', 'crew'],
+  ['manager', 'boss', 'supervisor'],
+  ['office', 'workplace', 'building', 'hq', 'headquarters', 'premises'],
+  ['close', 'shut', 'shuts'],
+  ['doc', 'docs', 'document', 'documentation', 'wiki', 'handbook', 'guide', 'runbook', 'playbook'],
+  ['laptop', 'computer', 'workstation', 'notebook', 'machine'],
+  ['password', 'passphrase', 'passcode'],
+  ['shift', 'rota', 'roster'],
+  ['latency', 'lag'],
+  ['deadline', 'due', 'cutoff', 'cut-off'],
+  ['rule', 'policy', 'guideline'],
+  ['approval', 'approve', 'approver', 'review', 'reviewer', 'signoff', 'sign-off'],
+  ['build', 'ci', 'pipeline'],
+  ['freeze', 'frozen'],
+  ['lock', 'locked', 'pin', 'pinned'],
+  ['outage', 'incident', 'downtime'],
+  ['storage', 'disk'],
+  ['memory', 'ram'],
+  ['language', 'locale', 'lang'],
+  ['appointment', 'reservation'],
+  ['vendor', 'supplier', 'provider'],
+  ['contract', 'agreement'],
+  ['delete', 'purge', 'remove', 'erase'],
+  ['monitor', 'monitoring', 'watch'],
+  ['metric', 'stat', 'stats', 'statistic'],
+  ['report', 'summary', 'digest', 'recap'],
+  ['announcement', 'notice'],
+  ['flag', 'toggle'],
+  ['dependency', 'dependencies', 'dep', 'deps'],
+  ['bug', 'defect'],
+  ['retry', 'retries', 'attempt', 'tries'],
+  ['interval', 'frequency', 'cadence'],
+  ['limit', 'quota'],
+  ['expense', 'expenses', 'reimbursement', 'reimburse'],
+  ['hotel', 'accommodation', 'lodging'],
+  ['luggage', 'baggage', 'bag', 'bags'],
+  ['departure', 'depart', 'departs', 'departing'],
+  ['teacher', 'instructor', 'tutor', 'trainer'],
+  ['student', 'pupil', 'learner'],
+  ['class', 'lesson', 'course'],
+  ['exam', 'quiz', 'assessment'],
+  ['grade', 'mark', 'score'],
+  ['homework', 'assignment'],
+  ['term', 'semester'],
+  ['medication', 'medicine', 'meds', 'drug', 'prescription'],
+  ['dose', 'dosage'],
+  ['visit', 'visitor', 'visiting'],
+  ['garbage', 'trash', 'rubbish', 'waste', 'bin', 'bins'],
+  ['pickup', 'collection', 'collect', 'collected'],
+  ['rent', 'lease'],
+  ['tenant', 'resident'],
+  ['cleaning', 'cleaner', 'housekeeping', 'janitorial'],
+  ['sale', 'promo', 'promotion'],
+  ['warranty', 'guarantee'],
+  ['support', 'helpdesk'],
+  ['reply', 'response', 'responses'],
+  ['badge', 'fob', 'keycard'],
+  ['wifi', 'wireless'],
+  ['cost', 'fare', 'fares', 'dues', 'tuition', 'pricing', 'tariff'],
+  ['leave', 'vacation', 'vacations'],
+  ['phone', 'telephone', 'cellphone'],
+  ['car', 'vehicle'],
+  ['bus', 'shuttle'],
+  ['ferry', 'boat', 'vessel'],
+  ['flight', 'airline'],
+  ['trip', 'travel', 'journey'],
+  ['lunch', 'meal', 'catering'],
+  ['gym', 'fitness'],
+  ['doctor', 'physician', 'gp'],
+  ['kid', 'kids', 'child', 'children'],
+  ['spouse', 'wife', 'husband'],
+  ['hire', 'hiring', 'recruit', 'recruiting', 'recruitment'],
+  ['onboarding', 'orientation', 'induction'],
+  ['training', 'workshop'],
+  ['benefit', 'perk', 'perks'],
+  ['insurance', 'coverage'],
+  ['retirement', 'pension'],
+  ['remote', 'wfh'],
+  ['hostname', 'host'],
+  ['cluster', 'fleet'],
+  ['instance', 'vm'],
+  ['environment', 'env'],
+  ['config', 'configuration', 'setting', 'settings'],
+  ['authentication', 'auth', 'authn'],
+  ['authorization', 'authz'],
+  ['permission', 'access', 'rights'],
+  ['admin', 'administrator'],
+  ['restore', 'recovery'],
+  ['sdk', 'library', 'lib'],
+  ['sprint', 'iteration'],
+  ['retro', 'retrospective'],
+  ['demo', 'showcase'],
+  ['timezone', 'tz'],
+  ['oncall', 'pager'],
+  ['handover', 'handoff'],
+  ['intern', 'trainee'],
+  ['restaurant', 'cafe', 'canteen', 'cafeteria'],
+  ['allergy', 'allergic'],
+  ['practice', 'rehearsal'],
+  ['subscription', 'membership'],
+  ['renewal', 'renew'],
+  ['cancellation', 'cancel'],
+  ['coupon', 'voucher'],
+  ['stock', 'inventory'],
+  ['temperature', 'thermostat'],
+  ['fridge', 'refrigerator'],
+  ['submit', 'submission'],
+  ['owner', 'led', 'headed', 'manage', 'managed', 'manages'],
+  ['end', 'conclude', 'concludes'],
+  ['need', 'compulsory', 'obligatory'],
+  ['ban', 'banned', 'forbid', 'forbidden', 'prohibit', 'prohibited'],
+  ['show', 'display', 'shown', 'displayed'],
+  ['buy', 'purchase', 'bought', 'purchased'],
+];
+
+const SYNONYM_OF = new Map<string, string>();
+// Verbs any statement may use: sharing only these says nothing about being one fact.
+export const COMMON = new Set(['run', 'keep', 'open', 'send', 'say', 'cost', 'like', 'use', 'need', 'live', 'contact', 'end', 'kick', 'meet', 'work', 'deploy']);
+// Verbs that only link a thing to its value ("runs", "is", "goes", "uses", "says"), unlike
+// "opens" / "closes" or "likes" / "dislikes" whose difference is the fact; and the nouns that only
+// say a value is a span ("session length", "call duration").
+export const LIGHT = new Set(['run', 'use', 'say', 'length', 'duration']);
+for (const group of SYNONYMS) for (const w of group) if (!SYNONYM_OF.has(w)) SYNONYM_OF.set(w, group[0]!);
+// A general group whose first word the list above maps joins that word's group ("quota" is a "limit").
+for (const group of GENERAL_SYNONYMS) for (const w of group) if (!SYNONYM_OF.has(w)) SYNONYM_OF.set(w, SYNONYM_OF.get(group[0]!) ?? group[0]!);
+
+/** A light stemmer: enough to make "deploys", "deployed" and "deploying" one word. */
+export function stem(word: string): string {
+  // "Good news" is no "new" thing.
+  if (word === 'news') return word;
+  let w = word;
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ied')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 3 && w.endsWith('es') && /(?:sh|ch|x|ss|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  // "running", "submitted", "planned": the consonant doubled before the ending is one.
+  if (w !== word && w.length >= 4 && /([bgmnprt])\1$/.test(w)) w = w.slice(0, -1);
+  return w;
+}
+
+/** The stem without a final silent "e": "serve" and "served", "cache" and "cached" meet. */
+export function dropE(word: string): string {
+  return word.length > 3 && word.endsWith('e') && !word.endsWith('ee') ? word.slice(0, -1) : word;
+}
+
+// Words that name which of several parallel facts a statement is about — the environment, the
+// region, the direction, the rank, the end of a range. One side having such a word the other lacks
+// is the shape of two facts ("the EU API" / "the API"), never of one fact reworded.
+export const QUALIFYING = new Set(
+  (
+    'staging stag production dev development test qa sandbox preview canary eu us apac emea uk region ' +
+    'inbound outbound incoming outgoing read write reader writer primary replica secondary backup fallback ' +
+    'first last final next previous early late minimum min maximum max least most lower upper floor ceiling ' +
+    'internal external public private client server frontend backend mobile web desktop ' +
+    'weekday weekend morning evening daily weekly monthly yearly annual quarterly ' +
+    'warning critical error info debug major minor patch non ' +
+    // How a thing is done (scheduled reports / ad-hoc exports), whether a figure is the goal or
+    // what was reached (target / result), and whom a rule is for (admin / customer sessions).
+    'ad hoc adhoc manual automatic automated target goal actual admin customer guest anonymous employee contractor ' +
+    // "Staffed from {time}" / "staffed until {time}": the end of a span is a fact apart from its start.
+    'until till ' +
+    // "Default status for new / returned samples", "price for new / existing subscribers".
+    'new existing returning returned old back arrival ' +
+    // The kind of leave: "paid leave" / "sick leave".
+    'sick bereavement sabbatical ' +
+    // The stage of data: raw events / aggregated tables kept for {quantity}.
+    'raw aggregated aggregate downsampled curated cleaned ' +
+    // Which side of a threshold a rule is for: a premium above {percent}, a discount below it.
+    'above below premium discount surcharge switch-on switch-off ' +
+    // Where a thing sits or whom it is for: the front tyres and the rear ones, the north gate, adult tickets.
+    'front rear inner outer north south east west northern southern eastern western indoor outdoor ' +
+    'adult junior senior youth'
+  ).split(' '),
+);
+// Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
+for (const w of [...QUALIFYING]) QUALIFYING.add(stem(w)).add(dropE(stem(w)));
+
+export const NEGATION = new Set(['not', 'no', 'never', "don't", 'dont', "doesn't", 'doesnt', "isn't", 'isnt', "aren't", 'arent', "won't", 'wont', 'cannot', "can't", 'cant', 'without', 'nobody', 'none', 'nothing']);
+
+export function canonicalWord(raw: string): string {
+  const s = stem(raw);
+  // "Taking", "requiring": the stem lost the silent "e" of the word listed ("take", "require").
+  return SYNONYM_OF.get(raw) ?? SYNONYM_OF.get(s) ?? (s !== raw ? SYNONYM_OF.get(`${s}e`) : undefined) ?? dropE(s);
+}
