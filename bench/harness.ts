@@ -93,8 +93,15 @@ export function distribution(samples: readonly number[]): Distribution {
   return { runs: sorted.length, median_ms: r(percentile(sorted, 50)), p95_ms: r(percentile(sorted, 95)), min_ms: r(sorted[0] ?? NaN), max_ms: r(sorted[sorted.length - 1] ?? NaN) };
 }
 
+/**
+ * Unmeasured runs before each measure. A measure that starts in a fresh process meets code V8 has
+ * not compiled yet: the first 15–20 reads of a recall page over HTTP took 8–11 ms against 3.5–4
+ * after, so with three warm-up reads the p95 of 200 was the warm-up's, not the server's.
+ */
+export const WARMUP_RUNS = 30;
+
 /** Runs fn `runs` times after `warmup` unmeasured runs; the wall time of each measured run. */
-export async function timeRuns(runs: number, fn: (i: number) => Promise<unknown>, warmup = 3): Promise<number[]> {
+export async function timeRuns(runs: number, fn: (i: number) => Promise<unknown>, warmup = WARMUP_RUNS): Promise<number[]> {
   for (let i = 0; i < warmup; i += 1) await fn(-1 - i);
   const out: number[] = [];
   for (let i = 0; i < runs; i += 1) {
