@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonBytes } from './json-bytes.js';
+import { encodeJson } from './json-bytes.js';
 
 const expected = (value: unknown) => {
   const text = JSON.stringify(value);
@@ -10,11 +10,11 @@ const expected = (value: unknown) => {
 // Long enough that the answer is encoded in pieces (above 96 K characters).
 const big = (n: number, text: string) => Array.from({ length: n }, (_, i) => ({ i, text: `${text} ${i}`.repeat(1000), nested: { list: [i, null, true], text } }));
 
-describe('jsonBytes', () => {
+describe('encodeJson', () => {
   it('is JSON.stringify as UTF-8, for any JSON value', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        expect(Buffer.from(jsonBytes(value) ?? [])).toEqual(expected(value) ?? Buffer.from([]));
+        expect(Buffer.from(encodeJson(value) ?? [])).toEqual(expected(value) ?? Buffer.from([]));
       }),
       { numRuns: 500 },
     );
@@ -24,7 +24,7 @@ describe('jsonBytes', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 20 }), fc.integer({ min: 50, max: 150 }), fc.jsonValue(), (text, n, other) => {
         const page = { subject: text, other, memories: big(n, text), empty: [], none: undefined, fn: () => 1, next: null };
-        const bytes = jsonBytes(page)!;
+        const bytes = encodeJson(page)!;
         expect(Buffer.from(bytes).equals(expected(page)!)).toBe(true);
       }),
       { numRuns: 25 },
@@ -53,7 +53,7 @@ describe('jsonBytes', () => {
       undefined,
     ];
     for (const value of cases) {
-      const bytes = jsonBytes(value);
+      const bytes = encodeJson(value);
       const want = expected(value);
       // Buffer.equals, not toEqual: a deep comparison of 700 KB byte by byte takes seconds.
       expect(bytes === null || want === null ? bytes === want : Buffer.from(bytes).equals(want)).toBe(true);
