@@ -64,10 +64,16 @@ function hasToJSON(value: unknown): boolean {
 function jsonPieces(object: Record<string, unknown>): string[] | null {
   const keys = Object.keys(object);
   let estimate = 0;
+  // Each array's first element as the estimate serialized it: its piece, not serialized again.
+  const firsts = new Map<string, string>();
   for (const key of keys) {
     const value = object[key];
     if (hasToJSON(value)) return null;
-    if (Array.isArray(value) && value.length > 0 && !hasToJSON(value[0])) estimate += (JSON.stringify(value[0])?.length ?? 4) * value.length;
+    if (Array.isArray(value) && value.length > 0 && !hasToJSON(value[0])) {
+      const first = JSON.stringify(value[0]) ?? 'null';
+      firsts.set(key, first);
+      estimate += first.length * value.length;
+    }
   }
   if (estimate <= PIECES_ABOVE) return null;
   const pieces: string[] = [];
@@ -80,7 +86,7 @@ function jsonPieces(object: Record<string, unknown>): string[] | null {
         const element: unknown = value[i];
         if (hasToJSON(element)) return null;
         // An element JSON has no text for (undefined, a function, a symbol) is `null` in an array.
-        const text = JSON.stringify(element) ?? 'null';
+        const text = (i === 0 ? firsts.get(key) : undefined) ?? JSON.stringify(element) ?? 'null';
         pieces.push(i === 0 ? text : `,${text}`);
       }
       pieces.push(']');
