@@ -245,7 +245,7 @@ function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof
     out.push(
       '## Hostile writers',
       '',
-      `- a ${hostile.dispute.episodes}-way dispute (text episodes from ${hostile.dispute.authors} authors of equal standing, one fact key, distinct values), one compile: **${hostile.dispute.compile_ms} ms** (${hostile.dispute.compile_cpu_ms ?? "?"} ms of CPU in the compiling process; the median of ${hostile.dispute.runs?.length ?? 1} compiles, each of a copy of the log in a fresh process: ${(hostile.dispute.runs ?? [hostile.dispute]).map((r) => `${r.compile_ms} ms`).join(', ')}), peak RSS of the process **${hostile.dispute.peak_rss_mb} MB** (the highest of them; ${hostile.dispute.rss_before_compile_mb} MB before the compile); open sides after it: ${hostile.dispute.open_sides} (\`max_sides\`)`,
+      `- a ${hostile.dispute.episodes}-way dispute (text episodes from ${hostile.dispute.authors} authors of equal standing, one fact key, distinct values), one compile: **${hostile.dispute.compile_ms} ms** (${hostile.dispute.compile_cpu_ms ?? "?"} ms of CPU in the compiling process; the median of ${hostile.dispute.runs.length} compiles, each of a copy of the log in a fresh process: ${hostile.dispute.runs.map((r) => `${r.compile_ms} ms`).join(', ')}), peak RSS of the process **${hostile.dispute.peak_rss_mb} MB** (the highest of them; ${hostile.dispute.rss_before_compile_mb} MB before the compile); open sides after it: ${hostile.dispute.open_sides} (\`max_sides\`)`,
       `- ${hostile.backlog.jobs} one-subject compile jobs queued at once (each a first compile): drained in **${hostile.backlog.drain_ms} ms**, **${hostile.backlog.jobs_per_s} jobs/s** from the first request`,
       '',
     );
