@@ -7,7 +7,6 @@ import { canonicalWord, COMMON, dropE, LIGHT, QUALIFYING } from './candidate-wor
 import { predicateWords } from './candidate-reading.js';
 
 export { predicateWords } from './candidate-reading.js';
-export { stem } from './candidate-words.js';
 
 /**
  * Candidates (design §1, law 3): two memories of one subject and scope whose predicates are near
