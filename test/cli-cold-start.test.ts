@@ -11,11 +11,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 const BIN = path.resolve('packages/cli/bin/canon.js');
 // A module hook that names every file loaded. Node 22.15+ and 24 run `registerHooks` in the
 // thread that loads (Node 24's off-thread `register` hooks did not see the CLI's modules at all);
-// Node 20 has only `register`.
-const asyncHooks = `export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('module ' + url + '\\n'); return next(url, context); }`;
+// Node 20 has only `register`. Each name is written straight to the descriptor: the off-thread
+// hooks' process.stderr is relayed through the main thread, and a command that exits soon after
+// its last import (a refused connection) left the last names unwritten.
+const asyncHooks = `import { writeSync } from 'node:fs'; export async function load(url, context, next) { if (url.startsWith('file:')) writeSync(2, 'module ' + url + '\\n'); return next(url, context); }`;
 const register = [
   `import module from 'node:module';`,
-  `const log = (url) => { if (url.startsWith('file:')) process.stderr.write('module ' + url + '\\n'); };`,
+  `import { writeSync } from 'node:fs';`,
+  `const log = (url) => { if (url.startsWith('file:')) writeSync(2, 'module ' + url + '\\n'); };`,
   `if (module.registerHooks) module.registerHooks({ load(url, context, next) { log(url); return next(url, context); } });`,
   `else module.register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(asyncHooks)}`)});`,
 ].join('\n');
