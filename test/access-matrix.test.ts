@@ -303,7 +303,7 @@ describe('the leaks of issue 14, one by one', () => {
 
   it("counts a workspace's waiting compile jobs, and only its own, through the queue's API", async () => {
     // Workers off: the jobs ingest queues stay waiting, so the counts can be read.
-    const queued = await createRuntime(loadConfig({}, { databaseUrl: fresh.db.url }), { queue: true, workers: false, migrate: false });
+    const queued = await createRuntime(loadConfig({}, { databaseUrl: fresh.db.url }), { schedules: false, queue: true, workers: false, migrate: false });
     try {
       const app = createApp(queued);
       const keyOf = async (workspace: string) => (await queued.createKey({ workspace, role: 'member', user: 'u' })).key;

@@ -10,10 +10,12 @@ import { createRuntime, loadConfig } from '@canon/runtime';
 let db: TestDatabase;
 let home: string;
 let env: NodeJS.ProcessEnv;
+let startedAt: Date;
 
 const canon = (...args: string[]) => runCanon(env, ...args);
 
 beforeAll(async () => {
+  startedAt = new Date();
   db = await createTestDatabase();
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cli-'));
   const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
@@ -87,6 +89,21 @@ describe('the canon command line', () => {
     expect(bad.stdout).toMatch(/timeline on .*"p3"/);
     expect(bad.stdout).toMatch(/expected .*"value":3/);
     expect(bad.stdout).toMatch(/actual .*"value":42/);
+  });
+
+  it('works the queue while a command runs but fires no schedule: schedules fire from canon start', async () => {
+    expect((await canon('compile', '--all', '--json')).code).toBe(0);
+    // Every pg-boss instance started on this database since it was cloned is a command's (the
+    // setup's runtime had no queue; the template's own instance came before).
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ schedule: boolean }>('SELECT schedule FROM pgboss.instance WHERE started_on >= $1', [startedAt]);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((r) => r.schedule === false)).toBe(true);
+    } finally {
+      await client.end();
+    }
   });
 
   it('shows and sets the compile schedule', async () => {

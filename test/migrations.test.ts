@@ -419,7 +419,7 @@ describe('migrations', () => {
     const db = await createEmptyDatabase();
     dbs.push(db);
     const config = loadConfig({}, { databaseUrl: db.url });
-    const [a, b] = await Promise.all([createRuntime(config), createRuntime(config)]);
+    const [a, b] = await Promise.all([createRuntime(config, { schedules: false }), createRuntime(config, { schedules: false })]);
     try {
       const { rows } = await a.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
       const { rows: files } = await a.pool.query<{ hash: string }>('SELECT DISTINCT hash FROM drizzle.__drizzle_migrations');

@@ -42,7 +42,7 @@ beforeAll(async () => {
       { CANON_RESOLVER_URL: url, CANON_RESOLVER_KEY: resolverKey, CANON_RESOLVER_TIMEOUT_MS: '500', CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_RESOLVER_HOSTS: '127.0.0.1' },
       { databaseUrl: db.url },
     ),
-    { queue: true },
+    { queue: true, schedules: false },
   );
   owner = await runtime.authenticate(ownerKey);
 });

@@ -25,11 +25,11 @@ export function serverPort(config: Config, env: NodeJS.ProcessEnv = process.env,
  * in this process on the same database, as the key's principal. The runtime is imported only
  * here, so a command that talks to a server never loads it.
  */
-export async function openPort(config: Config, options: RuntimeOptions = { queue: true }, env: NodeJS.ProcessEnv = process.env): Promise<CanonPort> {
+export async function openPort(config: Config, options: RuntimeOptions = { queue: true, schedules: false }, env: NodeJS.ProcessEnv = process.env): Promise<CanonPort> {
   const remote = serverPort(config, env);
   if (remote) return remote;
   // With the queue and no server, this process works the queue while it lives, so an async
-  // compile it starts (or one left queued) gets done.
+  // compile it starts (or one left queued) gets done; a command fires no schedule (`schedules`).
   const { createRuntime, localPort } = await import('@canon/runtime');
   const runtime = await createRuntime(config, options);
   try {

@@ -62,7 +62,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (options.queue !== false) {
       // Supervision every 10 s: a worker killed mid-job stops heart-beating and its job is
       // retried within seconds rather than at the default minute.
-      boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 8, superviseIntervalSeconds: 10, useListenNotify: true, queueCacheIntervalSeconds: 2 });
+      boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 8, superviseIntervalSeconds: 10, useListenNotify: true, queueCacheIntervalSeconds: 2, schedule: options.schedules !== false });
       boss.on('error', (err) => queueErrors.report('queue', err, { component: 'queue' }, 'queue error'));
       await boss.start();
       await grantQueueAccess(pool, 'pgboss');

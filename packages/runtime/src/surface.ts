@@ -42,6 +42,14 @@ export interface RuntimeOptions {
   queue?: boolean;
   /** Run workers in this process (default: when the queue is on). */
   workers?: boolean;
+  /**
+   * Fire the stored schedules — the compile schedules and connectors' runs — from this process
+   * (pg-boss's cron monitor; default: when the queue is on). A command's short-lived runtime turns
+   * it off: schedules fire from `canon start` (and `canon mcp` in a process of its own), and a
+   * command that happens to run at 03:00 works the jobs it queued but never starts the night's
+   * compile of every workspace.
+   */
+  schedules?: boolean;
   /** Apply migrations at start (under the migration lock). */
   migrate?: boolean;
 }

@@ -17,7 +17,9 @@ export interface TestCanon {
 /** A runtime and app over a fresh cloned database; close() releases both. */
 export async function startTestCanon(options: RuntimeOptions = {}, env: NodeJS.ProcessEnv = {}): Promise<TestCanon> {
   const db = await createTestDatabase();
-  const runtime = await createRuntime(loadConfig(env, { databaseUrl: db.url, poolSize: 20 }), options);
+  // No schedule fires in a test (they are fired by sending their job): one due at 03:00 UTC would
+  // compile every subject under a test that runs across it.
+  const runtime = await createRuntime(loadConfig(env, { databaseUrl: db.url, poolSize: 20 }), { schedules: false, ...options });
   const app = createApp(runtime);
   return {
     db,

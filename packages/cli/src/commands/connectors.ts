@@ -42,7 +42,7 @@ export interface AddOptions {
  */
 export async function connectorsAdd(config: Config, target: ConnectorTarget, opts: AddOptions): Promise<void> {
   localOnly('add');
-  const runtime = await createRuntime(config, { queue: opts.every !== undefined, workers: false });
+  const runtime = await createRuntime(config, { queue: opts.every !== undefined, workers: false, schedules: false });
   try {
     const instance = await addConnectorInstance(runtime, {
       workspace: opts.workspace,
@@ -123,7 +123,7 @@ export async function connectorsRun(config: Config, id: string, opts: { workspac
 /** `canon connectors remove ID`: the instance and its schedule go; its cursor stays. */
 export async function connectorsRemove(config: Config, id: string, opts: { workspace: string; json?: boolean }): Promise<void> {
   localOnly('remove');
-  const runtime = await createRuntime(config, { queue: true, workers: false });
+  const runtime = await createRuntime(config, { queue: true, workers: false, schedules: false });
   try {
     const removed = await removeConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id });
     if (opts.json) console.log(JSON.stringify(removed));

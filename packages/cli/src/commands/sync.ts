@@ -97,7 +97,7 @@ export async function runWithProgress(
 ): Promise<void> {
   // The queue, without workers: ingest enqueues the compile of each batch in its transaction
   // (design §6), and this process, which exits when the run ends, works no job.
-  const runtime = await createRuntime(config, { queue: !opts.dryRun, workers: false });
+  const runtime = await createRuntime(config, { queue: !opts.dryRun, workers: false, schedules: false });
   try {
     await withProgress(label, opts, (controls) => run(runtime, controls));
   } finally {
