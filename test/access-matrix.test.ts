@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
 import { createRuntime, loadConfig } from '@canon/runtime';
 import { atLeast, type Role } from '@canon/core';
-import { startTestCanon, type TestCanon } from '@canon/testing';
+import { createTestRuntime, startTestCanon, type TestCanon } from '@canon/testing';
 
 // Nothing leaks across users or workspaces (issue 14). Every route of the OpenAPI document — plus
 // the routes outside it (POST /v1/episodes, the inspector) — is called by a key of every role in
@@ -303,7 +303,7 @@ describe('the leaks of issue 14, one by one', () => {
 
   it("counts a workspace's waiting compile jobs, and only its own, through the queue's API", async () => {
     // Workers off: the jobs ingest queues stay waiting, so the counts can be read.
-    const queued = await createRuntime(loadConfig({}, { databaseUrl: fresh.db.url }), { schedules: false, queue: true, workers: false, migrate: false });
+    const queued = await createTestRuntime(loadConfig({}, { databaseUrl: fresh.db.url }), { queue: true, workers: false, migrate: false });
     try {
       const app = createApp(queued);
       const keyOf = async (workspace: string) => (await queued.createKey({ workspace, role: 'member', user: 'u' })).key;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase, runCanon } from '@canon/testing';
+import { createTestDatabase, createTestRuntime, type TestDatabase, runCanon } from '@canon/testing';
 import { addConnectorInstance, createRuntime, loadConfig, runConnectorInstance, type Principal, type Runtime } from '@canon/runtime';
 
 let db: TestDatabase;
@@ -82,7 +82,7 @@ describe('canon sync workspace', () => {
   });
 
   it('a scheduled run (the way a server\'s worker runs it) queues the compile of what it wrote, in its transaction', async () => {
-    const server = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { schedules: false, queue: true, workers: false, migrate: false });
+    const server = await createTestRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { queue: true, workers: false, migrate: false });
     try {
       const notes = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cli-sched-'));
       fs.writeFileSync(path.join(notes, 'owners.md'), '# Owners\n\n## Billing\n\n- Owner: payments-team\n');

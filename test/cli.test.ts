@@ -15,10 +15,11 @@ let startedAt: Date;
 const canon = (...args: string[]) => runCanon(env, ...args);
 
 beforeAll(async () => {
-  startedAt = new Date();
   db = await createTestDatabase();
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cli-'));
   const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
+  // The database's clock, which stamps the queue's instances: the template's came before it.
+  startedAt = (await runtime.pool.query<{ t: Date }>('SELECT now() AS t')).rows[0]!.t;
   const { key } = await runtime.createKey({ workspace: 'default', role: 'owner' });
   await runtime.close();
   env = { ...process.env, DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
@@ -93,8 +94,8 @@ describe('the canon command line', () => {
 
   it('works the queue while a command runs but fires no schedule: schedules fire from canon start', async () => {
     expect((await canon('compile', '--all', '--json')).code).toBe(0);
-    // Every pg-boss instance started on this database since it was cloned is a command's (the
-    // setup's runtime had no queue; the template's own instance came before).
+    // Every pg-boss instance started on this database since its setup is a command's (the setup's
+    // runtime had no queue).
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '@canon/api';
 import { createRuntime, loadConfig } from '@canon/runtime';
 import { QUEUES, scheduledCompile } from '@canon/runtime/internals';
 import { getJobProgress, saveJobProgress } from '@canon/store';
-import { createTestDatabase, isAlive, killChild, startTestCanon } from '@canon/testing';
+import { createTestDatabase, createTestRuntime, isAlive, killChild, startTestCanon } from '@canon/testing';
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -27,10 +28,15 @@ describe('compile jobs', () => {
   it('fires the stored schedules from a runtime unless told not to (a command\'s is)', async () => {
     const db = await createTestDatabase();
     const config = loadConfig({}, { databaseUrl: db.url });
+    // The database's clock, which stamps the queue's instances: the template's came before it.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const since = (await client.query<{ t: Date }>('SELECT now() AS t')).rows[0]!.t;
+    await client.end();
     const firing = await createRuntime(config, { migrate: false });
     const quiet = await createRuntime(config, { migrate: false, schedules: false });
     try {
-      const { rows } = await firing.pool.query<{ id: string; schedule: boolean }>('SELECT id, schedule FROM pgboss.instance WHERE stopped_on IS NULL');
+      const { rows } = await firing.pool.query<{ schedule: boolean }>('SELECT schedule FROM pgboss.instance WHERE started_on >= $1', [since]);
       expect(rows.map((r) => r.schedule).sort()).toEqual([false, true]);
     } finally {
       await quiet.close();
@@ -42,7 +48,7 @@ describe('compile jobs', () => {
   it('runs an async compile as a job, polled to completion and still readable after a restart', async () => {
     const db = await createTestDatabase();
     const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url });
-    let runtime = await createRuntime(config, { schedules: false, migrate: false });
+    let runtime = await createTestRuntime(config, { migrate: false });
     try {
       const { key } = await runtime.createKey({ workspace: 'default', role: 'owner' });
       const other = await runtime.createKey({ workspace: 'elsewhere', role: 'owner' });
@@ -68,7 +74,7 @@ describe('compile jobs', () => {
       expect((await call(`/v1/jobs/${job_id}`, { key: other.key })).status).toBe(404);
 
       await runtime.close();
-      runtime = await createRuntime(config, { schedules: false, migrate: false });
+      runtime = await createTestRuntime(config, { migrate: false });
       app = createApp(runtime);
       const after = await (await call(`/v1/jobs/${job_id}`)).json();
       expect(after).toMatchObject({ job_id, state: 'completed' });
@@ -124,7 +130,7 @@ describe('compile jobs', () => {
 
   it('compiles the tail of a burst through the debounced job, with no explicit compile', async () => {
     const db = await createTestDatabase();
-    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '1', CANON_COMPILE_AFTER: '1000' }, { databaseUrl: db.url }), { schedules: false, migrate: false });
+    const runtime = await createTestRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '1', CANON_COMPILE_AFTER: '1000' }, { databaseUrl: db.url }), { migrate: false });
     try {
       const { key } = await runtime.createKey({ workspace: 'default', role: 'member' });
       const who = await runtime.authenticate(key);
@@ -144,7 +150,7 @@ describe('compile jobs', () => {
 
   it('the nightly job (scheduled, here driven directly) compiles exactly the subjects with pending episodes', async () => {
     const db = await createTestDatabase();
-    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_SCHEDULE_CRON: '15 3 * * *' }, { databaseUrl: db.url }), { schedules: false, migrate: false });
+    const runtime = await createTestRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_SCHEDULE_CRON: '15 3 * * *' }, { databaseUrl: db.url }), { migrate: false });
     try {
       const schedules = await runtime.boss!.getSchedules(QUEUES.scheduledCompile);
       expect(schedules.map((s) => [s.name, s.cron, s.timezone])).toEqual([[QUEUES.scheduledCompile, '15 3 * * *', 'UTC']]);
@@ -177,7 +183,7 @@ describe('compile jobs', () => {
 
   it('keeps a compile schedule per workspace: an owner changes their own, and each night covers its workspace only', async () => {
     const db = await createTestDatabase();
-    const runtime = await createRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { schedules: false, migrate: false });
+    const runtime = await createTestRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { migrate: false });
     const app = createApp(runtime);
     const call = (key: string, method = 'GET', json?: unknown) =>
       Promise.resolve(app.request('/v1/schedule', { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: json ? JSON.stringify(json) : undefined }));
@@ -225,12 +231,12 @@ describe('compile jobs', () => {
   it('adopts the schedules a database kept under the queue the scheduled compile had before, and drops that queue', async () => {
     const db = await createTestDatabase();
     const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url });
-    let runtime = await createRuntime(config, { schedules: false, migrate: false, workers: false });
+    let runtime = await createTestRuntime(config, { migrate: false, workers: false });
     try {
       await runtime.boss!.createQueue('nightly');
       await runtime.boss!.schedule('nightly', '10 2 * * *', { workspace_id: 'kept' }, { key: 'kept', tz: 'Europe/Paris' });
       await runtime.close();
-      runtime = await createRuntime(config, { schedules: false, migrate: false, workers: false });
+      runtime = await createTestRuntime(config, { migrate: false, workers: false });
       expect(await runtime.boss!.getQueue('nightly')).toBeNull();
       const kept = await runtime.boss!.getSchedules(QUEUES.scheduledCompile, 'kept');
       expect(kept.map((s) => [s.cron, s.timezone, s.data])).toEqual([['10 2 * * *', 'Europe/Paris', { workspace_id: 'kept' }]]);
@@ -245,7 +251,7 @@ describe('compile jobs', () => {
     // Small chunks, so the kill lands between two committed chunks of one job.
     const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_COMPILE_AFTER: '1', CANON_COMPILE_CHUNK: '2000' }, { databaseUrl: db.url });
     // The producer has no workers: only the child process compiles.
-    const producer = await createRuntime(config, { schedules: false, migrate: false, workers: false });
+    const producer = await createTestRuntime(config, { migrate: false, workers: false });
     const children: ChildProcess[] = [];
     const startWorker = async () => {
       // The worker runs in this very process (tsx as a loader, no wrapper process), so the

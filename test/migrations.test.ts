@@ -8,8 +8,8 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { createPool, migrateDatabase, MIGRATIONS_FOLDER, schema } from '@canon/store';
-import { createRuntime, loadConfig } from '@canon/runtime';
-import { createEmptyDatabase, type TestDatabase } from '@canon/testing';
+import { loadConfig } from '@canon/runtime';
+import { createEmptyDatabase, createTestRuntime, type TestDatabase } from '@canon/testing';
 
 const dbs: TestDatabase[] = [];
 afterAll(async () => {
@@ -419,7 +419,7 @@ describe('migrations', () => {
     const db = await createEmptyDatabase();
     dbs.push(db);
     const config = loadConfig({}, { databaseUrl: db.url });
-    const [a, b] = await Promise.all([createRuntime(config, { schedules: false }), createRuntime(config, { schedules: false })]);
+    const [a, b] = await Promise.all([createTestRuntime(config), createTestRuntime(config)]);
     try {
       const { rows } = await a.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
       const { rows: files } = await a.pool.query<{ hash: string }>('SELECT DISTINCT hash FROM drizzle.__drizzle_migrations');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, loadConfig } from '@canon/runtime';
-import { createTestDatabase, killChild, runCanon, untilServing, type ServingProcess, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, createTestRuntime, killChild, runCanon, untilServing, type ServingProcess, type TestDatabase } from '@canon/testing';
 
 // Several `canon start` processes on one DATABASE_URL, as a load balancer runs them: each takes
 // requests and works the queue, and nothing but PostgreSQL is shared between them.
@@ -252,7 +252,7 @@ describe('several canon start processes on one PostgreSQL', () => {
     cleanup.push(() => db.drop());
     const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '0' }, { databaseUrl: db.url, poolSize: 4 });
     // One server takes requests and has no workers; the other's workers join mid-ingest.
-    const producer = await createRuntime(config, { schedules: false, workers: false, migrate: false });
+    const producer = await createTestRuntime(config, { workers: false, migrate: false });
     cleanup.push(() => producer.close());
     const who = await producer.authenticate((await producer.createKey({ workspace: 'default', role: 'owner' })).key);
     const ep = (key: string) => ({ idempotency_key: key, subject: 'service:late', body: { claims: [{ predicate: 'owner', value: key }] } });
@@ -263,7 +263,7 @@ describe('several canon start processes on one PostgreSQL', () => {
       // The compile job of 'first' is queued, so this ingest's job was absorbed by it; that job now
       // runs to its end on the other server before this transaction commits, without 'second'.
       inTransaction: async () => {
-        const worker = await createRuntime(config, { schedules: false, migrate: false });
+        const worker = await createTestRuntime(config, { migrate: false });
         cleanup.push(() => worker.close());
         await until('the queued compile to finish', 30_000, async () => (await count(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'compile' AND state = 'completed'`)) > 0, async () => '');
       },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRuntime, loadConfig, type Runtime } from '@canon/runtime';
-import { createTestDatabase } from '@canon/testing';
+import { loadConfig, type Runtime } from '@canon/runtime';
+import { createTestDatabase, createTestRuntime } from '@canon/testing';
 
 const ep = (key: string, subject: string, scope: 'workspace' | 'personal' = 'workspace') => ({
   idempotency_key: key,
@@ -12,7 +12,7 @@ const ep = (key: string, subject: string, scope: 'workspace' | 'personal' = 'wor
 /** A runtime without workers (jobs stay queued) over a database of its own, closed and dropped after `fn`. */
 async function withRuntime(env: Record<string, string>, fn: (runtime: Runtime) => Promise<void>): Promise<void> {
   const db = await createTestDatabase();
-  const runtime = await createRuntime(loadConfig(env, { databaseUrl: db.url }), { schedules: false, migrate: false, workers: false });
+  const runtime = await createTestRuntime(loadConfig(env, { databaseUrl: db.url }), { migrate: false, workers: false });
   try {
     await fn(runtime);
   } finally {

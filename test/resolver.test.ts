@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, loadConfig, type Principal, type ResolverRequest, type Runtime } from '@canon/runtime';
 import { RESOLVER_PROTOCOL } from '@canon/runtime/internals';
 import { CANDIDATES_SHOWN } from '@canon/core';
-import { createTestDatabase, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, createTestRuntime, type TestDatabase } from '@canon/testing';
 
 // A small local resolver, a real HTTP server: it says "one fact" for every pair it is asked about
 // unless told to fail or to stall. Canon records its answers and never asks twice.
@@ -37,12 +37,12 @@ beforeAll(async () => {
   const resolverKey = (await setup.createKey({ workspace: 'default', role: 'member', label: 'resolver' })).key;
   const ownerKey = (await setup.createKey({ workspace: 'default', role: 'owner' })).key;
   await setup.close();
-  runtime = await createRuntime(
+  runtime = await createTestRuntime(
     loadConfig(
       { CANON_RESOLVER_URL: url, CANON_RESOLVER_KEY: resolverKey, CANON_RESOLVER_TIMEOUT_MS: '500', CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_RESOLVER_HOSTS: '127.0.0.1' },
       { databaseUrl: db.url },
     ),
-    { queue: true, schedules: false },
+    { queue: true },
   );
   owner = await runtime.authenticate(ownerKey);
 });

@@ -1,5 +1,5 @@
 export { createTestDatabase, createEmptyDatabase, type TestDatabase } from './database.js';
-export { startTestCanon, type TestCanon } from './runtime.js';
+export { createTestRuntime, startTestCanon, type TestCanon } from './runtime.js';
 export { withDatabase } from './global-setup.js';
 export { actorName, deploymentStory, freezeResolution, shuffled, storyActors, type StoryStep } from './stories.js';
 export { runCanon, type CliOutcome } from './cli.js';

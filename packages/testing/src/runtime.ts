@@ -1,5 +1,5 @@
 import { createApp } from '@canon/api';
-import { createRuntime, loadConfig, type Principal, type Runtime, type RuntimeOptions } from '@canon/runtime';
+import { createRuntime, loadConfig, type Config, type Principal, type Runtime, type RuntimeOptions } from '@canon/runtime';
 import type { Role } from '@canon/core';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -14,12 +14,19 @@ export interface TestCanon {
   close(): Promise<void>;
 }
 
+/**
+ * `createRuntime` as a test runs it: no schedule fires from it. A test fires a schedule by sending
+ * its job; the default one, due at 03:00 UTC, would otherwise compile every subject under a test
+ * that runs across that minute.
+ */
+export function createTestRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  return createRuntime(config, { schedules: false, ...options });
+}
+
 /** A runtime and app over a fresh cloned database; close() releases both. */
 export async function startTestCanon(options: RuntimeOptions = {}, env: NodeJS.ProcessEnv = {}): Promise<TestCanon> {
   const db = await createTestDatabase();
-  // No schedule fires in a test (they are fired by sending their job): one due at 03:00 UTC would
-  // compile every subject under a test that runs across it.
-  const runtime = await createRuntime(loadConfig(env, { databaseUrl: db.url, poolSize: 20 }), { schedules: false, ...options });
+  const runtime = await createTestRuntime(loadConfig(env, { databaseUrl: db.url, poolSize: 20 }), options);
   const app = createApp(runtime);
   return {
     db,
