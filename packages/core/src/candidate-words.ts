@@ -247,34 +247,75 @@ export function dropE(word: string): string {
 // Words that name which of several parallel facts a statement is about — the environment, the
 // region, the direction, the rank, the end of a range. One side having such a word the other lacks
 // is the shape of two facts ("the EU API" / "the API"), never of one fact reworded.
-export const QUALIFYING = new Set(
-  (
+/**
+ * Words that name which of parallel facts a statement is, by the axis they name it on. Two
+ * statements each with a qualifier of its own are two facts when the qualifiers are alternatives
+ * on one axis ("staging" / "production", "first" / "last", "admin" / "customer"); qualifiers on two
+ * axes ("the first reply" / "customers hear back") each narrow the statement, and may narrow one fact.
+ * An axis is broad where unsure: every place a thing runs or sits is one, so "staging" against
+ * "EU" still tells two facts apart.
+ */
+const QUALIFIER_AXES: Readonly<Record<string, string>> = {
+  // Where a thing runs or sits, and which side or copy of it: an environment, a region, a
+  // direction, reads or writes, a node's role, inside or outside, which tier.
+  where:
     'staging stag production dev development test qa sandbox preview canary eu us apac emea uk region ' +
     'inbound outbound incoming outgoing read write reader writer primary replica secondary backup fallback ' +
-    'first last final next previous early late minimum min maximum max least most lower upper floor ceiling ' +
     'internal external public private client server frontend backend mobile web desktop ' +
-    'weekday weekend morning evening daily weekly monthly yearly annual quarterly ' +
-    'warning critical error info debug major minor patch non ' +
-    // How a thing is done (scheduled reports / ad-hoc exports), whether a figure is the goal or
-    // what was reached (target / result), and whom a rule is for (admin / customer sessions).
-    'ad hoc adhoc manual automatic automated target goal actual admin customer guest anonymous employee contractor ' +
-    // "Staffed from {time}" / "staffed until {time}": the end of a span is a fact apart from its start.
-    'until till ' +
-    // "Default status for new / returned samples", "price for new / existing subscribers".
-    'new existing returning returned old back arrival ' +
-    // The kind of leave: "paid leave" / "sick leave".
-    'sick bereavement sabbatical ' +
-    // The stage of data: raw events / aggregated tables kept for {quantity}.
-    'raw aggregated aggregate downsampled curated cleaned ' +
-    // Which side of a threshold a rule is for: a premium above {percent}, a discount below it.
-    'above below premium discount surcharge switch-on switch-off ' +
-    // Where a thing sits or whom it is for: the front tyres and the rear ones, the north gate, adult tickets.
+    // Where a thing sits: the front tyres and the rear ones, the north gate, indoors.
     'front rear inner outer north south east west northern southern eastern western indoor outdoor ' +
-    'adult junior senior youth'
-  ).split(' '),
-);
-// Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
-for (const w of [...QUALIFYING]) QUALIFYING.add(stem(w)).add(dropE(stem(w)));
+    // "Incoming" is read as "arrival" (a synonym group), which is also a kind of newcomer.
+    'arrival',
+  // Which of a series: the first or the last.
+  order: 'first last final next previous',
+  // Which end of a range: the least or the most, a floor or a ceiling.
+  bound: 'minimum min maximum max least most lower upper floor ceiling',
+  // Early or late.
+  timing: 'early late',
+  // When it recurs: weekdays or weekends, mornings or evenings, daily or weekly.
+  when: 'weekday weekend morning evening daily weekly monthly yearly annual quarterly',
+  level: 'warning critical error info debug',
+  release: 'major minor patch',
+  // How a thing is done: scheduled reports or ad-hoc exports.
+  manner: 'ad hoc adhoc manual automatic automated',
+  // Whether a figure is the goal or what was reached.
+  aim: 'target goal actual',
+  // Whom a rule is for: admin or customer sessions, adult or junior tickets.
+  whom: 'admin customer guest anonymous employee contractor adult junior senior youth',
+  // "Staffed from {time}" / "staffed until {time}": the end of a span is a fact apart from its start.
+  span: 'until till',
+  // "Default status for new / returned samples", "price for new / existing subscribers".
+  age: 'new existing returning returned old back arrival',
+  // The kind of leave: "paid leave" / "sick leave".
+  leave: 'sick bereavement sabbatical',
+  // The stage of data: raw events / aggregated tables kept for {quantity}.
+  stage: 'raw aggregated aggregate downsampled curated cleaned',
+  // Which side of a threshold a rule is for: a premium above {percent}, a discount below it.
+  side: 'above below premium discount surcharge switch-on switch-off',
+  // "Non-production", "non-members": the other side of whatever it prefixes, on any axis.
+  any: 'non',
+};
+
+/**
+ * Each qualifying word (and its stems) with its axes (`QUALIFIER_AXES`): most have one; a word
+ * a synonym group makes of words on two axes has both ("arrival" is "incoming" too).
+ */
+export const QUALIFIER_AXIS = new Map<string, readonly string[]>();
+for (const [axis, words] of Object.entries(QUALIFIER_AXES)) {
+  for (const w of words.split(' ')) {
+    // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
+    for (const form of new Set([w, stem(w), dropE(stem(w))])) QUALIFIER_AXIS.set(form, [...(QUALIFIER_AXIS.get(form) ?? []), axis]);
+  }
+}
+export const QUALIFYING: ReadonlySet<string> = new Set(QUALIFIER_AXIS.keys());
+
+/** Whether qualifiers on two axes sets name alternatives on one axis (`non` is on every axis). */
+export function sameAxis(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size === 0 || b.size === 0) return false;
+  if (a.has('any') || b.has('any')) return true;
+  for (const axis of a) if (b.has(axis)) return true;
+  return false;
+}
 
 export const NEGATION = new Set(['not', 'no', 'never', "don't", 'dont', "doesn't", 'doesnt', "isn't", 'isnt', "aren't", 'arent', "won't", 'wont', 'cannot', "can't", 'cant', 'without', 'nobody', 'none', 'nothing']);
 

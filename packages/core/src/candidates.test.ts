@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, findCandidates, keptCandidateLists, keptCandidates, LOOSE_LIMIT, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput, type CandidateRef } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
+import { QUALIFIER_AXIS, QUALIFYING, stem } from './candidate-words.js';
 
 const WS = 'ws_test';
 const mem = (predicate: string, extra: { qualifiers?: Record<string, string>; scope?: 'workspace' | 'personal'; owner?: string | null; note?: string; subject?: string } = {}): CandidateInput => {
@@ -742,6 +743,40 @@ describe('candidates: thirteenth round (canon-compiler/19), words of one thing f
     const finance = { subject: 'team:finance' };
     expect(pairsOf([mem('The billing invoice run starts at {time}', finance), mem('The billing payout run starts at {time}', finance)])).toEqual([]);
     expect(pairsOf([mem('A van route is capped at {quantity} stops'), mem('A truck route is capped at {quantity} stops')])).toEqual([]);
+  });
+});
+
+describe('candidates: qualifiers on one axis or two (canon-compiler/21)', () => {
+  const desk = { subject: 'team:help-desk' };
+
+  it('lets a change keep a qualifier on each side when they name two axes: each narrows how one fact is said', () => {
+    // "first" says which of a series, "customers" whom the rule is for.
+    const [p] = findCandidates([mem('help-desk promises a first reply within {quantity}', desk), mem('We tightened it: customers now hear from help-desk inside {quantity}', desk)]);
+    expect(p?.reason).toContain('told as a change');
+    // Two memories of one kind, one told as a change, sharing no word but the subject's name.
+    expect(pairsOf([mem('help-desk answers a first message within {quantity}', desk), mem('customers now get an answer inside {quantity}', desk)])).toHaveLength(1);
+  });
+
+  it('keeps two qualifiers on one axis apart, with or without a change', () => {
+    // Which of a series: the first reply, the last reply.
+    expect(pairsOf([mem('help-desk sends a first reply within {quantity}', desk), mem('help-desk now sends the final reply within {quantity}', desk)])).toEqual([]);
+    // Whom it is for.
+    expect(pairsOf([mem('Admin sessions expire after {quantity}'), mem('Customer sessions now expire after {quantity}')])).toEqual([]);
+    // Every place a thing runs is one axis: an environment against a region is still two facts.
+    expect(pairsOf([mem('The staging API now allows {quantity} requests'), mem('The EU API allows {quantity} requests')])).toEqual([]);
+    // "non" is the other side of whatever it prefixes.
+    expect(pairsOf([mem('Non-members now pay {money} for a first visit'), mem('Members pay {money} for a first visit')])).toEqual([]);
+  });
+
+  it('gives every qualifying word, and its stems, one axis', () => {
+    expect(QUALIFIER_AXIS.get('first')).toEqual(['order']);
+    expect(QUALIFIER_AXIS.get('minimum')).toEqual(['bound']);
+    expect(QUALIFIER_AXIS.get('customer')).toEqual(['whom']);
+    expect(QUALIFIER_AXIS.get('staging')).toEqual(QUALIFIER_AXIS.get('eu'));
+    expect(QUALIFIER_AXIS.get(stem('incoming'))).toEqual(['where']);
+    // A synonym group reads "incoming" as "arrival": the word is on both axes.
+    expect(QUALIFIER_AXIS.get('arrival')).toEqual(['where', 'age']);
+    for (const w of QUALIFYING) expect(QUALIFIER_AXIS.get(w)?.length).toBeGreaterThan(0);
   });
 });
 

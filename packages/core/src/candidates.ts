@@ -3,7 +3,7 @@ import type { FactKey } from './fact-key.js';
 import { NOTE_PREDICATE } from './extract.js';
 import type { Claim } from './claim.js';
 import { CUES } from './cues.js';
-import { canonicalWord, COMMON, dropE, LIGHT, QUALIFYING } from './candidate-words.js';
+import { canonicalWord, COMMON, dropE, LIGHT, QUALIFIER_AXIS, sameAxis } from './candidate-words.js';
 import { predicateWords } from './candidate-reading.js';
 
 export { predicateWords } from './candidate-reading.js';
@@ -187,18 +187,27 @@ function onlyIn(x: PredicateShape, y: PredicateShape): string[] {
 /**
  * Of the words of `x` that `y` lacks (words naming the subject left out): how many are not a
  * linking verb ("runs", "is", "uses": how it is said, not a substitution — "The ranker runs model
- * {version}" / "Ranker model deployed: {version}"), and whether one names which of parallel facts
- * it is.
+ * {version}" / "Ranker model deployed: {version}"), and the axes of those that name which of
+ * parallel facts it is (`QUALIFIER_AXIS`).
  */
-function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; qualified: boolean } {
+function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; qualified: boolean; axes: Set<string> } {
   let heavy = 0;
-  let qualified = false;
+  const axes = new Set<string>();
   for (const w of x.words) {
     if (y.words.has(w) || x.named.has(w) || y.named.has(w)) continue;
     if (!LIGHT.has(w)) heavy += 1;
-    if (QUALIFYING.has(w)) qualified = true;
+    for (const axis of QUALIFIER_AXIS.get(w) ?? []) axes.add(axis);
   }
-  return { heavy, qualified };
+  return { heavy, qualified: axes.size > 0, axes };
+}
+
+/**
+ * A qualifier on each side, alternatives on one axis ("staging" / "production", "first" / "last"):
+ * two parallel facts. Qualifiers on two axes ("a first reply" / "customers hear back") each narrow
+ * how one fact is said.
+ */
+function qualifiedApart(ox: { axes: ReadonlySet<string> }, oy: { axes: ReadonlySet<string> }): boolean {
+  return sameAxis(ox.axes, oy.axes);
 }
 
 /**
@@ -248,7 +257,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   // A word naming which of parallel facts it is ("EU", "staging", "least") on one side only.
   // A change may drop or add one ("Outbound mail goes through {host}" / "We switched the mail
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
-  if (ox.qualified && oy.qualified) return null;
+  if (qualifiedApart(ox, oy)) return null;
   if (frameSwap(x, y) || reversed(x, y)) return null;
   const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size));
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
@@ -490,7 +499,7 @@ function soleRestatement(x: PredicateShape, y: PredicateShape): { score: number;
   if (parallelChanges(x, y, ox, oy) && [...x.words].some((w) => y.words.has(w) && !x.named.has(w) && !y.named.has(w))) return null;
   if (planApart(x, y)) return null;
   // A qualifier on each side ("outbound" / "incoming") is still two facts, as are the two ways of a route.
-  if ((ox.qualified && oy.qualified) || reversed(x, y)) return null;
+  if (qualifiedApart(ox, oy) || reversed(x, y)) return null;
   const parts = [`same slots ${x.slots}`, 'the only two facts with them here', 'told as a change'];
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score: SHARED_FLOOR, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
