@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, findCandidates, keptCandidateLists, keptCandidates, LOOSE_LIMIT, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput, type CandidateRef } from './candidates.js';
+import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, findCandidates, keptCandidateLists, keptCandidates, LOOSE_LIMIT, scoreShapes, shapeOf, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput, type CandidateRef } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
 import { QUALIFIER_AXIS, QUALIFYING, stem } from './candidate-words.js';
 
@@ -359,7 +359,10 @@ describe('candidates', () => {
 
   it('takes a linking verb on one side only ("runs", "is") for wording, not a substitution', () => {
     expect(pairsOf([mem('The ranker runs model {version}'), mem('Ranker model deployed: {version}')])).toHaveLength(1);
-    expect(pairsOf([mem('The ranker serves model {version}'), mem('Ranker model deployed: {version}')])).toEqual([]);
+    // A verb swapped in its place is a substitution; one said elsewhere in the line is how it is
+    // worded (canon-compiler/22: `swappedInPlace`).
+    expect(pairsOf([mem('The ranker serves model {version}'), mem('Ranker trains model {version}')])).toEqual([]);
+    expect(pairsOf([mem('The ranker serves model {version}'), mem('Ranker model deployed: {version}')])).toHaveLength(1);
   });
 
   it('compares notes by their words, whatever their fingerprints', () => {
@@ -777,6 +780,35 @@ describe('candidates: qualifiers on one axis or two (canon-compiler/21)', () => 
     // A synonym group reads "incoming" as "arrival": the word is on both axes.
     expect(QUALIFIER_AXIS.get('arrival')).toEqual(['where', 'age']);
     for (const w of QUALIFYING) expect(QUALIFIER_AXIS.get(w)?.length).toBeGreaterThan(0);
+  });
+});
+
+describe('candidates: a swap in place, or a rewording (canon-compiler/22)', () => {
+  it('keeps apart two statements that swap a word or two in the same place', () => {
+    const auth = { subject: 'service:auth' };
+    expect(pairsOf([mem('Logins are limited to {quantity} per minute per IP', auth), mem('Signups are limited to {quantity} per hour per IP', auth)])).toEqual([]);
+    expect(pairsOf([mem("Jovana's usual tea order is a {quoted}", { subject: 'user:jovana' }), mem("Jovana's usual coffee order is a {quoted}", { subject: 'user:jovana' })])).toEqual([]);
+  });
+
+  it('answers the same whichever statement is lined up first', () => {
+    const statements = [
+      mem('Energy refills one point every {quantity}'),
+      mem('A point of energy comes back every {quantity}'),
+      mem('Logins are limited to {quantity} per minute per IP'),
+      mem('Signups are limited to {quantity} per hour per IP'),
+      mem('Storage alerts fire at {percent} full'),
+      mem('Alert when storage usage crosses {percent}'),
+      mem('The standard bonus target is {percent} of base salary'),
+      mem('The bonus target for managers is {percent} of base salary'),
+    ];
+    const shapes = statements.map((m) => shapeOf(m));
+    for (const x of shapes) for (const y of shapes) expect(scoreShapes(x, y) === null).toBe(scoreShapes(y, x) === null);
+  });
+
+  it('pairs a rewording that says a word of its own where the other says none', () => {
+    const gw = { subject: 'service:gateway' };
+    const [p] = findCandidates([mem('Storage alerts fire at {percent} full', gw), mem('Alert when storage usage crosses {percent}', gw)]);
+    expect(p?.reason).toContain('shared: alert, storage');
   });
 });
 

@@ -3,7 +3,7 @@ import type { FactKey } from './fact-key.js';
 import { NOTE_PREDICATE } from './extract.js';
 import type { Claim } from './claim.js';
 import { CUES } from './cues.js';
-import { canonicalWord, COMMON, dropE, LIGHT, QUALIFIER_AXIS, sameAxis } from './candidate-words.js';
+import { canonicalWord, COMMON, dropE, FILLER, LIGHT, QUALIFIER_AXIS, sameAxis } from './candidate-words.js';
 import { predicateWords } from './candidate-reading.js';
 
 export { predicateWords } from './candidate-reading.js';
@@ -259,7 +259,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   if (qualifiedApart(ox, oy)) return null;
   if (frameSwap(x, y) || reversed(x, y)) return null;
-  const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size));
+  const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), () => swappedInPlace(x, y));
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // in common and no qualifier on one side only is enough to show the two — but only as a
@@ -386,12 +386,13 @@ function parallelChanges(x: PredicateShape, y: PredicateShape, ox: { heavy: numb
  * The rules every pair meets unless one side is told as a change: words swapped on each side are
  * the shape of two facts unless the pair shares enough words of its own.
  */
-function strictlyNear(onlyXCount: number, onlyYCount: number, shared: number, sharedFacts: number, shorter: number): boolean {
+function strictlyNear(onlyXCount: number, onlyYCount: number, shared: number, sharedFacts: number, shorter: number, inPlace: () => boolean): boolean {
   const substitutions = Math.min(onlyXCount, onlyYCount);
-  // Two statements that share most of their words and swap one or two (staging for production,
-  // reader for writer) are the shape of two facts told apart by a qualifier; a rewording shares
-  // fewer words and differs in how it is said.
-  if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1)) return false;
+  // Two statements that share most of their words and swap one or two in place (staging for
+  // production, reader for writer, logins per minute for signups per hour) are the shape of two
+  // facts told apart by a qualifier; a rewording shares fewer words, or says its own where the
+  // other says nothing, and differs in how it is said.
+  if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1) && inPlace()) return false;
   // Each side naming two or more things the other does not, around less than half of the
   // shorter one in common: two facts that share a word or two ("web", "deploy").
   if (substitutions >= 2 && shared / shorter < 0.5) return false;
@@ -399,6 +400,69 @@ function strictlyNear(onlyXCount: number, onlyYCount: number, shared: number, sh
   // coincidence of wording; a word naming the subject or a common verb is none at all.
   if (substitutions >= 1 && sharedFacts < 2) return false;
   return true;
+}
+
+/** Cells of the table `swappedInPlace` lines two statements up in: two statements of 63 tokens each. */
+const ALIGN_LIMIT = 64 * 64;
+
+/**
+ * Whether every word of the fact that one statement says and the other does not stands where the
+ * other says one of its own: lined up on the longest run of the words they share in one order,
+ * each gap between two of them holding a word of the fact on one side holds one on the other
+ * ("logins are limited to {quantity} per minute" / "signups … per hour"). A word said where the
+ * other says none of its own ("the docs site is published at" / "the docs are deployed to") is how
+ * one statement is worded, not a thing swapped. Linking verbs and words of the subject's name are
+ * no word of the fact here, as in `onlyCounts`.
+ */
+function swappedInPlace(x: PredicateShape, y: PredicateShape): boolean {
+  // Where the two share words in more than one order, the longest run can be chosen more than one
+  // way: lined up from each side, a pair is a swap in place if either way shows one, so the answer
+  // is the same whichever of the two is x.
+  return inPlaceFrom(x, y) || inPlaceFrom(y, x);
+}
+
+function inPlaceFrom(x: PredicateShape, y: PredicateShape): boolean {
+  const a = x.seq;
+  const b = y.seq;
+  // A word of the fact as the sequence holds it: in the statement's words, or written as said where
+  // its words hold another form ("per hour" is "hourly" there), and in neither of the other's.
+  const own = (s: PredicateShape, o: PredicateShape, w: string) =>
+    (s.words.has(w) || (!w.startsWith('{') && !FILLER.has(w))) && !o.words.has(w) && !LIGHT.has(w) && !s.named.has(w) && !o.named.has(w);
+  // The longest common subsequence, by dynamic programming: quadratic, so only over statements of
+  // a line or two. Longer ones (a note can be as long as the door allows) are read as before this
+  // rule, a swap, and cost nothing more.
+  const n = a.length;
+  const m = b.length;
+  if ((n + 1) * (m + 1) > ALIGN_LIMIT) return true;
+  const table = new Uint16Array((n + 1) * (m + 1));
+  for (let i = n - 1; i >= 0; i -= 1) {
+    for (let j = m - 1; j >= 0; j -= 1) {
+      table[i * (m + 1) + j] = a[i] === b[j] ? table[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(table[(i + 1) * (m + 1) + j]!, table[i * (m + 1) + j + 1]!);
+    }
+  }
+  let i = 0;
+  let j = 0;
+  let gapX = false;
+  let gapY = false;
+  const closeGap = () => {
+    const apart = gapX !== gapY;
+    gapX = gapY = false;
+    return apart;
+  };
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      if (closeGap()) return false;
+      i += 1;
+      j += 1;
+    } else if (j >= m || (i < n && table[(i + 1) * (m + 1) + j]! >= table[i * (m + 1) + j + 1]!)) {
+      if (own(x, y, a[i]!)) gapX = true;
+      i += 1;
+    } else {
+      if (own(y, x, b[j]!)) gapY = true;
+      j += 1;
+    }
+  }
+  return !closeGap();
 }
 
 /**
