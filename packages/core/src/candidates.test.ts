@@ -55,8 +55,8 @@ describe('candidates', () => {
     expect(pairsOf([mem('The free trial is {quantity}'), mem('The trial period was extended to {quantity} for all new sign-ups')])).toHaveLength(1);
     expect(pairsOf([mem('Uptime checks run every {quantity}'), mem('We now run uptime probes every {quantity}')])).toHaveLength(1);
     expect(pairsOf([mem('Keep PRs under {quantity} lines'), mem('New guideline: aim for PRs under {quantity} lines')])).toHaveLength(1);
-    // Without the change, the same words are a swap of one thing for another.
-    expect(pairsOf([mem('The free trial is {quantity}'), mem('The trial period is {quantity}')])).toEqual([]);
+    // Without the change, a word swapped in its place is one thing for another.
+    expect(pairsOf([mem('The free trial is {quantity}'), mem('The paid trial is {quantity}')])).toEqual([]);
   });
 
   it('does not take a plan for a change, nor for what is', () => {
@@ -151,7 +151,8 @@ describe('candidates', () => {
     expect(toldAsChange([{ cues: ['hedge-maybe'] }, { cues: [] }])).toBe(false);
     // "Going forward, retention of audit records is {quantity}": the cue is gone from the predicate.
     const old = mem('Audit records are kept for {quantity}');
-    const plain = mem('For compliance, audit logs on the box are retained {quantity}');
+    // A qualifier on one side only ("backup") keeps it from a pair by the strict rules.
+    const plain = mem('For compliance, audit logs on the backup box are retained {quantity}');
     expect(findCandidates([old, plain])).toEqual([]);
     expect(findCandidates([old, { ...plain, told_as_change: true }])).toHaveLength(1);
     // "The cluster will run v2 from now on": the cue says when the future tense starts, so it
@@ -803,6 +804,14 @@ describe('candidates: a swap in place, or a rewording (canon-compiler/22)', () =
     ];
     const shapes = statements.map((m) => shapeOf(m));
     for (const x of shapes) for (const y of shapes) expect(scoreShapes(x, y) === null).toBe(scoreShapes(y, x) === null);
+  });
+
+  it('reads one word of the fact in common, or few, as a rewording unless the rest is swapped in place', () => {
+    // One word of the fact in common ("trial"), each side with a word of its own in another place.
+    expect(pairsOf([mem('The free trial is {quantity}'), mem('The trial period is {quantity}')])).toHaveLength(1);
+    expect(pairsOf([mem('Audit records are kept for {quantity}'), mem('For compliance, audit logs on the box are retained {quantity}')])).toHaveLength(1);
+    // Nothing of the fact in common: no pair, wherever the words stand.
+    expect(pairsOf([mem('The lobby opens at {time}'), mem('Parcels are collected at {time}')])).toEqual([]);
   });
 
   it('pairs a rewording that says a word of its own where the other says none', () => {

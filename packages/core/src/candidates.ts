@@ -395,10 +395,10 @@ function strictlyNear(onlyXCount: number, onlyYCount: number, shared: number, sh
   if (substitutions >= 1 && Math.max(onlyXCount, onlyYCount) <= (shared >= 2 ? 2 : 1) && inPlace()) return false;
   // Each side naming two or more things the other does not, around less than half of the
   // shorter one in common: two facts that share a word or two ("web", "deploy").
-  if (substitutions >= 2 && shared / shorter < 0.5) return false;
+  if (substitutions >= 2 && shared / shorter < 0.5 && inPlace()) return false;
   // With something swapped on each side, one word in common ("long", "pin", "offsite") is a
   // coincidence of wording; a word naming the subject or a common verb is none at all.
-  if (substitutions >= 1 && sharedFacts < 2) return false;
+  if (substitutions >= 1 && (sharedFacts === 0 || (sharedFacts === 1 && inPlace()))) return false;
   return true;
 }
 
