@@ -784,11 +784,20 @@ describe('candidates: qualifiers on one axis or two (canon-compiler/21)', () => 
   });
 });
 
-describe('candidates: a swap in place, or a rewording (canon-compiler/22)', () => {
+describe('candidates: a swap in place, or a rewording (canon-compiler/22 to /24)', () => {
   it('keeps apart two statements that swap a word or two in the same place', () => {
     const auth = { subject: 'service:auth' };
     expect(pairsOf([mem('Logins are limited to {quantity} per minute per IP', auth), mem('Signups are limited to {quantity} per hour per IP', auth)])).toEqual([]);
     expect(pairsOf([mem("Jovana's usual tea order is a {quoted}", { subject: 'user:jovana' }), mem("Jovana's usual coffee order is a {quoted}", { subject: 'user:jovana' })])).toEqual([]);
+  });
+
+  it('reads a word moved as wording only between the only two facts of a kind: among many, it may be what tells them apart', () => {
+    const platform = mem('The platform staging deploy runs on {weekday}');
+    const payments = mem('Payments schedules the staging deploy for {weekday}');
+    expect(pairsOf([platform, payments])).toHaveLength(1);
+    expect(findCandidates([platform, payments])[0]?.reason).toContain('the only two facts with them here');
+    const search = mem('The search staging deploy runs on {weekday}');
+    expect(pairsOf([platform, payments, search])).not.toContain(pair(platform, payments));
   });
 
   it('answers the same whichever statement is lined up first', () => {
@@ -803,7 +812,7 @@ describe('candidates: a swap in place, or a rewording (canon-compiler/22)', () =
       mem('The bonus target for managers is {percent} of base salary'),
     ];
     const shapes = statements.map((m) => shapeOf(m));
-    for (const x of shapes) for (const y of shapes) expect(scoreShapes(x, y) === null).toBe(scoreShapes(y, x) === null);
+    for (const x of shapes) for (const y of shapes) expect(scoreShapes(x, y, true) === null).toBe(scoreShapes(y, x, true) === null);
   });
 
   it('reads one word of the fact in common, or few, as a rewording unless the rest is swapped in place', () => {

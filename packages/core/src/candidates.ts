@@ -230,7 +230,13 @@ function redoneAgainst(x: PredicateShape, y: PredicateShape): PredicateShape {
   return words ? { ...x, words, grams: trigramsOf(words), change: true } : x;
 }
 
-export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: number; reason: string; opposite?: true; loose?: true } | null {
+/**
+ * `alone`: the two are the only facts of their kind in the subject (a block of two). Words swapped
+ * on each side then count as two facts only when they stand in one place (`swappedInPlace`); among
+ * many facts of a kind, a word moved may be the one that tells them apart ("the platform deploy
+ * runs on {weekday}" / "payments schedules the deploy for {weekday}"), and any swap does.
+ */
+export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false): { score: number; reason: string; opposite?: true; loose?: true } | null {
   if (a.scope !== b.scope || a.qualifiers !== b.qualifiers || a.slots !== b.slots) return null;
   const x = redoneAgainst(a, b);
   const y = redoneAgainst(b, a);
@@ -259,7 +265,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape): { score: numb
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   if (qualifiedApart(ox, oy)) return null;
   if (frameSwap(x, y) || reversed(x, y)) return null;
-  const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), () => swappedInPlace(x, y));
+  const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => swappedInPlace(x, y) : () => true);
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // in common and no qualifier on one side only is enough to show the two — but only as a
@@ -569,7 +575,21 @@ function soleRestatement(x: PredicateShape, y: PredicateShape): { score: number;
   return { score: SHARED_FLOOR, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}) };
 }
 
-/** `pairs` and, for each block of exactly two memories that are not already a pair, their sole restatement. */
+/**
+ * The only two facts of their kind in a subject, worded apart: a pair by the rules of two that
+ * stand alone (`scoreShapes` with `alone`), which read words swapped out of place as wording.
+ */
+function wordedApart(x: PredicateShape, y: PredicateShape, threshold: number): { score: number; reason: string; opposite?: true } | null {
+  const scored = scoreShapes(x, y, true);
+  if (!scored || scored.score < threshold) return null;
+  const { loose: _, ...pair } = scored;
+  return { ...pair, reason: `${pair.reason}; the only two facts with them here` };
+}
+
+/**
+ * `pairs` and, for each block of exactly two memories that are not already a pair, their sole
+ * restatement, or else the pair they make worded apart.
+ */
 function withSole(pairs: CandidatePair[], byId: ReadonlyMap<string, PredicateShape>, blocks: readonly Block[], threshold: number): CandidatePair[] {
   if (threshold > SHARED_FLOOR) return pairs;
   const paired = new Set(pairs.map((p) => `${p.a}\u0000${p.b}`));
@@ -578,7 +598,9 @@ function withSole(pairs: CandidatePair[], byId: ReadonlyMap<string, PredicateSha
     if (ids.length !== 2) continue;
     const [a, b] = ids as [string, string];
     if (paired.has(`${a}\u0000${b}`)) continue;
-    const sole = soleRestatement(byId.get(a)!, byId.get(b)!);
+    const x = byId.get(a)!;
+    const y = byId.get(b)!;
+    const sole = soleRestatement(x, y) ?? wordedApart(x, y, threshold);
     if (sole) out.push({ a, b, ...sole });
   }
   return out.length === pairs.length ? pairs : out.sort((p, q) => compareStrings(p.a, q.a) || compareStrings(p.b, q.b));
