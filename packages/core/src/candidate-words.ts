@@ -76,7 +76,7 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   // Days away from work; "time off" is read as "leave" where it is said (`predicateWords`).
   ['leave', 'pto'],
   ['idle', 'inactivity', 'inactive'],
-  // What comes in: "new arrivals", "incoming animals" (still a side against "outgoing": QUALIFYING).
+  // What comes in: "new arrivals", "incoming animals" (still a side against "outgoing": `QUALIFIER_AXIS`).
   ['arrival', 'arrivals', 'incoming', 'arriving'],
   // "The first sailing" is "the earliest boat" ("the latest invoice" is the newest, not the last).
   ['first', 'earliest'],
@@ -244,16 +244,14 @@ export function dropE(word: string): string {
   return word.length > 3 && word.endsWith('e') && !word.endsWith('ee') ? word.slice(0, -1) : word;
 }
 
-// Words that name which of several parallel facts a statement is about — the environment, the
-// region, the direction, the rank, the end of a range. One side having such a word the other lacks
-// is the shape of two facts ("the EU API" / "the API"), never of one fact reworded.
 /**
- * Words that name which of parallel facts a statement is, by the axis they name it on. Two
- * statements each with a qualifier of its own are two facts when the qualifiers are alternatives
- * on one axis ("staging" / "production", "first" / "last", "admin" / "customer"); qualifiers on two
- * axes ("the first reply" / "customers hear back") each narrow the statement, and may narrow one fact.
- * An axis is broad where unsure: every place a thing runs or sits is one, so "staging" against
- * "EU" still tells two facts apart.
+ * Words that name which of parallel facts a statement is about — the environment, the region, the
+ * rank, the end of a range … — by the axis they name it on. Such a word on one side only makes a
+ * pair loose at most ("the EU API" / "the API"). Two statements each with a qualifier of its own
+ * are two facts when the qualifiers are alternatives on one axis ("staging" / "production", "first"
+ * / "last", "admin" / "customer"); qualifiers on two axes ("the first reply" / "customers hear
+ * back") each narrow the statement, and may narrow one fact. An axis is broad where unsure: every
+ * place a thing runs or sits is one, so "staging" against "EU" still tells two facts apart.
  */
 const QUALIFIER_AXES: Readonly<Record<string, string>> = {
   // Where a thing runs or sits, and which side or copy of it: an environment, a region, a
@@ -304,12 +302,13 @@ export const QUALIFIER_AXIS = new Map<string, readonly string[]>();
 for (const [axis, words] of Object.entries(QUALIFIER_AXES)) {
   for (const w of words.split(' ')) {
     // Words are compared stemmed ("incoming" is "incom"), so the stems qualify as well.
-    for (const form of new Set([w, stem(w), dropE(stem(w))])) QUALIFIER_AXIS.set(form, [...(QUALIFIER_AXIS.get(form) ?? []), axis]);
+    for (const form of new Set([w, stem(w), dropE(stem(w))])) {
+      const on = QUALIFIER_AXIS.get(form) ?? [];
+      if (!on.includes(axis)) QUALIFIER_AXIS.set(form, [...on, axis]);
+    }
   }
 }
-export const QUALIFYING: ReadonlySet<string> = new Set(QUALIFIER_AXIS.keys());
-
-/** Whether qualifiers on two axes sets name alternatives on one axis (`non` is on every axis). */
+/** Whether the axes of two sides' qualifiers meet: alternatives on one axis (`non` is on every axis). */
 export function sameAxis(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   if (a.size === 0 || b.size === 0) return false;
   if (a.has('any') || b.has('any')) return true;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, findCandidates, keptCandidateLists, keptCandidates, LOOSE_LIMIT, scoreShapes, shapeOf, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput, type CandidateRef } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
-import { QUALIFIER_AXIS, QUALIFYING, stem } from './candidate-words.js';
+import { QUALIFIER_AXIS, stem } from './candidate-words.js';
 
 const WS = 'ws_test';
 const mem = (predicate: string, extra: { qualifiers?: Record<string, string>; scope?: 'workspace' | 'personal'; owner?: string | null; note?: string; subject?: string } = {}): CandidateInput => {
@@ -360,8 +360,8 @@ describe('candidates', () => {
 
   it('takes a linking verb on one side only ("runs", "is") for wording, not a substitution', () => {
     expect(pairsOf([mem('The ranker runs model {version}'), mem('Ranker model deployed: {version}')])).toHaveLength(1);
-    // A verb swapped in its place is a substitution; one said elsewhere in the line is how it is
-    // worded (canon-compiler/22: `swappedInPlace`).
+    // A verb swapped in its place is a substitution; between the only two facts of a kind, one said
+    // elsewhere in the line is how it is worded (`swappedInPlace`).
     expect(pairsOf([mem('The ranker serves model {version}'), mem('Ranker trains model {version}')])).toEqual([]);
     expect(pairsOf([mem('The ranker serves model {version}'), mem('Ranker model deployed: {version}')])).toHaveLength(1);
   });
@@ -780,7 +780,8 @@ describe('candidates: qualifiers on one axis or two (canon-compiler/21)', () => 
     expect(QUALIFIER_AXIS.get(stem('incoming'))).toEqual(['where']);
     // A synonym group reads "incoming" as "arrival": the word is on both axes.
     expect(QUALIFIER_AXIS.get('arrival')).toEqual(['where', 'age']);
-    for (const w of QUALIFYING) expect(QUALIFIER_AXIS.get(w)?.length).toBeGreaterThan(0);
+    // A participle's stem is on its axis too, as the words it is compared with are stemmed.
+    expect(QUALIFIER_AXIS.get(stem('aggregated'))).toEqual(['stage']);
   });
 });
 

@@ -190,16 +190,21 @@ function onlyIn(x: PredicateShape, y: PredicateShape): string[] {
  * {version}" / "Ranker model deployed: {version}"), and the axes of those that name which of
  * parallel facts it is (`QUALIFIER_AXIS`).
  */
-function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; qualified: boolean; axes: Set<string> } {
+function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; axes: ReadonlySet<string> } {
   let heavy = 0;
-  const axes = new Set<string>();
+  // Scored for every pair a subject's word index proposes, most with no qualifier: the set is
+  // made only when there is one.
+  let axes: Set<string> | null = null;
   for (const w of x.words) {
     if (y.words.has(w) || x.named.has(w) || y.named.has(w)) continue;
     if (!LIGHT.has(w)) heavy += 1;
-    for (const axis of QUALIFIER_AXIS.get(w) ?? []) axes.add(axis);
+    const on = QUALIFIER_AXIS.get(w);
+    if (on) for (const axis of on) (axes ??= new Set()).add(axis);
   }
-  return { heavy, qualified: axes.size > 0, axes };
+  return { heavy, axes: axes ?? NO_AXES };
 }
+
+const NO_AXES: ReadonlySet<string> = new Set();
 
 /**
  * A qualifier on each side, alternatives on one axis ("staging" / "production", "first" / "last"):
@@ -265,7 +270,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false)
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   if (qualifiedApart(ox, oy)) return null;
   if (frameSwap(x, y) || reversed(x, y)) return null;
-  const strict = !ox.qualified && !oy.qualified && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => swappedInPlace(x, y) : () => true);
+  const strict = ox.axes.size === 0 && oy.axes.size === 0 && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => swappedInPlace(x, y) : anySwap);
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // in common and no qualifier on one side only is enough to show the two — but only as a
@@ -408,6 +413,9 @@ function strictlyNear(onlyXCount: number, onlyYCount: number, shared: number, sh
   return true;
 }
 
+/** Among many facts of a kind, every swap is read as one (`scoreShapes` without `alone`). */
+const anySwap = () => true;
+
 /** Cells of the table `swappedInPlace` lines two statements up in: two statements of 63 tokens each. */
 const ALIGN_LIMIT = 64 * 64;
 
@@ -503,7 +511,8 @@ export function findCandidates(memories: readonly CandidateInput[], threshold: n
 /**
  * The pairs that hold a memory of `focus` (every pair without one), and the focus they were
  * computed for: `focus` widened by every memory of a block of three or fewer that holds one of it
- * (whether two memories are a sole restatement depends on their block's size), then by every
+ * (whether two memories are a sole restatement, or a pair worded apart, depends on their block's
+ * size), then by every
  * statement told as a change that pairs with a memory in it, since whether its loose pairs are
  * kept depends on all its pairs. Every pair without a member
  * of the widened focus is what it was before the focus changed.
@@ -533,7 +542,7 @@ export function candidatesAround(
     return more;
   };
   // A block holding one of the focus that has, or had without it, a few memories: whether its two
-  // memories are each other's only fact of their kind (`soleRestatement`) changes with its size,
+  // memories are each other's only fact of their kind (`soleRestatement`, `wordedApart`) changes with its size,
   // so all of it is recomputed. Two memories joined by three new ones were a sole pair, and are none now.
   const start = new Set(focus);
   for (const { ids } of blocks) {
