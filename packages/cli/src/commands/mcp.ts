@@ -13,9 +13,10 @@ export function registerMcpCommand(program: Command, run: Run, config: () => Con
         // the runtime starts goes to stderr (embedded PostgreSQL logs to a file in CANON_HOME).
         console.log = console.error;
         console.info = console.error;
-        // In-process: this process works the queue while it serves, so `compile` with async runs.
+        // In-process: this process works the queue while it serves, so `compile` with async runs,
+        // and, serving as long as `canon start` does, it fires the stored schedules as that does.
         const { openPort } = await import('../port.js');
-        const port = await openPort(config(), { queue: true });
+        const port = await openPort(config(), { queue: true, schedules: true });
         const { serveStdio } = await import('@canon/mcp');
         await serveStdio(port);
       }),
