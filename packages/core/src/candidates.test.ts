@@ -80,7 +80,9 @@ describe('candidates', () => {
   it('takes no word naming the subject for a difference', () => {
     const backend = { subject: 'team:backend' };
     expect(pairsOf([mem('Backend pairs on {weekday}', backend), mem('Our pairing day is {weekday}', backend)])).toHaveLength(1);
-    expect(pairsOf([mem('Backend pairs on {weekday}'), mem('Our pairing day is {weekday}')])).toEqual([]);
+    // Of another subject, "backend" names where it runs: among facts of a kind, which one it is.
+    const lunch = mem('Our lunch day is {weekday}');
+    expect(pairsOf([mem('Backend pairs on {weekday}'), mem('Our pairing day is {weekday}'), lunch])).toEqual([]);
   });
 
   it('reads "per month" as "monthly", "at least" as a minimum and lower-case "us" as the pronoun', () => {
@@ -151,8 +153,8 @@ describe('candidates', () => {
     expect(toldAsChange([{ cues: ['hedge-maybe'] }, { cues: [] }])).toBe(false);
     // "Going forward, retention of audit records is {quantity}": the cue is gone from the predicate.
     const old = mem('Audit records are kept for {quantity}');
-    // A qualifier on one side only ("backup") keeps it from a pair by the strict rules.
-    const plain = mem('For compliance, audit logs on the backup box are retained {quantity}');
+    // A qualifier on one side only ("raw") keeps it from a pair by the strict rules.
+    const plain = mem('For compliance, raw audit logs are retained {quantity}');
     expect(findCandidates([old, plain])).toEqual([]);
     expect(findCandidates([old, { ...plain, told_as_change: true }])).toHaveLength(1);
     // "The cluster will run v2 from now on": the cue says when the future tense starts, so it
@@ -341,6 +343,23 @@ describe('candidates', () => {
     expect(pairsOf([mem('Admin sessions expire after {quantity} idle'), mem('Customer sessions expire after {quantity} idle')])).toEqual([]);
     // A change may still restate the goal in other words.
     expect(pairsOf([mem('The cache hit rate target is {percent}'), mem('We raised the cache hit rate to {percent}')])).toHaveLength(1);
+  });
+
+  it('reads a qualifier on one side only of the only two facts of a kind as detail on the axes that narrow how one fact is said', () => {
+    const plain = mem('Design sync happens on {weekday}');
+    const weekly = mem('The design team meets every {weekday} for the weekly sync');
+    expect(pairsOf([plain, weekly])).toEqual([pair(plain, weekly)]);
+    expect(findCandidates([plain, weekly])[0]?.reason).toContain('the only two facts with them here');
+    // Among many facts of a kind the qualifier may be the one that tells two apart.
+    expect(pairsOf([plain, weekly, mem('Design review is on {weekday}')])).not.toContain(pair(plain, weekly));
+    expect(pairsOf([mem('The ranker serves model {version}'), mem('Current ranking model in production: {version}')])).toHaveLength(1);
+    expect(pairsOf([mem('The guest wifi password is {quoted}'), mem('Our new guest wifi password: {quoted}')])).toHaveLength(1);
+    // Which end of a range, which of a series, whom a rule is for: a fact apart, however few facts there are.
+    expect(pairsOf([mem('The pool holds {quantity} connections'), mem('The pool holds at least {quantity} connections')])).toEqual([]);
+    expect(pairsOf([mem('Invoices are sent on the {date}'), mem('The first invoice is sent on the {date}')])).toEqual([]);
+    expect(pairsOf([mem('Sessions expire after {quantity} idle'), mem('Admin sessions expire after {quantity} idle')])).toEqual([]);
+    // A qualifier on each side, on one axis, is two facts alone or not.
+    expect(pairsOf([mem('Backups are kept daily for {quantity}'), mem('Backups are kept weekly for {quantity}')])).toEqual([]);
   });
 
   it('meets a certificate and its cert, an expiry and what expires, a probe and a check, closure and closed', () => {

@@ -3,7 +3,7 @@ import type { FactKey } from './fact-key.js';
 import { NOTE_PREDICATE } from './extract.js';
 import type { Claim } from './claim.js';
 import { CUES } from './cues.js';
-import { canonicalWord, COMMON, dropE, FILLER, LIGHT, QUALIFIER_AXIS, sameAxis } from './candidate-words.js';
+import { canonicalWord, COMMON, DETAIL_AXES, dropE, FILLER, LIGHT, QUALIFIER_AXIS, sameAxis } from './candidate-words.js';
 import { predicateWords } from './candidate-reading.js';
 
 export { predicateWords } from './candidate-reading.js';
@@ -207,6 +207,20 @@ function onlyCounts(x: PredicateShape, y: PredicateShape): { heavy: number; axes
 const NO_AXES: ReadonlySet<string> = new Set();
 
 /**
+ * Whether the qualifiers one side says and the other does not (`onlyCounts`) leave the two near
+ * enough for the strict rules: none at all, or — for the only two facts of a kind (`alone`) —
+ * only qualifiers on axes that narrow how one fact is said (`DETAIL_AXES`: "the weekly sync",
+ * "the new laptop", "the production model", "a target of"). Among many facts of a kind any one
+ * of them may be what tells two apart ("the API" / "the EU API").
+ */
+function unqualified(axes: ReadonlySet<string>, alone: boolean): boolean {
+  if (axes.size === 0) return true;
+  if (!alone) return false;
+  for (const axis of axes) if (!DETAIL_AXES.has(axis)) return false;
+  return true;
+}
+
+/**
  * A qualifier on each side, alternatives on one axis ("staging" / "production", "first" / "last"):
  * two parallel facts. Qualifiers on two axes ("a first reply" / "customers hear back") each narrow
  * how one fact is said.
@@ -237,9 +251,11 @@ function redoneAgainst(x: PredicateShape, y: PredicateShape): PredicateShape {
 
 /**
  * `alone`: the two are the only facts of their kind in the subject (a block of two). Words swapped
- * on each side then count as two facts only when they stand in one place (`swappedInPlace`); among
- * many facts of a kind, a word moved may be the one that tells them apart ("the platform deploy
- * runs on {weekday}" / "payments schedules the deploy for {weekday}"), and any swap does.
+ * on each side then count as two facts only when they stand in one place (`swappedInPlace`), and a
+ * qualifier on one side only keeps them apart only on an axis that names a fact apart
+ * (`unqualified`); among many facts of a kind, a word moved may be the one that tells them apart
+ * ("the platform deploy runs on {weekday}" / "payments schedules the deploy for {weekday}"), and
+ * any swap or one-sided qualifier does.
  */
 export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false): { score: number; reason: string; opposite?: true; loose?: true } | null {
   if (a.scope !== b.scope || a.qualifiers !== b.qualifiers || a.slots !== b.slots) return null;
@@ -270,7 +286,7 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false)
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   if (qualifiedApart(ox, oy)) return null;
   if (frameSwap(x, y) || reversed(x, y)) return null;
-  const strict = ox.axes.size === 0 && oy.axes.size === 0 && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => swappedInPlace(x, y) : anySwap);
+  const strict = unqualified(ox.axes, alone) && unqualified(oy.axes, alone) && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => swappedInPlace(x, y) : anySwap);
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // in common and no qualifier on one side only is enough to show the two — but only as a
