@@ -148,6 +148,7 @@ export {
   mergeFindings,
   redactText,
   envelopeStrings,
+  pushEnvelopeTexts,
   mapEnvelopeStrings,
   type SecretFinding,
   type Redaction,

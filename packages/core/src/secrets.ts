@@ -64,11 +64,20 @@ function isPlaceholder(value: string): boolean {
  * size (the preset needs 100 characters of body), `.npmrc` auth settings whose token is not an
  * `npm_` one, and credentials in a kubeconfig.
  */
-export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: string) => SecretFinding[] }> = Object.freeze([
+export const CANON_SECRET_RULES: ReadonlyArray<{
+  rule: string;
+  /**
+   * Literals of which a text must hold at least one for `find` to find anything: `find` asks for
+   * them first itself, and `canonSecretFindings` tests them all before calling any rule.
+   */
+  needs: readonly string[];
+  find: (text: string) => SecretFinding[];
+}> = Object.freeze([
   {
     // scheme://user:password@host — the whole credential through the host, as secretlint's own
     // database rule does: the host of a leaked credential is part of what leaked.
     rule: 'connection-string',
+    needs: ['://'],
     find(text: string): SecretFinding[] {
       // Each rule first asks for a literal its pattern cannot match without: most strings have
       // none, and a substring search costs a fraction of a regular expression's scan.
@@ -84,6 +93,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: stri
   {
     // BEGIN … PRIVATE KEY through its END; a block cut short runs to the end of the string.
     rule: 'private-key',
+    needs: ['-----BEGIN'],
     find(text: string): SecretFinding[] {
       if (!text.includes('-----BEGIN')) return [];
       const out: SecretFinding[] = [];
@@ -96,6 +106,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: stri
   {
     // `.npmrc`: `//registry/:_authToken=…`, `_auth=…` (base64 user:password), `_password=…`.
     rule: 'npmrc-auth-token',
+    needs: ['_auth', '_password'],
     find(text: string): SecretFinding[] {
       if (!text.includes('_auth') && !text.includes('_password')) return [];
       return valueGroups(text, /(?:^|[\s;])(?:\/\/[^\s=]*:)?_(?:authToken|auth|password)[ \t]*=[ \t]*"?([^\s"]+)/dgm, 'npmrc-auth-token');
@@ -105,6 +116,8 @@ export const CANON_SECRET_RULES: ReadonlyArray<{ rule: string; find: (text: stri
     // `client-key-data:` exists only in kubeconfigs; `token:`, `password:` and the auth-provider
     // secrets count only in text shaped like one (`kind: Config`, or `users:` with `clusters:`).
     rule: 'kubeconfig-credential',
+    // A credential is looked for only under `client-key-data`, or in text holding `kind:` or `users:`.
+    needs: ['client-key-data', 'kind:', 'users:'],
     find(text: string): SecretFinding[] {
       if (!text.includes(':')) return [];
       const out = text.includes('client-key-data') ? valueGroups(text, /\bclient-key-data:[ \t]*["']?([A-Za-z0-9+/=]{8,})/dg, 'kubeconfig-credential') : [];
@@ -136,11 +149,24 @@ function valueGroups(text: string, re: RegExp, rule: string): SecretFinding[] {
   return out;
 }
 
+/** Every literal some rule needs, each once: a text holding none of them has no finding. */
+const NEEDED: readonly string[] = [...new Set(CANON_SECRET_RULES.flatMap((r) => r.needs))];
+
+/**
+ * Whether any of Canon's rules could find something in the text. Ingest asks it of every string
+ * it is sent (five or more an episode), nearly all of which hold none of the literals.
+ */
+function mayHoldCanonSecret(text: string): boolean {
+  for (let i = 0; i < NEEDED.length; i += 1) if (text.includes(NEEDED[i]!)) return true;
+  return false;
+}
+
 /** Canon's own rules over one string. */
 export function canonSecretFindings(text: string): SecretFinding[] {
+  if (!mayHoldCanonSecret(text)) return [];
   const found: SecretFinding[] = [];
-  for (const r of CANON_SECRET_RULES) {
-    const own = r.find(text);
+  for (let i = 0; i < CANON_SECRET_RULES.length; i += 1) {
+    const own = CANON_SECRET_RULES[i]!.find(text);
     if (own.length > 0) found.push(...own);
   }
   return found.length === 0 ? found : outsideMarkers(text, found);
@@ -197,6 +223,38 @@ export function envelopeStrings(envelope: Envelope): EnvelopeString[] {
   };
   walkEnvelope(envelope, keep, false);
   return out;
+}
+
+/**
+ * The texts `envelopeStrings` lists, in its order, pushed onto `out`; returns how many. Without
+ * their paths, which ingest needs only for the rare string that holds a secret
+ * (`mapEnvelopeStrings` gives them then), it allocates nothing of its own per string.
+ */
+export function pushEnvelopeTexts(envelope: Envelope, out: string[]): number {
+  const before = out.length;
+  for (let i = 0; i < TEXT_FIELDS.length; i += 1) {
+    const v = envelope[TEXT_FIELDS[i]!];
+    if (typeof v === 'string') out.push(v);
+  }
+  pushJsonTexts(envelope.body, out);
+  return out.length - before;
+}
+
+/** `walkJson`'s order: an array's elements in turn, an object's key before its value. */
+function pushJsonTexts(value: unknown, out: string[]): void {
+  if (typeof value === 'string') {
+    out.push(value);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) pushJsonTexts(value[i], out);
+  } else if (value !== null && typeof value === 'object') {
+    // Object.keys lists what Object.entries does (walkJson), in the same order.
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    for (let i = 0; i < keys.length; i += 1) {
+      out.push(keys[i]!);
+      pushJsonTexts(record[keys[i]!], out);
+    }
+  }
 }
 
 /**

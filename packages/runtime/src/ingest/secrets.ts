@@ -10,8 +10,8 @@ import {
   envelopeOf,
   ForbiddenError,
   ValidationError,
-  envelopeStrings,
   mapEnvelopeStrings,
+  pushEnvelopeTexts,
   mergeFindings,
   outsideMarkers,
   redactText,
@@ -75,20 +75,24 @@ const CHUNK_CHARS = 1 << 20;
  * string; Canon's rules run on each string alone.
  */
 export async function detectSecrets(texts: readonly string[]): Promise<SecretFinding[][]> {
-  const found: SecretFinding[][] = texts.map((t) => canonSecretFindings(t));
+  const found: SecretFinding[][] = new Array<SecretFinding[]>(texts.length);
+  for (let t = 0; t < texts.length; t += 1) found[t] = canonSecretFindings(texts[t]!);
   const recheck = new Set<number>();
   let i = 0;
   while (i < texts.length) {
     const first = i;
     const starts: number[] = [];
-    let content = '';
-    while (i < texts.length && (i === first || content.length + texts[i]!.length <= CHUNK_CHARS)) {
-      if (i > first) content += SEPARATOR;
-      starts.push(content.length);
-      content += texts[i]!;
+    let length = 0;
+    while (i < texts.length && (i === first || length + texts[i]!.length <= CHUNK_CHARS)) {
+      if (i > first) length += SEPARATOR.length;
+      starts.push(length);
+      length += texts[i]!.length;
       i += 1;
     }
-    if (content.length === 0) continue;
+    if (length === 0) continue;
+    // Joined in one go: appended a string at a time, the chunk was a chain of partial strings
+    // (two a text) that secretlint's first regular expression then flattened.
+    const content = first === 0 && i === texts.length ? texts.join(SEPARATOR) : texts.slice(first, i).join(SEPARATOR);
     for (const f of await secretlintFindings(content)) {
       const at = lastAtOrBefore(starts, f.start);
       const index = first + at;
@@ -130,18 +134,21 @@ export interface RedactedEnvelope {
  * item is still a duplicate.
  */
 export async function redactEnvelopes(envelopes: readonly Envelope[]): Promise<RedactedEnvelope[]> {
-  const strings = envelopes.map((e) => envelopeStrings(e));
-  const findings = await detectSecrets(strings.flat().map((s) => s.text));
+  const texts: string[] = [];
+  const counts = envelopes.map((e) => pushEnvelopeTexts(e, texts));
+  const findings = await detectSecrets(texts);
   let next = 0;
   return envelopes.map((envelope, e) => {
-    const own = findings.slice(next, next + strings[e]!.length);
-    next += strings[e]!.length;
-    if (own.every((f) => f.length === 0)) return { envelope, redactions: [] };
+    const from = next;
+    next += counts[e]!;
+    let clean = true;
+    for (let t = from; t < next && clean; t += 1) clean = findings[t]!.length === 0;
+    if (clean) return { envelope, redactions: [] };
     const redactions: Redaction[] = [];
-    let n = 0;
-    // Strings come in the same order as envelopeStrings listed them; match them by position.
+    let n = from;
+    // Strings come in the same order as pushEnvelopeTexts listed them; match them by position.
     const redacted = mapEnvelopeStrings(envelope, (path, text) => {
-      const f = own[n++]!;
+      const f = findings[n++]!;
       if (f.length === 0) return text;
       for (const one of f) redactions.push({ rule: one.rule, path });
       return redactText(envelope.workspace_id, text, f);

@@ -1,0 +1,80 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CANON_SECRET_RULES, canonSecretFindings, envelopeStrings, outsideMarkers, pushEnvelopeTexts, redactionMarker } from './secrets.js';
+import { EpisodeInput, toEnvelope } from './episode.js';
+import { jsonValues } from './test-support.js';
+
+/** Every rule run on the text, as canonSecretFindings ran them before it asked for their literals. */
+function allRules(text: string) {
+  const found = CANON_SECRET_RULES.flatMap((r) => r.find(text));
+  return found.length === 0 ? found : outsideMarkers(text, found);
+}
+
+// Pieces of what the rules look for — their literals whole and cut, credentials, kubeconfig
+// lines, markers — joined in any order with ordinary text, so that texts near a finding are common.
+const password = ['Tr0ub4dor', 'horse', 'staple'].join('-');
+const fragment = fc.oneof(
+  fc.string(),
+  fc.constantFrom(
+    '://', ':/', '//', 'postgres://', 'amqp://worker:', `:${password}@`, '@db.internal', 'redis://:', '${PASSWORD}',
+    '-----BEGIN', '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----', '-----BEGIN PRIVATE KEY BLOCK-----', 'MIIEowIBAAKCAQEAx7qq0b8s9QmLk',
+    '_auth', '_authToken', '_password', '//registry.example.com/:', '_authToken=', ' = ', 'c2VjcmV0LXRva2VuLXZhbHVl', '"',
+    'kind:', 'kind: Config', 'Config', 'users:', 'clusters:', 'client-key-data', 'client-key-data: ', 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt',
+    'token: ', 'password:', '  - ', 'id-token: abc.def.ghi', ':', '\n', ' ', '\t', ';', "'",
+    redactionMarker('w1', 'connection-string', 'x'),
+  ),
+);
+const text = fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join(''));
+
+describe("Canon's secret rules, asked for their literals first", () => {
+  it('find exactly what every rule run on the text finds', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(canonSecretFindings(t)).toEqual(allRules(t));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('each rule finds nothing in a text holding none of the literals it needs', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        for (const r of CANON_SECRET_RULES) {
+          if (!r.needs.some((literal) => t.includes(literal))) expect(r.find(t)).toEqual([]);
+        }
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('still find the secrets of each kind', () => {
+    const found = (t: string) => canonSecretFindings(t).map((f) => f.rule);
+    expect(found(`amqp://worker:${password}@mq.internal:5672`)).toEqual(['connection-string']);
+    expect(found('-----BEGIN OPENSSH PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7qq0b8s9QmLk')).toEqual(['private-key']);
+    expect(found('_password = c2VjcmV0LXRva2VuLXZhbHVl')).toEqual(['npmrc-auth-token']);
+    expect(found('kind: Config\nusers:\n- name: a\n  user:\n    token: abcdefghijkl')).toEqual(['kubeconfig-credential']);
+    expect(found('client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt')).toEqual(['kubeconfig-credential']);
+    expect(found('The service deploys on Tuesday at 10:00 (see service:billing)')).toEqual([]);
+  });
+});
+
+describe('pushEnvelopeTexts', () => {
+  const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', '10', 'text', 'claims', 'a.b'));
+  const body = fc.dictionary(key, jsonValues({ strings: fc.string(), keys: key }), { maxKeys: 6 });
+
+  it('lists the texts envelopeStrings lists, in its order', () => {
+    fc.assert(
+      fc.property(body, fc.option(fc.string({ minLength: 1, maxLength: 40 })), (b, ref) => {
+        const parsed = EpisodeInput.safeParse({ idempotency_key: 'k1', subject: 'service:billing', body: JSON.parse(JSON.stringify(b)), ...(ref ? { source_ref: ref } : {}) });
+        fc.pre(parsed.success);
+        const envelope = toEnvelope(parsed.data, 'w1', { role: 'agent', user: null });
+        const out = ['already there'];
+        const n = pushEnvelopeTexts(envelope, out);
+        const expected = envelopeStrings(envelope).map((s) => s.text);
+        expect(n).toBe(expected.length);
+        expect(out).toEqual(['already there', ...expected]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
