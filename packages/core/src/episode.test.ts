@@ -1,0 +1,46 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Instant } from './episode.js';
+
+/** The schema as it was before an instant written as toISOString writes it was kept as sent. */
+const ParsedAgain = z.iso.datetime({ offset: true }).transform((s) => new Date(s).toISOString());
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+// Date-times in the shapes clients send, valid or not: any digits in each field (days past the
+// month's end, hour 24, second 60), with or without fractions, with Z or an offset.
+const written = fc
+  .record({
+    year: fc.integer({ min: 0, max: 9999 }),
+    month: fc.integer({ min: 0, max: 13 }),
+    day: fc.integer({ min: 0, max: 32 }),
+    hour: fc.integer({ min: 0, max: 25 }),
+    minute: fc.integer({ min: 0, max: 60 }),
+    second: fc.integer({ min: 0, max: 61 }),
+    fraction: fc.constantFrom('', '.', '.0', '.12', '.123', '.1234', '.999999', '.000'),
+    zone: fc.constantFrom('Z', 'z', '+00:00', '-05:30', '+14:00', '+0100', ''),
+  })
+  .map((d) => `${pad(d.year, 4)}-${pad(d.month, 2)}-${pad(d.day, 2)}T${pad(d.hour, 2)}:${pad(d.minute, 2)}:${pad(d.second, 2)}${d.fraction}${d.zone}`);
+
+describe('Instant', () => {
+  it('accepts and writes every date-time as parsing it again does', () => {
+    fc.assert(
+      fc.property(fc.oneof(written, fc.date({ min: new Date('0000-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString()), fc.string()), (s) => {
+        const before = ParsedAgain.safeParse(s);
+        const now = Instant.safeParse(s);
+        expect(now.success).toBe(before.success);
+        if (now.success && before.success) expect(now.data).toBe(before.data);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('keeps an instant written as toISOString writes it', () => {
+    expect(Instant.parse('2026-01-01T10:00:00.000Z')).toBe('2026-01-01T10:00:00.000Z');
+    expect(Instant.parse('2024-02-29T23:59:59.999Z')).toBe('2024-02-29T23:59:59.999Z');
+    expect(Instant.safeParse('2026-02-29T00:00:00.000Z').success).toBe(false);
+    expect(Instant.parse('2026-01-01T10:00:00Z')).toBe('2026-01-01T10:00:00.000Z');
+    expect(Instant.parse('2026-01-01T10:00:00.000+02:00')).toBe('2026-01-01T08:00:00.000Z');
+  });
+});
