@@ -29,3 +29,15 @@ export function jsonColumn<T>(rows: readonly T[], of: (row: T) => unknown): stri
 export function jsonTextsColumn<T>(rows: readonly T[], of: (row: T) => string): string {
   return `[${rows.map(of).join(',')}]`;
 }
+
+/**
+ * A column most batches hold one value in throughout (a source, a scope, a null): that value as
+ * one parameter beside an empty array, else the array beside a null. Read as
+ * `coalesce(<value>, <element>)` — `ROWS FROM` reads an empty array as nulls on every row — it is
+ * the row's value either way, and the statement neither sends nor parses a thousand copies of it.
+ */
+export function uniformOrColumn<T>(rows: readonly T[], of: (row: T) => string | number | boolean | null): [column: string, value: string | number | boolean | null] {
+  const first = rows.length === 0 ? null : of(rows[0]!);
+  for (let i = 1; i < rows.length; i += 1) if (of(rows[i]!) !== first) return [jsonColumn(rows, of), null];
+  return ['[]', first];
+}

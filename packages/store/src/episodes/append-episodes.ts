@@ -1,7 +1,7 @@
 import type { Envelope } from '@canon/core';
 import type { Sql } from '../db.js';
 import { BATCH_COUNT } from '../pending/batch-count.js';
-import { jsonColumn, jsonTextsColumn, rowsFromJsonColumns } from '../json-columns.js';
+import { jsonColumn, jsonTextsColumn, rowsFromJsonColumns, uniformOrColumn } from '../json-columns.js';
 import { findEpisodesByKeys } from './find-episodes-by-keys.js';
 import { type LoggedEpisode, keyOf } from './rows.js';
 
@@ -32,6 +32,25 @@ export interface AppendResult {
 
 // The batch's columns, each one JSON array (`rowsFromJsonColumns`), the bodies as JSON elements.
 const EPISODE_ROWS = rowsFromJsonColumns(2, ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'json', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'], true);
+/** The parameter after the columns: the first of `uniformOrColumn`'s values, in this order. */
+const UNIFORM_FIRST = 21;
+const UNIFORM_COLUMNS = [
+  ['source', (e: NewEpisode) => e.envelope.source],
+  ['subject', (e: NewEpisode) => e.envelope.subject],
+  ['scope', (e: NewEpisode) => e.envelope.scope],
+  ['owner', (e: NewEpisode) => e.envelope.owner],
+  ['kind', (e: NewEpisode) => e.envelope.kind],
+  ['occurred_at', (e: NewEpisode) => e.envelope.occurred_at],
+  ['observed_at', (e: NewEpisode) => e.envelope.observed_at],
+  ['sequence', (e: NewEpisode) => e.envelope.sequence],
+  ['snapshot', (e: NewEpisode) => e.envelope.snapshot],
+  ['actor_role', (e: NewEpisode) => e.envelope.actor.role],
+  ['actor_user', (e: NewEpisode) => e.envelope.actor.user],
+  ['actor_key', (e: NewEpisode) => e.actor_key],
+  ['source_ref', (e: NewEpisode) => e.envelope.source_ref],
+  ['occurred_default', (e: NewEpisode) => e.occurred_at_default ?? null],
+] as const;
+type UniformColumn = (typeof UNIFORM_COLUMNS)[number][0];
 
 /**
  * One set-based statement per batch: a JSON array per column rather than thousands of bind
@@ -47,6 +66,13 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
       : cmp(a.envelope.source, b.envelope.source),
   );
   const col = (f: (e: NewEpisode) => unknown) => jsonColumn(rows, f);
+  // Columns a batch usually holds one value in, sent once when so (`uniformOrColumn`); the rest
+  // differ from row to row.
+  const uniform = new Map<UniformColumn, [string, string | number | boolean | null]>(
+    UNIFORM_COLUMNS.map(([name, of]) => [name, uniformOrColumn(rows, of)]),
+  );
+  const u = (name: UniformColumn) => `coalesce($${UNIFORM_FIRST + UNIFORM_COLUMNS.findIndex(([n]) => n === name)}::text, u.${name})`;
+  const column = (name: UniformColumn) => uniform.get(name)![0];
   // With `pending`, the rows inserted are marked as waiting in the same statement (a data-modifying
   // CTE): one round trip less per batch, and each pending row takes its scope and owner from the
   // episode row just written. One row per subject carries how many the batch marked (BATCH_COUNT).
@@ -57,9 +83,10 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
     `${options.pending ? 'WITH ins AS (' : ''}INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body,
         occurred_at, occurred_at_defaulted, observed_at, sequence, lineage, snapshot,
         actor_role, actor_user, actor_key, source_ref, content_hash)
-     SELECT $1, u.id::uuid, u.source, u.idempotency_key, u.subject, u.scope, u.owner, u.kind, u.body::jsonb,
-        coalesce(u.occurred_at::timestamptz, u.occurred_default::timestamptz, now()), u.occurred_at IS NULL, u.observed_at::timestamptz,
-        u.sequence::bigint, u.lineage, u.snapshot::boolean, u.actor_role, u.actor_user, u.actor_key, u.source_ref, u.content_hash
+     SELECT $1, u.id::uuid, ${u('source')}, u.idempotency_key, ${u('subject')}, ${u('scope')}, ${u('owner')}, ${u('kind')}, u.body::jsonb,
+        coalesce(${u('occurred_at')}::timestamptz, ${u('occurred_default')}::timestamptz, now()), ${u('occurred_at')} IS NULL,
+        ${u('observed_at')}::timestamptz, ${u('sequence')}::bigint, u.lineage, ${u('snapshot')}::boolean,
+        ${u('actor_role')}, ${u('actor_user')}, ${u('actor_key')}, ${u('source_ref')}, u.content_hash
      FROM ${EPISODE_ROWS} AS u(id, source, idempotency_key, subject, scope, owner, kind, body,
                  occurred_at, observed_at, sequence, lineage, snapshot,
                  actor_role, actor_user, actor_key, source_ref, content_hash, occurred_default, ord)
@@ -76,25 +103,26 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
     [
       workspaceId,
       col((e) => e.id),
-      col((e) => e.envelope.source),
+      column('source'),
       col((e) => e.envelope.idempotency_key),
-      col((e) => e.envelope.subject),
-      col((e) => e.envelope.scope),
-      col((e) => e.envelope.owner),
-      col((e) => e.envelope.kind),
+      column('subject'),
+      column('scope'),
+      column('owner'),
+      column('kind'),
       jsonTextsColumn(rows, (e) => JSON.stringify(e.envelope.body)),
       // A source that gave no time gets the ingest instant (now(), the transaction's time).
-      col((e) => e.envelope.occurred_at),
-      col((e) => e.envelope.observed_at),
-      col((e) => e.envelope.sequence),
+      column('occurred_at'),
+      column('observed_at'),
+      column('sequence'),
       col((e) => e.envelope.lineage),
-      col((e) => e.envelope.snapshot),
-      col((e) => e.envelope.actor.role),
-      col((e) => e.envelope.actor.user),
-      col((e) => e.actor_key),
-      col((e) => e.envelope.source_ref),
+      column('snapshot'),
+      column('actor_role'),
+      column('actor_user'),
+      column('actor_key'),
+      column('source_ref'),
       col((e) => e.content_hash),
-      col((e) => e.occurred_at_default ?? null),
+      column('occurred_default'),
+      ...UNIFORM_COLUMNS.map(([name]) => uniform.get(name)![1]),
     ],
   );
   const inserted = new Set(insertedRows.map((r) => keyOf(r.source, r.idempotency_key)));

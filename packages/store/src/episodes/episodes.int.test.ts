@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { envelopeOf } from '@canon/core';
 import { logEpisodes, newEpisode, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { ensureWorkspace } from '../workspaces/ensure-workspace.js';
@@ -41,6 +42,45 @@ describe('appendEpisodes', () => {
     const b = stored.find((e) => e.idempotency_key === 'b')!;
     expect([a.occurred_at, a.occurred_at_defaulted]).toEqual(['2026-01-02T03:04:05.678Z', false]);
     expect([b.occurred_at, b.occurred_at_defaulted]).toEqual([b.ingested_at, true]);
+  });
+
+  it('stores every column as given, whether a batch holds one value in it throughout or several', async () => {
+    await ensureWorkspace(pool, 'w-append-columns');
+    const ann = { role: 'member' as const, user: 'ann' };
+    const mixed = [
+      { ...newEpisode('w-append-columns', { idempotency_key: 'm1', subject: 's', source: 'api' }), actor_key: 'k1' },
+      newEpisode('w-append-columns', { idempotency_key: 'm2', subject: 't', source: 'other', kind: 'document', scope: 'personal', body: { text: 'x' } }, ann),
+      newEpisode(
+        'w-append-columns',
+        { idempotency_key: 'm3', subject: 's', occurred_at: '2026-01-02T03:04:05.678Z', observed_at: '2026-01-03T00:00:00.000Z', sequence: 7, snapshot: true, lineage: 'l1', source_ref: 'ref-1' },
+        ann,
+      ),
+      { ...newEpisode('w-append-columns', { idempotency_key: 'm4', subject: 's', sequence: 0 }), occurred_at_default: '2025-12-31T00:00:00.000Z' },
+    ];
+    // One value in every column but the keys, ids and bodies: none of them null.
+    const uniform = ['u1', 'u2'].map((k) => ({
+      ...newEpisode(
+        'w-append-columns',
+        { idempotency_key: k, subject: 'u', source: 'uni', kind: 'note', scope: 'personal', occurred_at: '2026-02-01T00:00:00.000Z', observed_at: '2026-02-02T00:00:00.000Z', sequence: 3, snapshot: true, source_ref: 'ref-u', body: { k } },
+        ann,
+      ),
+      actor_key: 'k2',
+      occurred_at_default: '2020-01-01T00:00:00.000Z',
+    }));
+    for (const batch of [mixed, uniform]) {
+      const result = await appendEpisodes(pool, 'w-append-columns', batch, { pending: true });
+      expect(result.inserted.size).toBe(batch.length);
+      const stored = new Map((await episodesByIds(pool, 'w-append-columns', batch.map((e) => e.id))).map((e) => [e.id, e]));
+      for (const e of batch) {
+        const row = stored.get(e.id)!;
+        expect(envelopeOf(row)).toEqual(e.envelope);
+        expect([row.content_hash, row.actor_key ?? null]).toEqual([e.content_hash, e.actor_key]);
+        if (e.envelope.occurred_at === null) {
+          expect(row.occurred_at_defaulted).toBe(true);
+          if (e.occurred_at_default) expect(row.occurred_at).toBe(e.occurred_at_default);
+        }
+      }
+    }
   });
 
   it('marks pending, in the same statement, only the rows it inserted, each with its scope and owner', async () => {
