@@ -53,6 +53,8 @@ async function startServer(db: TestDatabase): Promise<Server> {
     // Three servers, each with its pool and pg-boss's, share one PostgreSQL with other tests.
     CANON_POOL_SIZE: '4',
     CANON_LOG_LEVEL: 'info',
+    // No schedule fires while the test runs (the nightly compile at 03:00 UTC would join in).
+    CANON_SCHEDULES: 'off',
   };
   delete env['CANON_URL'];
   delete env['CANON_API_KEY'];

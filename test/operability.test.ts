@@ -34,7 +34,8 @@ async function startCanon(): Promise<Running> {
   // Every process this Canon starts (PostgreSQL's included) inherits the marker: the test finds
   // any that outlive it.
   const marker = randomUUID();
-  const env: NodeJS.ProcessEnv = { ...process.env, CANON_HOME: home, CANON_PORT: '0', CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_OPS_TEST: marker };
+  // A test's server fires no schedule: the nightly compile at 03:00 UTC would run beside it.
+  const env: NodeJS.ProcessEnv = { ...process.env, CANON_HOME: home, CANON_PORT: '0', CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_OPS_TEST: marker, CANON_SCHEDULES: 'off' };
   delete env['DATABASE_URL'];
   delete env['CANON_URL'];
   delete env['CANON_API_KEY'];
@@ -206,6 +207,7 @@ describe('canon start keeps its embedded PostgreSQL', () => {
     // The log: JSON lines only, the client's request id on its request's line, route templates,
     // one line per compile and per job, the outage told once — and no key, subject or body.
     const lines = canon.stdout().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((l) => l['event'] === 'serving')).toMatchObject({ schedules: 'off' });
     expect(lines.find((l) => l['request_id'] === `client-${tag}`)).toMatchObject({ event: 'request', method: 'POST', route: '/v1/episodes', status: 200, workspace_id: 'default' });
     expect(lines.some((l) => l['event'] === 'request' && l['route'] === '/v1/subjects/{subject}/memories' && l['status'] === 503)).toBe(true);
     expect(lines.some((l) => l['event'] === 'compile' && typeof l['subject'] === 'string' && typeof l['duration_ms'] === 'number')).toBe(true);
@@ -295,6 +297,13 @@ describe('the log', () => {
     expect(loadConfig({}).logLevel).toBe('info');
     expect(loadConfig({ CANON_LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
     expect(() => loadConfig({ CANON_LOG_LEVEL: 'loud' })).toThrow(/CANON_LOG_LEVEL/);
+  });
+
+  it('fires the stored schedules unless CANON_SCHEDULES is off, refusing any other word', () => {
+    expect(loadConfig({}).jobs.fireSchedules).toBe(true);
+    expect(loadConfig({ CANON_SCHEDULES: 'OFF' }).jobs.fireSchedules).toBe(false);
+    expect(loadConfig({ CANON_SCHEDULES: 'on' }).jobs.fireSchedules).toBe(true);
+    expect(() => loadConfig({ CANON_SCHEDULES: 'no' })).toThrow(/CANON_SCHEDULES/);
   });
 
   it('keeps a sane client request id and replaces any other', () => {

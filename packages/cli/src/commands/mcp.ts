@@ -14,9 +14,11 @@ export function registerMcpCommand(program: Command, run: Run, config: () => Con
         console.log = console.error;
         console.info = console.error;
         // In-process: this process works the queue while it serves, so `compile` with async runs,
-        // and, serving as long as `canon start` does, it fires the stored schedules as that does.
+        // and, serving as long as `canon start` does, it fires the stored schedules as that does
+        // (unless CANON_SCHEDULES=off).
         const { openPort } = await import('../port.js');
-        const port = await openPort(config(), { queue: true, schedules: true });
+        const settings = config();
+        const port = await openPort(settings, { queue: true, schedules: settings.jobs.fireSchedules });
         const { serveStdio } = await import('@canon/mcp');
         await serveStdio(port);
       }),

@@ -13,7 +13,7 @@ export async function start(config: Config): Promise<void> {
   // cause): it is logged, and requests go on being answered.
   process.on('unhandledRejection', (err) => log().error({ event: 'unhandled_rejection', err }, 'unhandled rejection'));
 
-  const runtime = await createRuntime(config);
+  const runtime = await createRuntime(config, { schedules: config.jobs.fireSchedules });
   const created = await runtime.bootstrap();
   if (created) writeDevKey(config, created.key);
 
@@ -55,7 +55,7 @@ export async function start(config: Config): Promise<void> {
       console.log(`  API keys: canon keys list (the first one is in ${config.home}/dev-key)`);
     }
   } else {
-    log().info({ event: 'serving', url, home: config.home, database, log_level: config.logLevel }, `Canon is serving ${url}`);
+    log().info({ event: 'serving', url, home: config.home, database, log_level: config.logLevel, schedules: config.jobs.fireSchedules ? 'on' : 'off' }, `Canon is serving ${url}`);
     if (created) log().info({ event: 'owner_key_created', file: `${config.home}/dev-key` }, `owner key of workspace "default" written to ${config.home}/dev-key`);
   }
 

@@ -23,6 +23,7 @@ export const ConfigSchema = z.object({
   CANON_CHANGES_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(36500).default(30)),
   CANON_SCHEDULE_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
   CANON_SCHEDULE_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  CANON_SCHEDULES: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(['on', 'off']).default('on')),
   CANON_LOG_LEVEL: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(LOG_LEVELS).default('info')),
   CANON_METRICS_PUBLIC: z.preprocess(emptyAsUndefined, z.enum(['0', '1']).default('0')),
   CANON_RESOLVER_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
@@ -87,6 +88,12 @@ export interface Config {
     /** Set: applied at every start. Unset: an existing schedule (`canon schedule set`) is kept, else 03:00 UTC. */
     readonly scheduleCron: string | undefined;
     readonly scheduleTimeZone: string | undefined;
+    /**
+     * Whether this server fires the stored schedules (`CANON_SCHEDULES=off`: it does not). Each
+     * schedule fires once whichever servers fire them; off leaves the firing to the others — a
+     * server kept for the API alone, or one a test starts and does not want woken at 03:00.
+     */
+    readonly fireSchedules: boolean;
   };
 }
 
@@ -123,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       changesRetentionDays: e.CANON_CHANGES_RETENTION_DAYS,
       scheduleCron: e.CANON_SCHEDULE_CRON,
       scheduleTimeZone: e.CANON_SCHEDULE_TZ,
+      fireSchedules: e.CANON_SCHEDULES === 'on',
     }),
     ...overrides,
   });
