@@ -327,6 +327,25 @@ describe('links: authority disposes', () => {
   });
 });
 
+describe('a qualifier on one side only', () => {
+  it('flags the only two facts of a kind as a possible contradiction, and no longer once a third fact of the kind comes', async () => {
+    const s = 'team:design';
+    await say(member, 'sync-1', 'Design sync happens on Wednesday.', '2026-11-01T10:00:00Z', s);
+    await say(member, 'sync-2', 'The design team meets every Thursday for the weekly sync.', '2026-11-08T10:00:00Z', s);
+    const two = await memories(s);
+    expect(two).toHaveLength(2);
+    const weekly = two.find((m) => m.predicate.includes('weekly'))!;
+    expect(weekly.candidates.map((c) => [c.kind, c.values, c.other_values])).toEqual([['possible_contradiction', ['Thursday'], ['Wednesday']]]);
+    expect(weekly.candidates[0]!.reason).toContain('the only two facts with them here');
+    // Among three facts of a kind, "weekly" may be what tells one from another: no pair by it.
+    await say(member, 'review-1', 'Design review is on Friday.', '2026-11-09T10:00:00Z', s);
+    const plain = two.find((m) => m.id !== weekly.id)!;
+    const three = await memories(s);
+    expect(three).toHaveLength(3);
+    expect(three.find((m) => m.id === weekly.id)!.candidates.map((c) => c.memory_id)).not.toContain(plain.id);
+  });
+});
+
 describe('duplicates phrased differently', () => {
   it('flags two notes of one preference as a possible duplicate; linked, one memory', async () => {
     const s = 'user:ana';
