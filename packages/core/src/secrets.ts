@@ -68,7 +68,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
   rule: string;
   /**
    * Literals of which a text must hold at least one for `find` to find anything: `find` asks for
-   * them first itself, and `canonSecretFindings` tests them all before calling any rule.
+   * them first itself, and `canonSecretFindings` calls a rule only for a text that holds one.
    */
   needs: readonly string[];
   find: (text: string) => SecretFinding[];
@@ -149,24 +149,17 @@ function valueGroups(text: string, re: RegExp, rule: string): SecretFinding[] {
   return out;
 }
 
-/** Every literal some rule needs, each once: a text holding none of them has no finding. */
-const NEEDED: readonly string[] = [...new Set(CANON_SECRET_RULES.flatMap((r) => r.needs))];
-
 /**
- * Whether any of Canon's rules could find something in the text. Ingest asks it of every string
- * it is sent (five or more an episode), nearly all of which hold none of the literals.
+ * Canon's own rules over one string. A rule is asked only of a text holding one of the literals
+ * it needs: ingest asks this of every string it is sent (five or more an episode), nearly all of
+ * which hold none.
  */
-function mayHoldCanonSecret(text: string): boolean {
-  for (let i = 0; i < NEEDED.length; i += 1) if (text.includes(NEEDED[i]!)) return true;
-  return false;
-}
-
-/** Canon's own rules over one string. */
 export function canonSecretFindings(text: string): SecretFinding[] {
-  if (!mayHoldCanonSecret(text)) return [];
   const found: SecretFinding[] = [];
   for (let i = 0; i < CANON_SECRET_RULES.length; i += 1) {
-    const own = CANON_SECRET_RULES[i]!.find(text);
+    const rule = CANON_SECRET_RULES[i]!;
+    if (!rule.needs.some((literal) => text.includes(literal))) continue;
+    const own = rule.find(text);
     if (own.length > 0) found.push(...own);
   }
   return found.length === 0 ? found : outsideMarkers(text, found);
