@@ -286,7 +286,12 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false)
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   if (qualifiedApart(ox, oy)) return null;
   if (frameSwap(x, y) || reversed(x, y)) return null;
-  const strict = unqualified(ox.axes, alone) && unqualified(oy.axes, alone) && strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => swappedInPlace(x, y) : anySwap);
+  // strictlyNear may ask in each of its clauses; the alignment is made once.
+  let inPlace: boolean | undefined;
+  const strict =
+    unqualified(ox.axes, alone) &&
+    unqualified(oy.axes, alone) &&
+    strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => (inPlace ??= swappedInPlace(x, y)) : anySwap);
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // in common and no qualifier on one side only is enough to show the two — but only as a
