@@ -7,6 +7,8 @@ export const DEFAULT_RESOLVER_TIMEOUT_MS = 5000;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+// A word setting, read in any case; unset or empty: its default.
+const lowerCased = (v: unknown) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined);
 
 /** Every environment variable Canon reads, in one place; the README's table mirrors it. */
 export const ConfigSchema = z.object({
@@ -23,8 +25,8 @@ export const ConfigSchema = z.object({
   CANON_CHANGES_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.001).max(36500).default(30)),
   CANON_SCHEDULE_CRON: z.preprocess(emptyAsUndefined, z.string().min(9).optional()),
   CANON_SCHEDULE_TZ: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
-  CANON_SCHEDULES: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(['on', 'off']).default('on')),
-  CANON_LOG_LEVEL: z.preprocess((v) => (typeof v === 'string' && v !== '' ? v.toLowerCase() : undefined), z.enum(LOG_LEVELS).default('info')),
+  CANON_SCHEDULES: z.preprocess(lowerCased, z.enum(['on', 'off']).default('on')),
+  CANON_LOG_LEVEL: z.preprocess(lowerCased, z.enum(LOG_LEVELS).default('info')),
   CANON_METRICS_PUBLIC: z.preprocess(emptyAsUndefined, z.enum(['0', '1']).default('0')),
   CANON_RESOLVER_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   CANON_RESOLVER_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
