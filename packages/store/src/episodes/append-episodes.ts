@@ -31,9 +31,10 @@ export interface AppendResult {
 }
 
 // The batch's columns, each one JSON array (`rowsFromJsonColumns`), the bodies as JSON elements.
-const EPISODE_ROWS = rowsFromJsonColumns(2, ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'json', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'], true);
+const COLUMN_KINDS = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'json', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'] as const;
+const EPISODE_ROWS = rowsFromJsonColumns(2, COLUMN_KINDS, true);
 /** The parameter after the columns: the first of `uniformOrColumn`'s values, in this order. */
-const UNIFORM_FIRST = 21;
+const UNIFORM_FIRST = 2 + COLUMN_KINDS.length;
 const UNIFORM_COLUMNS = [
   ['source', (e: NewEpisode) => e.envelope.source],
   ['subject', (e: NewEpisode) => e.envelope.subject],
@@ -68,11 +69,10 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
   const col = (f: (e: NewEpisode) => unknown) => jsonColumn(rows, f);
   // Columns a batch usually holds one value in, sent once when so (`uniformOrColumn`); the rest
   // differ from row to row.
-  const uniform = new Map<UniformColumn, [string, string | number | boolean | null]>(
-    UNIFORM_COLUMNS.map(([name, of]) => [name, uniformOrColumn(rows, of)]),
-  );
-  const u = (name: UniformColumn) => `coalesce($${UNIFORM_FIRST + UNIFORM_COLUMNS.findIndex(([n]) => n === name)}::text, u.${name})`;
-  const column = (name: UniformColumn) => uniform.get(name)![0];
+  const uniform = UNIFORM_COLUMNS.map(([, of]) => uniformOrColumn(rows, of));
+  const at = (name: UniformColumn) => UNIFORM_COLUMNS.findIndex(([n]) => n === name);
+  const u = (name: UniformColumn) => `coalesce($${UNIFORM_FIRST + at(name)}::text, u.${name})`;
+  const column = (name: UniformColumn) => uniform[at(name)]![0];
   // With `pending`, the rows inserted are marked as waiting in the same statement (a data-modifying
   // CTE): one round trip less per batch, and each pending row takes its scope and owner from the
   // episode row just written. One row per subject carries how many the batch marked (BATCH_COUNT).
@@ -122,7 +122,7 @@ export async function appendEpisodes(sql: Sql, workspaceId: string, batch: NewEp
       column('source_ref'),
       col((e) => e.content_hash),
       column('occurred_default'),
-      ...UNIFORM_COLUMNS.map(([name]) => uniform.get(name)![1]),
+      ...uniform.map(([, value]) => value),
     ],
   );
   const inserted = new Set(insertedRows.map((r) => keyOf(r.source, r.idempotency_key)));
