@@ -83,6 +83,19 @@ describe('erasure', () => {
     expect(memories.memories.map((m: { predicate: string; current: Array<{ value: string }> }) => [m.predicate, m.current[0]!.value])).toEqual([['plan', 'platinum']]);
   });
 
+  it('verify passes for a subject erased whole, and for one that never held anything', async () => {
+    const subject = 'customer:verify-erased';
+    expect((await canon.request('/v1/episodes?compile=wait', { key: owner, json: ep('ve-1', subject, 'plan', 'gold') })).status).toBe(200);
+    expect((await canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: owner })).status).toBe(200);
+    for (const s of [subject, 'customer:never-written']) {
+      const res = await canon.request('/v1/verify', { key: owner, json: { subject: s } });
+      expect(res.status).toBe(200);
+      const report = await res.json();
+      expect(report.differences, s).toEqual([]);
+      expect(report).toMatchObject({ ok: true, incremental_state_hash: report.rebuilt_state_hash, stored_state_hash: report.rebuilt_state_hash });
+    }
+  });
+
   it('erases a user’s episodes and rebuilds the subjects they touched from what remains', async () => {
     const subject = 'service:shared';
     // Another member, so mallory's value is a side of a dispute rather than overruled.
