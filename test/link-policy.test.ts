@@ -89,4 +89,23 @@ describe('links.min_role', () => {
     expect(extra.status).toBe(400);
     expect((await putPolicies({ links: { min_role: 'agent' } }, member)).status).toBe(403);
   });
+
+  it('answers a member’s unlink of an owner’s link as not in force: the owner’s link still holds the pair', async () => {
+    const ms = await memories();
+    expect(ms).toHaveLength(2);
+    const [a, b] = [ms.find((m) => m.predicate === SLA)!, ms.find((m) => m.predicate === PROMISE)!];
+    const linked = await canon.request('/v1/links', { key: owner, json: { memories: [a.id, b.id], same: true, idempotency_key: 'owner-link' } });
+    expect(await linked.json()).toMatchObject({ outcome: 'linked', in_force: true });
+    const unlink = { memories: [a.id, b.id], same: false, idempotency_key: 'member-unlink' };
+    const res = await canon.request('/v1/links', { key: member, json: unlink });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ outcome: 'unlinked', in_force: false });
+    expect(await memories()).toHaveLength(1);
+    // A retry answers the same.
+    expect(await (await canon.request('/v1/links', { key: member, json: unlink })).json()).toMatchObject({ outcome: 'duplicate', in_force: false });
+    // The owner's own unlink is in force: the pair is two memories again.
+    const undone = await canon.request('/v1/links', { key: owner, json: { ...unlink, idempotency_key: 'owner-unlink' } });
+    expect(await undone.json()).toMatchObject({ outcome: 'unlinked', in_force: true });
+    expect(await memories()).toHaveLength(2);
+  });
 });

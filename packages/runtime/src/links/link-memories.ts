@@ -8,6 +8,7 @@ import {
   KeyConflictError,
   LINK_KIND,
   linkMinStanding,
+  memoryId,
   NotFoundError,
   SourceId,
   standingFor,
@@ -22,6 +23,7 @@ import type { Principal } from '../auth/principal.js';
 import { memoryDetail, visibleTo, type MemoryDetail } from '../recall/recall.js';
 import { asAllUsers, withWorkspace } from '../auth/scope.js';
 import { appendAndCompile, busyWhileLocked, SUBJECT_LOCK_TIMEOUT_MS } from '../compile/subject-write.js';
+import { loadSubjectLinks } from './linked-fold.js';
 
 const shortText = cleanString(z.string().min(1).max(512));
 const MemoryId = cleanString(z.string().min(1).max(128));
@@ -41,9 +43,14 @@ export const LinkInput = z.strictObject({
 export type LinkInput = z.input<typeof LinkInput>;
 
 export interface LinkResult {
-  /** `linked` / `unlinked` in force; `proposed` below the standing links need; `duplicate` for a retried key. */
+  /** `linked` / `unlinked` stated with the standing links need; `proposed` below it; `duplicate` for a retried key. */
   outcome: 'linked' | 'unlinked' | 'proposed' | 'duplicate';
   episode_id: string;
+  /**
+   * Whether the pair is now as this link says (one memory for `same: true`, two for `false`): not
+   * when it is a proposal, nor when a statement of higher standing on the pair (an owner's link
+   * that a member's `same: false` cannot undo) or a link through a third key decides otherwise.
+   */
   in_force: boolean;
   /** The fact keys the link names, as stored. */
   keys: [string, string];
@@ -83,6 +90,11 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
       await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, a.subject));
       const policies = await loadPolicySet(tx, principal.workspace_id);
       const inForce = standingFor(principal.role) >= linkMinStanding(policies.set);
+      // Whether the two keys are one memory now, by every link of the subject as the compile reads them.
+      const joined = async () => {
+        const links = await asAllUsers(tx, () => loadSubjectLinks(tx, principal.workspace_id, a.subject, policies.set));
+        return links.groupOfId.get(memoryId(principal.workspace_id, a))?.ids.includes(memoryId(principal.workspace_id, b)) ?? false;
+      };
 
       const [prior] = await findEpisodesByKeys(tx, principal.workspace_id, [{ source, idempotency_key: input.idempotency_key }]);
       if (prior) {
@@ -91,7 +103,7 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
           throw new KeyConflictError([{ index: 0, source, idempotency_key: input.idempotency_key, episode_id: prior.id }]);
         }
         await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, a.subject, policies));
-        return { outcome: 'duplicate' as const, episode_id: prior.id, in_force: inForce, keys, compiled: null, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
+        return { outcome: 'duplicate' as const, episode_id: prior.id, in_force: inForce && (await joined()) === input.same, keys, compiled: null, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
       }
       await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, a.subject, policies));
       const memory = (await memoriesByIds(tx, principal.workspace_id, [first])).get(first);
@@ -105,7 +117,7 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
         body: { link },
       });
       const outcome = !inForce ? 'proposed' : input.same ? 'linked' : 'unlinked';
-      return { outcome, episode_id: written.episode_id, in_force: inForce, keys, compiled: written.compiled, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
+      return { outcome, episode_id: written.episode_id, in_force: inForce && (await joined()) === input.same, keys, compiled: written.compiled, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
     }),
   );
 }
