@@ -103,6 +103,17 @@ describe('links.min_role', () => {
     expect(await memories()).toHaveLength(1);
     // A retry answers the same.
     expect(await (await canon.request('/v1/links', { key: member, json: unlink })).json()).toMatchObject({ outcome: 'duplicate', in_force: false });
+    // Either id reads the merged memory, and either writes to it.
+    const [merged] = await memories();
+    const other = [a.id, b.id].find((id) => id !== merged!.id)!;
+    const read = await (await canon.request(`/v1/memories/${other}`, { key: owner })).json();
+    expect(read.id).toBe(merged!.id);
+    const proposal = await canon.request(`/v1/memories/${other}/proposals`, {
+      key: owner,
+      json: { expected_revision: read.revision, idempotency_key: 'through-the-linked-id', value: '99.99%', reason: 'raised' },
+    });
+    expect(proposal.status, await proposal.clone().text()).toBe(200);
+    expect((await proposal.json()).memory).toMatchObject({ id: merged!.id, view: { current: [{ value: '99.99%' }] } });
     // The owner's own unlink is in force: the pair is two memories again.
     const undone = await canon.request('/v1/links', { key: owner, json: { ...unlink, idempotency_key: 'owner-unlink' } });
     expect(await undone.json()).toMatchObject({ outcome: 'unlinked', in_force: true });

@@ -1,10 +1,10 @@
 import { BusyError, NotFoundError, SecretRefusedError, ValidationError, type EpisodeInput } from '@canon/core';
-import { lockSubject, LockTimeoutError, memoriesByIds, withLockTimeout, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
+import { lockSubject, LockTimeoutError, withLockTimeout, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
 import { compilePendingInTransaction, type CompileResult } from './compile.js';
 import { appendBatch, prepareBatch } from '../ingest/ingest.js';
 import { loadPolicySet } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
-import { visibleTo } from '../recall/recall.js';
+import { memoryRowOf, visibleTo } from '../recall/recall.js';
 import { asAllUsers, withWorkspace } from '../auth/scope.js';
 
 /** How long a conditional write waits for a subject another writer holds before answering 503. */
@@ -27,13 +27,15 @@ export interface SubjectWriteContext {
 export function withMemorySubject<T>(pool: Pool, principal: Principal, memoryId: string, fn: (ctx: SubjectWriteContext) => Promise<T>): Promise<T> {
   return busyWhileLocked(`the subject of memory ${memoryId}`, () =>
     withWorkspace(pool, principal, async (tx) => {
-      const found = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
+      // The id of a key linked into another memory writes to that memory, as it reads it.
+      const found = await memoryRowOf(tx, principal.workspace_id, memoryId);
       if (!found || !visibleTo(principal, found.timeline)) throw new NotFoundError(`no memory ${memoryId}`);
       await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, found.subject));
       const policies = await loadPolicySet(tx, principal.workspace_id);
       await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, found.subject, policies));
-      const memory = (await memoriesByIds(tx, principal.workspace_id, [memoryId])).get(memoryId);
-      if (!memory) throw new NotFoundError(`no memory ${memoryId}`);
+      // Looked up again under the lock: the compile may have linked or unlinked the key.
+      const memory = await memoryRowOf(tx, principal.workspace_id, memoryId);
+      if (!memory || !visibleTo(principal, memory.timeline)) throw new NotFoundError(`no memory ${memoryId}`);
       return fn({ tx, memory, policies });
     }),
   );

@@ -198,16 +198,20 @@ export interface MemoryDetail {
   view: MemorySummary;
 }
 
+/** The row of a memory id, or of the memory a key of that id is linked into; undefined for neither. */
+export async function memoryRowOf(sql: Sql, workspaceId: string, id: string): Promise<MemoryRow | undefined> {
+  const row = (await memoriesByIds(sql, workspaceId, [id])).get(id);
+  if (row) return row;
+  const into = await memoryIdLinkingKey(sql, workspaceId, id);
+  return into ? (await memoriesByIds(sql, workspaceId, [into])).get(into) : undefined;
+}
+
 /**
  * One memory by id. The id of a key linked into another memory finds that memory (its `id` is
  * then the canonical one): a caller holding either id reads the one fact.
  */
 export async function memoryDetail(sql: Sql, principal: Principal, id: string, at: string): Promise<MemoryDetail> {
-  let row = (await memoriesByIds(sql, principal.workspace_id, [id])).get(id);
-  if (!row) {
-    const into = await memoryIdLinkingKey(sql, principal.workspace_id, id);
-    if (into) row = (await memoriesByIds(sql, principal.workspace_id, [into])).get(into);
-  }
+  const row = await memoryRowOf(sql, principal.workspace_id, id);
   // Another user's personal memory is as absent as one that does not exist.
   if (!row || !visibleTo(principal, row.timeline)) throw new NotFoundError(`no memory ${id}`);
   const others = await memoriesByIds(sql, principal.workspace_id, shownCandidateIds([row]));

@@ -118,7 +118,7 @@ export async function resolveConflict(
   const input = parseInput(ResolveInput, raw);
   return withMemorySubject(pool, principal, memoryId, async (ctx) => {
     const { memory } = ctx;
-    const key = input.idempotency_key ?? `resolve:${memoryId}:${memory.revision}`;
+    const key = input.idempotency_key ?? `resolve:${memory.id}:${memory.revision}`;
     const now = new Date().toISOString();
     const conflict = openConflict(memory.id, memory.subject, memory.revision, memory.etag, memory.timeline, now);
     if (input.idempotency_key !== undefined) {
