@@ -37,3 +37,17 @@ describe('invalidInput', () => {
     expect((thrown as ValidationError).issues.map((i) => i.path)).toEqual(['limit']);
   });
 });
+
+describe('ValidationError without issues', () => {
+  it('lists its message as the one issue, about the field the message starts with', () => {
+    expect(new ValidationError('after: not a cursor of the change feed').issues).toEqual([{ index: 0, path: 'after', message: 'not a cursor of the change feed' }]);
+    expect(new ValidationError('Last-Event-ID: not a cursor').issues).toEqual([{ index: 0, path: 'Last-Event-ID', message: 'not a cursor' }]);
+    expect(new ValidationError('the batch is empty').issues).toEqual([{ index: 0, path: 'body', message: 'the batch is empty' }]);
+    expect(new ValidationError('the batch is empty').details).toEqual({ issues: [{ index: 0, path: 'body', message: 'the batch is empty' }] });
+  });
+
+  it('keeps the issues it is given', () => {
+    const issues = [{ index: 2, path: 'subject', message: 'too long' }];
+    expect(new ValidationError('1 of 3 episodes are invalid', issues).issues).toEqual(issues);
+  });
+});

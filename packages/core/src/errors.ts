@@ -42,9 +42,22 @@ export interface ItemIssue {
 }
 
 export class ValidationError extends CanonError {
-  constructor(message: string, readonly issues: ItemIssue[] = [], options?: ErrorOptions) {
-    super('validation', message, { issues }, options);
+  readonly issues: ItemIssue[];
+  /**
+   * Without `issues`, the message is the one issue: about the field it starts with (`after: not
+   * a cursor …`, `If-Match: …`), or about the body as a whole — so that every validation problem
+   * lists what it is about, whichever check refused it.
+   */
+  constructor(message: string, issues: ItemIssue[] = [], options?: ErrorOptions) {
+    const listed = issues.length > 0 ? issues : [issueOfMessage(message)];
+    super('validation', message, { issues: listed }, options);
+    this.issues = listed;
   }
+}
+
+function issueOfMessage(message: string): ItemIssue {
+  const m = /^([A-Za-z_][\w.-]*): (.+)$/s.exec(message);
+  return m ? { index: 0, path: m[1]!, message: m[2]! } : { index: 0, path: 'body', message };
 }
 
 /** What a schema's failed parse says: each issue with the path of the field it is about. */

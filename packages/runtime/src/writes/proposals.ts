@@ -75,7 +75,7 @@ export async function proposeChange(
   const input = parseInput(ProposalInput, raw);
   const ifMatch = parseEtag(precondition.if_match);
   if (input.expected_revision === undefined && ifMatch === undefined) {
-    throw new ValidationError('give expected_revision or an If-Match header with the memory’s ETag');
+    throw new ValidationError('expected_revision: give it, or an If-Match header with the memory’s ETag');
   }
   // What the proposal is, without the clock: a retry compares this, not the whole envelope,
   // whose effective time was taken when the first attempt ran.
