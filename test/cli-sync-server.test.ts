@@ -151,6 +151,32 @@ describe('canon sync with CANON_URL', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('sends an instance’s batches and moves its cursor only with a key bound to its connector, its own episodes only', async () => {
+    const member = (await runtime.createKey({ workspace: 'default', role: 'member', user: 'mallory' })).key;
+    const agent = (await runtime.createKey({ workspace: 'default', role: 'agent' })).key;
+    const github = (await runtime.createKey({ workspace: 'default', role: 'connector', sources: ['github'] })).key;
+    const instance = encodeURIComponent('workspace:demo');
+    const before = (await (await api('GET', `/v1/connectors/${instance}/cursor`, connectorKey)).json()) as { cursor: unknown };
+    const taken = { idempotency_key: 'taken-1', subject: 'workspace:demo:README.md', body: { claims: [{ predicate: 'default branch', value: 'evil' }] } };
+    for (const [key, body] of [
+      [member, { episodes: [taken], cursor: '2099', expected: before.cursor }],
+      [agent, { episodes: [], cursor: '2099', expected: before.cursor }],
+      [ownerKey, { episodes: [], cursor: '2099', expected: before.cursor }],
+      // Bound to another connector: not this instance's key.
+      [github, { episodes: [], cursor: '2099', expected: before.cursor }],
+      // The instance's own key, but an episode of another source would be written as the instance.
+      [connectorKey, { episodes: [taken], cursor: '2099', expected: before.cursor }],
+    ] as const) {
+      const res = await api('POST', `/v1/connectors/${instance}/batches`, key, body);
+      expect(res.status, await res.clone().text()).toBe(403);
+      expect(((await res.json()) as { type: string }).type).toBe('urn:canon:problem:forbidden');
+    }
+    expect(await count(`SELECT count(*)::int AS n FROM episodes WHERE idempotency_key = 'taken-1'`)).toBe(0);
+    expect(((await (await api('GET', `/v1/connectors/${instance}/cursor`, readerKey)).json()) as { cursor: unknown }).cursor).toEqual(before.cursor);
+    const nowhere = await api('POST', `/v1/connectors/${encodeURIComponent('nobody-knows')}/batches`, connectorKey, { episodes: [], cursor: 1, expected: null });
+    expect(nowhere.status).toBe(400);
+  });
+
   it('refuses a reader (403), a key not bound to the source (403), and says so in one line', async () => {
     const reader = await canon({ CANON_API_KEY: readerKey }, 'sync', 'workspace', source, '--id', 'reader');
     expect(reader.code).toBe(3);
@@ -160,7 +186,7 @@ describe('canon sync with CANON_URL', () => {
 
     const unbound = await canon({ CANON_API_KEY: ownerKey }, 'sync', 'workspace', source, '--id', 'unbound');
     expect(unbound.code).toBe(3);
-    expect(unbound.stderr).toMatch(/reserved for keys bound to it/);
+    expect(unbound.stderr).toMatch(/^canon: instance workspace:unbound is the workspace connector’s: only a key bound to it/);
     expect(await count(`SELECT count(*)::int AS n FROM episodes WHERE subject LIKE 'workspace:unbound:%'`)).toBe(0);
   });
 

@@ -1,9 +1,9 @@
-import { canWrite, CursorConflictError, ForbiddenError } from '@canon/core';
-import { loadConnectorCursor, saveConnectorCursor, type Pool, type PoolClient, type Sql } from '@canon/store';
+import { canWrite, CursorConflictError, ForbiddenError, ValidationError } from '@canon/core';
+import { findConnectorInstance, loadConnectorCursor, saveConnectorCursor, type Pool, type PoolClient, type Sql } from '@canon/store';
 import type { Principal } from '../auth/principal.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { withWorkspace } from '../auth/scope.js';
-import { checkInstanceId } from './registry.js';
+import { checkInstanceId, CONNECTOR_IDS, isReservedSource } from './registry.js';
 
 /**
  * The server side of a connector run fed from elsewhere (`canon sync` with CANON_URL): the
@@ -62,6 +62,7 @@ export async function commitConnectorBatch(
 ): Promise<ConnectorBatchResult> {
   if (!canWrite(principal.role)) throw new ForbiddenError(`the ${principal.role} role cannot run connectors`);
   const ref = { workspaceId: principal.workspace_id, instanceId: checkInstanceId(input.instanceId) };
+  await checkConnectorKey(pool, principal, ref.instanceId, input.episodes);
   const save = async (sql: Sql) => {
     const saved = await saveConnectorCursor(sql, { ...ref, expected: input.expected ?? null, cursor: input.cursor ?? null });
     if (!saved.ok) throw new CursorConflictError(ref.instanceId);
@@ -72,4 +73,26 @@ export async function commitConnectorBatch(
   }
   const writer: Principal = Object.freeze({ ...principal, user: `connector:${ref.instanceId}` });
   return ingest(writer, input.episodes, { inTransaction: save });
+}
+
+/**
+ * A batch writes as the instance (`connector:<instance>` is its episodes' author) and moves its
+ * cursor, so only the connector's own credential may send one (design §2): a key bound to the
+ * instance's connector, its episodes all of that connector's source. Any other writer — a member
+ * taking over the instance's authorship, an agent moving its cursor past what it has read — is
+ * refused. The instance's connector is that of its registered row, else the one its id starts
+ * with (`github:acme/api`, as a run names it by default).
+ */
+async function checkConnectorKey(pool: Pool, principal: Principal, instanceId: string, episodes: readonly unknown[]): Promise<void> {
+  const registeredRow = await withWorkspace(pool, principal, (tx) => findConnectorInstance(tx, principal.workspace_id, instanceId));
+  const prefix = instanceId.includes(':') ? instanceId.slice(0, instanceId.indexOf(':')) : '';
+  const connector = registeredRow?.connector ?? (isReservedSource(prefix) ? prefix : null);
+  if (connector === null) {
+    throw new ValidationError(`instance_id: ${JSON.stringify(instanceId)} is no instance of a connector: its id starts with one (${CONNECTOR_IDS.join(', ')}) and a colon, or it is registered`);
+  }
+  if (!(principal.sources ?? []).includes(connector)) {
+    throw new ForbiddenError(`instance ${instanceId} is the ${connector} connector’s: only a key bound to it sends its batches or moves its cursor (canon keys create --role connector --source ${connector})`);
+  }
+  const other = episodes.findIndex((e) => typeof e === 'object' && e !== null && !Array.isArray(e) && ((e as { source?: unknown }).source ?? 'api') !== connector);
+  if (other >= 0) throw new ForbiddenError(`episode ${other}: a batch of the ${connector} connector holds its episodes only (source ${JSON.stringify(connector)}); nothing was stored`);
 }
