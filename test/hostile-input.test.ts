@@ -123,6 +123,23 @@ describe('bodies that would hurt the compiler are refused, and nothing is stored
     expect(await count()).toBe(before);
   });
 
+  it('a number beyond a double (1e400) in a body, a claim, a batch, a proposal: refused, nothing stored', async () => {
+    const before = await count();
+    const raw = (path: string, body: string) => canon.request(path, { key: owner, body, headers: { 'content-type': 'application/json' } });
+    for (const body of [
+      '{"idempotency_key":"inf-1","subject":"service:x","body":{"text":"x","extra":1e400}}',
+      '{"idempotency_key":"inf-2","subject":"service:x","body":{"claims":[{"predicate":"p","value":-1e400}]}}',
+      '{"episodes":[{"idempotency_key":"inf-3","subject":"service:x","body":{"text":"fine"}},{"idempotency_key":"inf-4","subject":"service:x","body":{"n":[1e999]}}]}',
+    ]) {
+      await expectProblem(await raw('/v1/episodes', body), 400, 'validation', 'body');
+    }
+    expect(await count()).toBe(before);
+    const made = await (await canon.request('/v1/episodes?compile=wait', { key: owner, json: episode('inf-base') })).json();
+    const memory = (await (await canon.request('/v1/subjects/service%3Ax/memories', { key: owner })).json()).memories.find((m: { predicate: string }) => m.predicate === 'p');
+    expect(made.created).toBe(1);
+    await expectProblem(await raw(`/v1/memories/${memory.id}/proposals`, `{"expected_revision":${memory.revision},"idempotency_key":"inf-p","value":1e400}`), 400, 'validation', 'value');
+  });
+
   it('well-formed text from every plane still goes in', async () => {
     const res = await canon.request('/v1/episodes', { key: owner, json: episode('ok-😀', { subject: 'service:x', body: { text: 'The team emoji is 🚀 and the name is Zoë.' } }) });
     expect(res.status).toBe(200);

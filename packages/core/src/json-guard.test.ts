@@ -54,6 +54,9 @@ describe('jsonFault', () => {
     expect(jsonFault({ a: { ['b\ud800']: 1 } })).toEqual({ path: 'a.b\ud800', message: 'key must be well-formed Unicode (it holds a lone surrogate)' });
     expect(jsonFault([[[1]]], 2)).toEqual({ path: '0.0', message: 'is nested deeper than 2 levels' });
     expect(jsonFault({ fine: ['yes', 1, null, { deep: true }] })).toBeNull();
+    // What JSON.parse makes of 1e400 and -1e400.
+    expect(jsonFault(JSON.parse('{"body":{"claims":[{"value":-1e400}],"n":1e400}}'))).toEqual({ path: 'body.claims.0.value', message: 'is a number beyond the range of a double' });
+    expect(jsonFault({ max: Number.MAX_VALUE, tiny: 5e-324 })).toBeNull();
   });
 
   it('refuses a value nested 100,000 deep without overflowing the stack', () => {

@@ -1,7 +1,7 @@
 /**
  * What any JSON a client sends must be before anything else reads it (design §2, input limits):
  * nested at most `MAX_JSON_DEPTH` levels, every string and key well-formed Unicode (no lone
- * surrogate) without U+0000. Both walks are iterative: a value nested 100,000 deep must be refused,
+ * surrogate) without U+0000, every number finite. Both walks are iterative: a value nested 100,000 deep must be refused,
  * not overflow the stack that refuses it.
  */
 export const MAX_JSON_DEPTH = 32;
@@ -57,6 +57,9 @@ export function jsonFault(value: unknown, maxDepth: number = MAX_JSON_DEPTH): Js
       if (fault) return { path: pathOf(at), message: fault };
       continue;
     }
+    // `1e400` parses to Infinity, which no JSON can carry on (canonical JSON refuses it): a number
+    // beyond a double's range is the client's error, not a 500 further in.
+    if (typeof v === 'number' && !Number.isFinite(v)) return { path: pathOf(at), message: 'is a number beyond the range of a double' };
     if (v === null || typeof v !== 'object') continue;
     if (at.depth >= maxDepth) return { path: pathOf(at), message: `is nested deeper than ${maxDepth} levels` };
     const depth = at.depth + 1;
