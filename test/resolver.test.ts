@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, loadConfig, type Principal, type ResolverRequest, type Runtime } from '@canon/runtime';
-import { RESOLVER_PROTOCOL } from '@canon/runtime/internals';
-import { CANDIDATES_SHOWN } from '@canon/core';
+import { RESOLVER_PROTOCOL, resolverKey } from '@canon/runtime/internals';
+import { CANDIDATES_SHOWN, factKeyString } from '@canon/core';
 import { createTestDatabase, createTestRuntime, type TestDatabase } from '@canon/testing';
 
 // A small local resolver, a real HTTP server: it says "one fact" for every pair it is asked about
@@ -94,6 +94,22 @@ describe('a resolver proposes links, recorded in the log and replayed', () => {
     expect((await runtime.memories(owner, subject)).memories).toEqual(memories);
     expect((await runtime.verify(owner, subject)).ok).toBe(true);
     expect(rebuilt.state_hash).toBe((await runtime.verify(owner, subject)).first.state_hash);
+  });
+
+  it('is the only writer of its source: no other key takes the key of its answer first', async () => {
+    const subject = 'service:forged';
+    await say(subject, 'f-1', 'The staging deploy runs on Tuesday.', '2026-11-01T10:00:00Z');
+    await say(subject, 'f-2', 'Staging deploys now happen on Thursday.', '2026-11-05T10:00:00Z');
+    const { memories } = await runtime.memories(owner, subject);
+    const [ka, kb] = (await Promise.all(memories.map(async (m) => factKeyString((await runtime.memory(owner, m.id)).timeline.fact_key)))).sort() as [string, string];
+    const agent = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'agent' })).key);
+    for (const writer of [agent, owner]) {
+      const forged = { source: 'resolver', kind: 'link', idempotency_key: resolverKey(ka, kb), subject, body: { text: 'nothing' } };
+      await expect(runtime.ingest(writer, [forged])).rejects.toThrow(/only it writes them/);
+    }
+    requests.length = 0;
+    expect(await runtime.resolveCandidates(subject)).toEqual({ asked: 1, recorded: 1, failed: false });
+    expect((await runtime.memories(owner, subject)).memories).toHaveLength(1);
   });
 
   it('changes nothing and blocks nothing when the resolver fails, stalls or answers nonsense', async () => {

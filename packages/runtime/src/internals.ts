@@ -6,6 +6,6 @@ export { QUEUES, compileMany, pruneChangeFeed, pruneJobProgress, scheduledCompil
 export { summarize } from './recall/recall.js';
 export { withWorkspace, withSystem, enterWorkspace } from './auth/scope.js';
 export { estimateTokens } from './recall/context.js';
-export { RESOLVER_PROTOCOL } from './links/resolver.js';
+export { RESOLVER_PROTOCOL, resolverKey } from './links/resolver.js';
 export { formatLine, RepeatedErrors } from './ops/log.js';
 export { parseFactKey } from './links/linked-fold.js';

@@ -21,6 +21,7 @@ import {
 } from '@canon/core';
 import { appendEpisodes, erasedKeysAmong, keyOf, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
 import { isReservedSource } from '../connectors/registry.js';
+import { RESOLVER_SOURCE } from '../links/resolver-source.js';
 import { withWorkspace } from '../auth/scope.js';
 import { erasedKeyHash } from './erased-key.js';
 import { loadSecretsMode } from '../writes/policies.js';
@@ -303,9 +304,10 @@ function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[]
   // A connector's source is reserved for keys bound to it (design §2): no other writer may take
   // its idempotency keys first, or pass for it.
   const bound = new Set(principal.sources ?? []);
-  const taken = envelopes.findIndex((e) => isReservedSource(e.source) && !bound.has(e.source));
+  const taken = envelopes.findIndex((e) => (isReservedSource(e.source) || e.source === RESOLVER_SOURCE) && !bound.has(e.source));
   if (taken >= 0) {
     const source = envelopes[taken]!.source;
+    if (source === RESOLVER_SOURCE) throw new ForbiddenError(`episode ${taken}: source "${RESOLVER_SOURCE}" holds the configured resolver's answers and only it writes them; nothing was stored`);
     throw new ForbiddenError(
       `episode ${taken}: source ${JSON.stringify(source)} is reserved for keys bound to it (canon keys create --source ${source}); nothing was stored`,
     );

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { withWorkspace } from '../auth/scope.js';
 import { heldValuesAt } from './candidate-view.js';
 import { linkMemories } from './link-memories.js';
+import { RESOLVER_SOURCE } from './resolver-source.js';
 
 /**
  * A resolver (design §1): an HTTP endpoint that may propose links for candidate pairs — a local
@@ -14,7 +15,7 @@ import { linkMemories } from './link-memories.js';
  * a member's: links in force), so a rebuild replays them and never asks again. A resolver that
  * fails, times out or answers nonsense changes nothing and blocks nothing.
  */
-export const RESOLVER_SOURCE = 'resolver';
+export { RESOLVER_SOURCE } from './resolver-source.js';
 export const RESOLVER_PROTOCOL = 'canon-resolver/1';
 
 export interface ResolverSettings {
@@ -129,7 +130,8 @@ export async function resolveCandidates(pool: Pool, principal: Principal, subjec
       try {
         await linkMemories(
           pool,
-          principal,
+          // The one writer of the reserved source: the resolver's key, for this run only.
+          { ...principal, sources: [...(principal.sources ?? []), RESOLVER_SOURCE] },
           { memories: [a.a, a.b], same: a.same, idempotency_key: resolverKey(ka, kb), ...(a.reason ? { reason: a.reason } : {}) },
           { source: RESOLVER_SOURCE },
         );
