@@ -151,6 +151,19 @@ describe('secrets never become memories', () => {
     expect(doc).toContain('/v1/secrets');
   });
 
+  it('a password given as a connection setting (a URL query, a libpq string) is redacted at the door', async () => {
+    const texts = [
+      `postgres://db.internal:5432/prod?user=admin&password=${dbPassword}`,
+      `host=db.internal user=admin password=${dbPassword} dbname=prod`,
+    ];
+    const res = await canon.request('/v1/episodes', { key: owner.key, json: { episodes: texts.map((text, i) => ({ idempotency_key: `dsn-${i}`, subject: 'service:dsn', body: { text } })) } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ created: 2, redacted: 2 });
+    expect(body.items.map((i: { redactions: unknown }) => i.redactions)).toEqual([[{ rule: 'connection-password', path: 'body.text' }], [{ rule: 'connection-password', path: 'body.text' }]]);
+    expect(await whereIs(dbPassword)).toEqual([]);
+  });
+
   it('under a refuse policy: one episode posted alone answers 400 naming the rule; in a batch the item is refused and the rest proceeds', async () => {
     const strict = await canon.key('owner', { workspace: 'strict' });
     const put = await canon.request('/v1/policies', { method: 'PUT', key: strict.key, json: { secrets: 'refuse' } });

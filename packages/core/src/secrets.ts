@@ -60,7 +60,8 @@ function isPlaceholder(value: string): boolean {
 
 /**
  * Canon's rules, each a pure function of one string. They fill what secretlint's recommended
- * preset misses: a connection string of any scheme with a password, a private key block of any
+ * preset misses: a connection string of any scheme with a password (in its user part or as a
+ * setting), a private key block of any
  * size (the preset needs 100 characters of body), `.npmrc` auth settings whose token is not an
  * `npm_` one, and credentials in a kubeconfig.
  */
@@ -86,6 +87,24 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
       for (const m of text.matchAll(/\b[a-z][a-z0-9+.-]{1,30}:\/\/([^\s:/?#@'"<>]*):([^\s/?#@'"<>]+)@[^\s/?#'"<>@]+/gi)) {
         if (isPlaceholder(m[2]!)) continue;
         out.push({ rule: 'connection-string', start: m.index, end: m.index + m[0].length });
+      }
+      return out;
+    },
+  },
+  {
+    // A password given as a setting of a connection: a URL's query (`postgres://db/prod?user=a&
+    // password=…`, `jdbc:postgresql://…;password=…`), a libpq or ODBC string (`host=db user=a
+    // password=…`, `Server=db;Uid=a;Pwd=…;`). The value only, quoted or not.
+    rule: 'connection-password',
+    needs: ['assword', 'ASSWORD', 'asswd', 'ASSWD', 'wd=', 'WD=', 'Wd='],
+    find(text: string): SecretFinding[] {
+      if (!/assword|ASSWORD|asswd|ASSWD|[wW][dD]=/.test(text)) return [];
+      const out: SecretFinding[] = [];
+      for (const m of text.matchAll(/(?:^|[\s;,?&"'{(])(?:password|passwd|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|(\$\{[^}\s]*\}|[^\s;&#"',)}]+))/dgi)) {
+        const group = m[1] !== undefined ? 1 : m[2] !== undefined ? 2 : 3;
+        const span = m.indices?.[group];
+        if (!span || isPlaceholder(m[group]!)) continue;
+        out.push({ rule: 'connection-password', start: span[0], end: span[1] });
       }
       return out;
     },
