@@ -198,9 +198,11 @@ describe('the change feed', { timeout: 180_000 }, () => {
     expect(text).not.toContain('service:doomed');
     expect(text).not.toContain('mkerasedbob');
     // What bob's erasure changed in a subject that stays is told without what it read: the
-    // memory is gone. Carol's memory there did not change, so it is not in the feed again.
+    // memory is gone, and its key was bob's words, so it is named by id alone. Carol's memory
+    // there did not change, so it is not in the feed again.
     const erased = await until(() => all(owner.key, '0.0', '&subject=service:kept'), (c) => c.some((x) => x.change === 'erased'), 'the erased change');
-    expect(erased.map((c) => [c.predicate, c.change, c.before, c.after])).toEqual([['codename', 'erased', null, null]]);
+    expect(erased.map((c) => [c.key, c.predicate, c.change, c.before, c.after])).toEqual([['', '', 'erased', null, null]]);
+    expect(erased[0]!.memory_id).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('ages out changes older than the retention, in every workspace, and keeps the rest', async () => {

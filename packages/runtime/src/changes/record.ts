@@ -86,7 +86,10 @@ function record(log: ChangeLog, id: string, key: string, predicate: string, scop
   if (log.erasure) {
     // The erased user's own memories go with them, unannounced: a row would name them.
     if (owner !== null && owner === log.erasure.user) return;
-    log.rows.push({ memory_id: id, subject: log.subject, key, predicate, scope, owner, change: 'erased', before: null, after, episode_id: null });
+    // A memory gone with the erasure held claims of the erased user only, so its key and predicate
+    // are that user's words: its row names it by id alone. One that stays is stated by others.
+    const gone = after === null;
+    log.rows.push({ memory_id: id, subject: log.subject, key: gone ? '' : key, predicate: gone ? '' : predicate, scope, owner, change: 'erased', before: null, after, episode_id: null });
     return;
   }
   log.rows.push({ memory_id: id, subject: log.subject, key, predicate, scope, owner, change: kind, before, after, episode_id: log.causes.get(id) ?? null });
