@@ -43,6 +43,15 @@ describe('the canon command line', () => {
     expect(JSON.parse(second.stdout)).toMatchObject({ created: 0, duplicates: 5 });
   });
 
+  it('answers a usage error or an invalid setting with exit code 2; help with 0', async () => {
+    const missing = await canon('memories');
+    expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([2, "error: missing required argument 'subject'"]);
+    expect((await canon('memories', 'service:cli', '--bogus')).code).toBe(2);
+    expect((await canon('--help')).code).toBe(0);
+    const port = await runCanon({ ...env, CANON_PORT: 'abc' }, 'start');
+    expect([port.code, port.stderr.trim()]).toEqual([2, 'canon: invalid configuration: CANON_PORT: Invalid input: expected number, received NaN']);
+  });
+
   it('refuses a file with a bad line before posting anything, with exit code 2 and one line', async () => {
     const file = path.join(home, 'bad.jsonl');
     fs.writeFileSync(file, `${JSON.stringify({ idempotency_key: 'fine', subject: 's' })}\n{"idempotency_key": 3}\n`);

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { applyV8Flags } from '@canon/runtime/heap';
 import type { Config } from '@canon/runtime';
 import type { Role } from '@canon/core';
@@ -47,7 +47,10 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   };
 }
 
-const program = new Command('canon').description('Canon compiles agent memory.').showHelpAfterError();
+// A usage error (a missing argument, an unknown option) is invalid input, exit 2 as the README's
+// table says, not commander's 1; help and --version still exit 0. Set before any command is added,
+// so that every subcommand inherits it.
+const program = new Command('canon').description('Canon compiles agent memory.').showHelpAfterError().exitOverride();
 // Set by run() before an action starts, so that actions read the configuration synchronously.
 let loadConfig: (() => Config) | undefined;
 const config = (): Config => {
@@ -218,4 +221,9 @@ registerInspectCommand(program, run, config);
 registerSecretsCommands(program, run, config);
 registerChangeCommands(program, run, config);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (!(err instanceof CommanderError)) throw err;
+  process.exit(err.exitCode === 0 ? 0 : 2);
+}

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { ValidationError } from '@canon/core/errors';
 import { LOG_LEVELS, type LogLevel } from './log-levels.js';
 
 /** How long one request to a resolver may take unless told otherwise (the server's, or a workspace's). */
@@ -104,7 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new Error(`invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+    // Invalid input, as the CLI's exit codes count it (2), not a failure of the command.
+    throw new ValidationError(`invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
   }
   const e = parsed.data;
   return Object.freeze({
