@@ -53,7 +53,7 @@ describe('canon search and canon context', () => {
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^SUBJECT\s+MEMORY\s+VALUE\s+STATUS/);
     expect(table.stdout).toMatch(/deploy day \[env=staging\]\s+"Tuesday"\s+superseded/);
-    expect((await canon('search', 'Thursday', '--limit', '0')).code).toBe(1);
+    expect((await canon('search', 'Thursday', '--limit', '0')).code).toBe(2);
   });
 
   it('prints the same bundle bytes twice for the same as_of, and refuses a bad budget', async () => {
