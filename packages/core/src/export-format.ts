@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { canonicalJson, sha256 } from './hash.js';
 import { ExportInvalidError } from './errors.js';
+import { jsonFault } from './json-guard.js';
 import { ROLES } from './roles.js';
 
 /**
@@ -178,6 +179,10 @@ export class ExportReader {
     } catch (err) {
       throw new ExportInvalidError(n, `not JSON: ${(err as Error).message}`);
     }
+    // Before anything hashes the line: a number beyond a double (1e400 parses to Infinity) or a
+    // malformed string is this line's fault, not a failure of the import.
+    const fault = jsonFault(value, Number.POSITIVE_INFINITY);
+    if (fault) throw new ExportInvalidError(n, `${fault.path || 'line'}: ${fault.message}`);
     const type = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
     if (typeof type !== 'string' || !(type in SCHEMAS)) throw new ExportInvalidError(n, 'not a line of a Canon export (no known "type")');
     const kind = type as Kind;
