@@ -101,6 +101,12 @@ describe('webhooks', { timeout: 180_000 }, () => {
       expect(res.status, url).toBe(400);
       expect(res.headers.get('content-type'), url).toContain('application/problem+json');
     }
+    // Credentials in the URL: undeliverable (fetch refuses them), and a way to dress a host up as another.
+    for (const url of [base.replace('http://', 'http://evil.com@'), base.replace('http://', 'http://user:pass@')]) {
+      const res = await add(owner.key, { url: `${url}/hook` });
+      expect(res.status, url).toBe(400);
+      expect((await res.json()).issues[0].path, url).toBe('url');
+    }
     expect((await add(carol.key, { url: `${base}/ok` })).status).toBe(403);
     expect((await canon.request('/v1/webhooks', { key: carol.key })).status).toBe(403);
     expect((await canon.request('/v1/webhooks/00000000-0000-0000-0000-000000000000', { key: owner.key, method: 'DELETE' })).status).toBe(404);

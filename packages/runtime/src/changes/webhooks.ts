@@ -26,7 +26,10 @@ export const WebhookInput = z.strictObject({
     .string()
     .max(2048)
     .url()
-    .refine((u) => URL.canParse(u) && ['http:', 'https:'].includes(new URL(u).protocol), 'an http or https URL'),
+    .refine((u) => URL.canParse(u) && ['http:', 'https:'].includes(new URL(u).protocol), 'an http or https URL')
+    // fetch refuses a URL with credentials, so every delivery would fail; and a URL's user part
+    // (`http://evil.com@127.0.0.1/`) is how a host is dressed up as another.
+    .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), 'a URL without credentials (user:password@): sign requests with the webhook secret'),
   subject: cleanString(z.string().min(1).max(512)).optional(),
   predicate: cleanString(z.string().min(1).max(512)).optional(),
 });
