@@ -43,6 +43,19 @@ describe('the canon command line', () => {
     expect(JSON.parse(second.stdout)).toMatchObject({ created: 0, duplicates: 5 });
   });
 
+  it('reads a file saved with a byte order mark and CRLF; tells keys erased earlier apart from duplicates', async () => {
+    const file = path.join(home, 'bom.jsonl');
+    const lines = ['bom-1', 'bom-2'].map((k) => JSON.stringify({ idempotency_key: k, subject: 'service:bom', body: { claims: [{ predicate: k, value: 1 }] } }));
+    fs.writeFileSync(file, `\ufeff${lines.join('\r\n')}\r\n`);
+    const first = await canon('ingest', file, '--json');
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ created: 2, erased: 0 });
+    expect((await canon('erase', '--subject', 'service:bom')).code).toBe(0);
+    const again = await canon('ingest', file);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.trim()).toBe('created 0, duplicates 0, rejected 0; 2 erased earlier, not written');
+  });
+
   it('answers a usage error or an invalid setting with exit code 2; help with 0', async () => {
     const missing = await canon('memories');
     expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([2, "error: missing required argument 'subject'"]);

@@ -4,17 +4,7 @@ import cliProgress from 'cli-progress';
 import { ExportReader, ValidationError, type ExportManifest } from '@canon/core';
 import type { Config, ImportResult } from '@canon/runtime';
 import { openPort } from '../port.js';
-
-/** The lines of a file, read as a stream. */
-async function* fileLines(file: string): AsyncGenerator<string, void, undefined> {
-  const readline = await import('node:readline');
-  const input = fs.createReadStream(file, 'utf8');
-  try {
-    yield* readline.createInterface({ input, crlfDelay: Infinity });
-  } finally {
-    input.destroy();
-  }
-}
+import { fileLines } from '../file-lines.js';
 
 export interface ExportOptions {
   subject?: string;

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import readline from 'node:readline';
 import cliProgress from 'cli-progress';
 import { EpisodeInput, LIMITS, ValidationError, type ItemIssue } from '@canon/core';
 import type { Config } from '@canon/runtime';
 import { openPort } from '../port.js';
+import { fileLines } from '../file-lines.js';
 
 export interface IngestOptions {
   batch: number;
@@ -24,7 +24,7 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
     process.stderr.isTTY && !opts.json
       ? new cliProgress.SingleBar({ format: 'ingest [{bar}] {value}/{total} episodes | {eta_formatted} left', stream: process.stderr }, cliProgress.Presets.shades_classic)
       : null;
-  const summary = { created: 0, duplicates: 0, rejected: 0, redacted: 0, refused: 0, batches: 0 };
+  const summary = { created: 0, duplicates: 0, rejected: 0, erased: 0, redacted: 0, refused: 0, batches: 0 };
   bar?.start(items.length, 0);
   try {
     for (let i = 0; i < items.length; i += opts.batch) {
@@ -33,6 +33,8 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
         const result = await port.ingest(batch);
         summary.created += result.created;
         summary.duplicates += result.duplicates;
+        // Keys erased earlier: nothing written for them, and the user is told so.
+        summary.erased += result.erased;
         // Refused items (secrets, in a workspace that refuses them) are rejected; the rest stands.
         summary.redacted += result.redacted ?? 0;
         summary.refused += result.refused ?? 0;
@@ -53,18 +55,19 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
   report(summary, opts);
 }
 
-function report(summary: { created: number; duplicates: number; rejected: number; redacted: number; refused: number; batches: number }, opts: IngestOptions): void {
+function report(summary: { created: number; duplicates: number; rejected: number; erased: number; redacted: number; refused: number; batches: number }, opts: IngestOptions): void {
   if (opts.json) console.log(JSON.stringify(summary));
   else {
     const secrets =
       (summary.redacted > 0 ? `; secrets redacted in ${summary.redacted}` : '') + (summary.refused > 0 ? `; ${summary.refused} refused for holding a secret` : '');
-    console.log(`created ${summary.created}, duplicates ${summary.duplicates}, rejected ${summary.rejected}${secrets}`);
+    const erased = summary.erased > 0 ? `; ${summary.erased} erased earlier, not written` : '';
+    console.log(`created ${summary.created}, duplicates ${summary.duplicates}, rejected ${summary.rejected}${erased}${secrets}`);
   }
 }
 
 async function readJsonl(file: string): Promise<unknown[]> {
   if (!fs.existsSync(file)) throw new ValidationError(`no such file: ${file}`);
-  const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  const lines = fileLines(file);
   const items: unknown[] = [];
   const issues: ItemIssue[] = [];
   let n = 0;
