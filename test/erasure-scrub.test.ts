@@ -10,7 +10,7 @@ const enc = encodeURIComponent;
 
 beforeAll(async () => {
   // The real queue and workers: compile jobs, their outputs and singleton keys are in pg-boss.
-  canon = await startTestCanon({}, { CANON_COMPILE_DEBOUNCE_SECONDS: '0' });
+  canon = await startTestCanon({}, { CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_WEBHOOK_HOSTS: '127.0.0.1' });
   owner = (await canon.key('owner')).key;
 });
 afterAll(() => canon.close());
@@ -54,6 +54,9 @@ describe('erasure scrubs every place that names what it erased', () => {
     const marker = 'zq7erasemarker';
     const subject = `customer:${marker}`;
     expect((await canon.request('/v1/episodes', { key: owner, json: { episodes: [ep('s-1', subject, `${marker}@acme.test`)] } })).status).toBe(200);
+    // A webhook following only that subject names it too; one following everything stays.
+    expect((await canon.request('/v1/webhooks', { key: owner, json: { url: 'http://127.0.0.1:9/hook', subject } })).status).toBe(201);
+    expect((await canon.request('/v1/webhooks', { key: owner, json: { url: 'http://127.0.0.1:9/all' } })).status).toBe(201);
     const one = (await (await canon.request('/v1/compile', { key: owner, json: { subject, async: true } })).json()).job_id as string;
     const many = (await (await canon.request('/v1/compile', { key: owner, json: { subjects: [subject, 'customer:kept'], async: true } })).json()).job_id as string;
     await settled(one);
@@ -65,13 +68,16 @@ describe('erasure scrubs every place that names what it erased', () => {
     // The queue's rows name it too: job data, output and singleton key.
     expect(before.filter((p) => p.startsWith('pgboss.')).length, before.join()).toBeGreaterThanOrEqual(2);
     expect(before).toContain('public.compile_runs.subject');
+    expect(before).toContain('public.webhooks.subject');
 
     expect((await canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: owner })).status).toBe(200);
     expect(await placesNaming(marker)).toEqual([]);
     expect((await canon.request(`/v1/jobs/${one}`, { key: owner })).status).toBe(404);
     expect((await canon.request(`/v1/jobs/${many}`, { key: owner })).status).toBe(404);
-    // Other subjects keep their rows.
+    // Other subjects keep their rows, and the webhook that follows everything stays.
     expect(await placesNaming('customer:kept')).not.toEqual([]);
+    const hooks = (await (await canon.request('/v1/webhooks', { key: owner })).json()).webhooks as Array<{ url: string }>;
+    expect(hooks.map((h) => h.url)).toEqual(['http://127.0.0.1:9/all']);
   });
 
   it('by user: a subject only they wrote leaves no compile audit, job or row naming it', async () => {

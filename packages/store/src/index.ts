@@ -110,6 +110,7 @@ export { advanceWebhook } from './webhooks/advance-webhook.js';
 export { allWebhookIds } from './webhooks/all-webhook-ids.js';
 export { countWebhooks } from './webhooks/count-webhooks.js';
 export { deleteWebhook } from './webhooks/delete-webhook.js';
+export { deleteWebhooksOfSubjects } from './webhooks/delete-webhooks-of-subjects.js';
 export { insertWebhook, type NewWebhook } from './webhooks/insert-webhook.js';
 export { listWebhooks } from './webhooks/list-webhooks.js';
 export { lockWebhook } from './webhooks/lock-webhook.js';

@@ -6,6 +6,7 @@ import {
   deleteDerivedOfSubject,
   deleteEpisodes,
   deleteJobsNaming,
+  deleteWebhooksOfSubjects,
   erasableEpisodes,
   getSubject,
   insertErasedKeys,
@@ -86,6 +87,8 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     for (const subject of gone) await deleteCompileRunsOfSubject(tx, ws, subject);
     await deleteChangesOfSubjects(tx, ws, gone);
     await deleteJobsNaming(tx, ws, gone);
+    // A webhook that follows only a gone subject names it, and has nothing left to follow.
+    await deleteWebhooksOfSubjects(tx, ws, gone);
     const audit = await insertErasure(tx, {
       workspace_id: ws,
       id: erasureId,
