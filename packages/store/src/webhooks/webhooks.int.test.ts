@@ -5,6 +5,7 @@ import { advanceWebhook } from './advance-webhook.js';
 import { allWebhookIds } from './all-webhook-ids.js';
 import { countWebhooks } from './count-webhooks.js';
 import { deleteWebhook } from './delete-webhook.js';
+import { deleteWebhooksOfSubjects } from './delete-webhooks-of-subjects.js';
 import { insertWebhook, type NewWebhook } from './insert-webhook.js';
 import { listWebhooks } from './list-webhooks.js';
 import { lockWebhook } from './lock-webhook.js';
@@ -84,6 +85,21 @@ describe('deleteWebhook', () => {
     expect(await deleteWebhook(pool, 'w-delete', w.id)).toBe(true);
     expect(await deleteWebhook(pool, 'w-delete', w.id)).toBe(false);
     expect(await listWebhooks(pool, 'w-delete')).toEqual([]);
+  });
+});
+
+describe('deleteWebhooksOfSubjects', () => {
+  it('deletes the webhooks of a workspace that follow one of the subjects, and only those', async () => {
+    const gone = hook({ subject: 'customer:gone' });
+    const all = hook({ subject: null });
+    const other = hook({ subject: 'customer:kept' });
+    const elsewhere = hook({ subject: 'customer:gone' });
+    for (const w of [gone, all, other]) await insertWebhook(pool, 'w-subjects', w);
+    await insertWebhook(pool, 'w-subjects-2', elsewhere);
+    expect(await deleteWebhooksOfSubjects(pool, 'w-subjects', [])).toBe(0);
+    expect(await deleteWebhooksOfSubjects(pool, 'w-subjects', ['customer:gone', 'customer:none'])).toBe(1);
+    expect((await listWebhooks(pool, 'w-subjects')).map((w) => w.id).sort()).toEqual([all.id, other.id].sort());
+    expect((await listWebhooks(pool, 'w-subjects-2')).map((w) => w.id)).toEqual([elsewhere.id]);
   });
 });
 
