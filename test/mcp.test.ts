@@ -199,6 +199,8 @@ describe('canon mcp over stdio with the SDK client', () => {
     const job = await call('maintainer', 'compile', { job_id: queued.data['job_id'] });
     expect(job.data['job_id']).toBe(queued.data['job_id']);
     expect(['created', 'retry', 'active', 'completed']).toContain(job.data['state']);
+    const both = await call('maintainer', 'compile', { subject: 'service:billing', all: true });
+    expect([both.isError, both.text]).toEqual([true, 'give a subject or all: true, not both']);
   });
 
   it('lets a reader key recall but not remember or compile', async () => {

@@ -224,6 +224,8 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
         const result = job.result && typeof job.result === 'object' ? (job.result as Record<string, unknown>) : null;
         return out([`job ${job.job_id}: ${job.state}`], { async: true, job_id: job.job_id, state: job.state, result });
       }
+      // As POST /v1/compile: one target, never a silent choice between two.
+      if (subject && all) throw new Error('give a subject or all: true, not both');
       const request = subject ? { subject, async } : all ? { all: true as const, async } : null;
       if (!request) throw new Error('give a subject, all: true, or a job_id');
       const res = await port.compile(request);
