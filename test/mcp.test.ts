@@ -207,6 +207,10 @@ describe('canon mcp over stdio with the SDK client', () => {
     const write = await call('reader', 'remember', { subject: 'service:billing', predicate: 'deploy day', value: 'Monday' });
     expect(write.isError).toBe(true);
     expect(write.text).toMatch(/reader role cannot write/);
+    // An invalid claim names its field, whether the server is in process or over HTTP.
+    const big = await call('agent', 'remember', { subject: 'service:billing', predicate: 'notes', value: 'x'.repeat(70_000) });
+    expect(big.isError).toBe(true);
+    expect(big.text).toMatch(/nothing was stored \(episode 0: body\.claims\.0\.value: /);
     const compile = await call('reader', 'compile', { subject: 'service:billing' });
     expect(compile.isError).toBe(true);
     const read = await call('reader', 'recall', { subject: 'service:billing' });

@@ -294,7 +294,10 @@ function parseItems(items: readonly unknown[], workspaceId: string, actorOf: (in
   });
   if (issues.length > 0) {
     const invalid = new Set(issues.map((i) => i.index)).size;
-    throw new ValidationError(`${invalid} of ${envelopes.length + invalid} episodes are invalid; nothing was stored`, issues);
+    // The message names the fields too (the first three), as every problem's `detail` does: a
+    // client that prints only the message — MCP, the command line in process — still says which.
+    const named = issues.slice(0, 3).map((i) => `episode ${i.index}: ${i.path}: ${i.message}`).join('; ');
+    throw new ValidationError(`${invalid} of ${envelopes.length + invalid} episodes are invalid; nothing was stored (${named}${issues.length > 3 ? '; …' : ''})`, issues);
   }
   return envelopes;
 }
