@@ -8,7 +8,6 @@ import {
   KeyConflictError,
   LINK_KIND,
   linkMinStanding,
-  memoryId,
   NotFoundError,
   SourceId,
   standingFor,
@@ -23,7 +22,6 @@ import type { Principal } from '../auth/principal.js';
 import { memoryDetail, visibleTo, type MemoryDetail } from '../recall/recall.js';
 import { asAllUsers, withWorkspace } from '../auth/scope.js';
 import { appendAndCompile, busyWhileLocked, SUBJECT_LOCK_TIMEOUT_MS } from '../compile/subject-write.js';
-import { loadSubjectLinks } from './linked-fold.js';
 
 const shortText = cleanString(z.string().min(1).max(512));
 const MemoryId = cleanString(z.string().min(1).max(128));
@@ -90,10 +88,12 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
       await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, a.subject));
       const policies = await loadPolicySet(tx, principal.workspace_id);
       const inForce = standingFor(principal.role) >= linkMinStanding(policies.set);
-      // Whether the two keys are one memory now, by every link of the subject as the compile reads them.
-      const joined = async () => {
-        const links = await asAllUsers(tx, () => loadSubjectLinks(tx, principal.workspace_id, a.subject, policies.set));
-        return links.groupOfId.get(memoryId(principal.workspace_id, a))?.ids.includes(memoryId(principal.workspace_id, b)) ?? false;
+      // The answer's memory (the first id's, after the compile) and whether the pair is as the link
+      // says: one memory names every key of its group, itself and the ones linked into it.
+      const answer = async () => {
+        const memory = await memoryDetail(tx, principal, first, new Date().toISOString());
+        const joined = memory.timeline.key === keys[1] || (memory.timeline.linked ?? []).includes(keys[1]);
+        return { memory, in_force: inForce && joined === input.same };
       };
 
       const [prior] = await findEpisodesByKeys(tx, principal.workspace_id, [{ source, idempotency_key: input.idempotency_key }]);
@@ -103,7 +103,8 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
           throw new KeyConflictError([{ index: 0, source, idempotency_key: input.idempotency_key, episode_id: prior.id }]);
         }
         await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, a.subject, policies));
-        return { outcome: 'duplicate' as const, episode_id: prior.id, in_force: inForce && (await joined()) === input.same, keys, compiled: null, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
+        const { memory, in_force } = await answer();
+        return { outcome: 'duplicate' as const, episode_id: prior.id, in_force, keys, compiled: null, memory };
       }
       await asAllUsers(tx, () => compilePendingInTransaction(tx, principal.workspace_id, a.subject, policies));
       const memory = (await memoriesByIds(tx, principal.workspace_id, [first])).get(first);
@@ -117,7 +118,8 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
         body: { link },
       });
       const outcome = !inForce ? 'proposed' : input.same ? 'linked' : 'unlinked';
-      return { outcome, episode_id: written.episode_id, in_force: inForce && (await joined()) === input.same, keys, compiled: written.compiled, memory: await memoryDetail(tx, principal, first, new Date().toISOString()) };
+      const { memory: after, in_force } = await answer();
+      return { outcome, episode_id: written.episode_id, in_force, keys, compiled: written.compiled, memory: after };
     }),
   );
 }
