@@ -21,7 +21,7 @@ const fragment = fc.oneof(
     '_auth', '_authToken', '_password', '//registry.example.com/:', '_authToken=', ' = ', 'c2VjcmV0LXRva2VuLXZhbHVl', '"',
     'kind:', 'kind: Config', 'Config', 'users:', 'clusters:', 'client-key-data', 'client-key-data: ', 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt',
     'token: ', 'password:', '  - ', 'id-token: abc.def.ghi', ':', '\n', ' ', '\t', ';', "'",
-    '?password=', '&PASSWORD=', ' pwd=', ';Pwd=', 'passwd =', 'Password="', `=${password}`, '=$PGPASSWORD', '&', '?',
+    '?password=', '&PASSWORD=', ' pwd=', ';Pwd=', ' PassWord=', ';pwD=', 'passwd =', 'Password="', `=${password}`, '=$PGPASSWORD', '&', '?',
     redactionMarker('w1', 'connection-string', 'x'),
   ),
 );
@@ -61,6 +61,8 @@ describe("Canon's secret rules, asked for their literals first", () => {
     expect(hidden(`jdbc:postgresql://db:5432/prod;user=admin;password=${password}`)).toEqual([password]);
     expect(hidden(`host=db.internal user=admin password=${password} dbname=prod`)).toEqual([password]);
     expect(hidden(`Server=db;Uid=app;Pwd="${password} x";`)).toEqual([`${password} x`]);
+    expect(hidden(`host=db PassWord=${password}`)).toEqual([password]);
+    expect(hidden(`Server=db;pwD=${password}`)).toEqual([password]);
     expect(hidden('password=${PGPASSWORD} or PASSWORD=<yours>; the password policy is 12 characters')).toEqual([]);
   });
 });

@@ -96,9 +96,10 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     // password=…`, `jdbc:postgresql://…;password=…`), a libpq or ODBC string (`host=db user=a
     // password=…`, `Server=db;Uid=a;Pwd=…;`). The value only, quoted or not.
     rule: 'connection-password',
-    needs: ['assword', 'ASSWORD', 'asswd', 'ASSWD', 'wd=', 'WD=', 'Wd='],
+    // The setting's name is matched in any case, its `=` never varies: the one literal it needs.
+    needs: ['='],
     find(text: string): SecretFinding[] {
-      if (!/assword|ASSWORD|asswd|ASSWD|[wW][dD]=/.test(text)) return [];
+      if (!text.includes('=')) return [];
       const out: SecretFinding[] = [];
       for (const m of text.matchAll(/(?:^|[\s;,?&"'{(])(?:password|passwd|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|(\$\{[^}\s]*\}|[^\s;&#"',)}]+))/dgi)) {
         const group = m[1] !== undefined ? 1 : m[2] !== undefined ? 2 : 3;
