@@ -124,6 +124,52 @@ describe('erasure', () => {
     expect(verify.ok).toBe(true);
   });
 
+  it('erasing a user takes an owner\'s link that quotes only that user\'s words, and keeps one whose keys others still state', async () => {
+    const subject = 'team:ops';
+    const zed = (await canon.key('member', { user: 'zed' })).key;
+    const yan = (await canon.key('member', { user: 'yan' })).key;
+    // zed's words are a key of their own; yan and the owner state the other key.
+    await canon.request('/v1/episodes?compile=wait', { key: zed, json: ep('q-1', subject, 'a zed pager phrase', 'PagerDuty') });
+    await canon.request('/v1/episodes?compile=wait', { key: yan, json: ep('q-2', subject, 'oncall tool', 'PagerDuty') });
+    await canon.request('/v1/episodes?compile=wait', { key: yan, json: ep('q-3', subject, 'zzz yan rota', 'weekly') });
+    await canon.request('/v1/episodes?compile=wait', { key: owner, json: ep('q-4', subject, 'rota', 'weekly') });
+    const memories = async () =>
+      (await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json()).memories as Array<{ id: string; key: string; predicate: string }>;
+    const idOf = (list: Array<{ id: string; predicate: string }>, predicate: string) => list.find((m) => m.predicate === predicate)!.id;
+    const before = await memories();
+    const link = async (a: string, b: string, key: string) => {
+      const res = await canon.request('/v1/links?compile=wait', { key: owner, json: { memories: [idOf(before, a), idOf(before, b)], same: true, idempotency_key: key, reason: 'one tool' } });
+      expect(res.status, await res.clone().text()).toBeLessThan(300);
+    };
+    await link('a zed pager phrase', 'oncall tool', 'link-zed');
+    await link('zzz yan rota', 'rota', 'link-yan');
+    // The group is keyed by its smallest key: zed's words name the merged memory.
+    expect((await memories()).map((m) => m.predicate)).toContain('a zed pager phrase');
+
+    const res = await canon.request('/v1/erasures', { key: owner, json: { user: 'zed' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ target_kind: 'user', episodes: 2, subjects: [subject] });
+
+    // Nothing of zed's words is left: not the memory's key, not the owner's link that quoted them.
+    const after = await memories();
+    expect(after.map((m) => m.predicate).sort()).toEqual(['oncall tool', 'rota']);
+    const { rows } = await canon.runtime.pool.query<{ idempotency_key: string; body: unknown }>(
+      `SELECT idempotency_key, body FROM episodes WHERE subject = $1 ORDER BY idempotency_key`,
+      [subject],
+    );
+    expect(rows.map((r) => r.idempotency_key)).toEqual(['link-yan', 'q-2', 'q-3', 'q-4']);
+    expect(JSON.stringify(rows)).not.toContain('zed pager');
+    const dump = await canon.runtime.pool.query<{ t: string }>(`SELECT string_agg(m::text, ' ') AS t FROM memories m WHERE subject = $1`, [subject]);
+    expect(dump.rows[0]!.t).not.toContain('zed pager');
+    // (The link whose keys others still state holds: rota and yan's key are still one memory.)
+    // A re-sync of the erased link answers erased.
+    const again = await canon.request('/v1/links', { key: owner, json: { memories: [idOf(before, 'oncall tool'), idOf(before, 'rota')], same: false, idempotency_key: 'link-zed', reason: 'x' } });
+    expect(again.status).toBe(400);
+    expect((await again.json()).detail).toContain('erased episode');
+    const verify = await (await canon.request('/v1/verify', { key: owner, json: { subject } })).json();
+    expect(verify.ok).toBe(true);
+  });
+
   it('refuses bad or empty targets with problem+json and writes nothing', async () => {
     const before = await canon.runtime.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM erasures');
     const cases: Array<[string, Record<string, unknown>, number]> = [

@@ -49,6 +49,7 @@ export { factKeyOfMemoryId } from './claims/fact-key-of-memory-id.js';
 export { insertClaims } from './claims/insert-claims.js';
 export { claimAsStored } from './claims/stored-claim.js';
 export { memoryIdsOfLineages } from './claims/memory-ids-of-lineages.js';
+export { memoryIdsOfEpisodes, memoryIdsWithClaims } from './claims/memory-ids-of-episodes.js';
 export { snapshotVersions } from './claims/snapshot-versions.js';
 export { subjectHasClaims } from './claims/subject-has-claims.js';
 export { conflictedMemories } from './memories/conflicted-memories.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { atLeast, ForbiddenError, NotFoundError, sha256, ValidationError } from '@canon/core';
+import { atLeast, ForbiddenError, LinkBody, memoryId, NotFoundError, sha256, ValidationError } from '@canon/core';
 import {
   deleteChangesOfSubjects,
   deleteCompileRunsOfSubject,
@@ -11,8 +11,12 @@ import {
   getSubject,
   insertErasedKeys,
   insertErasure,
+  linkEpisodesOfSubject,
   lockSubject,
+  memoryIdsOfEpisodes,
+  memoryIdsWithClaims,
   type Pool,
+  type Sql,
 } from '@canon/store';
 import { rebuildInTransaction, type CompileResult } from '../compile/compile.js';
 import { erasedKeyHash } from '../ingest/erased-key.js';
@@ -63,7 +67,10 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     const memories = compiled.reduce((n, s) => n + (s?.memories ?? 0), 0);
 
     const erasureId = randomUUID();
-    const deleted = await deleteEpisodes(tx, ws, episodes.map((e) => e.id));
+    // What the user's episodes stated, read before they go: a link naming only those words is
+    // found by it after the rebuild.
+    const stated = 'user' in target ? new Set(await memoryIdsOfEpisodes(tx, ws, episodes.map((e) => e.id))) : new Set<string>();
+    let deleted = await deleteEpisodes(tx, ws, episodes.map((e) => e.id));
     await insertErasedKeys(tx, ws, erasureId, episodes.map((e) => erasedKeyHash(ws, e.source, e.idempotency_key)));
     // The change feed carries the values that were read before (design §11): every change of the
     // subjects goes. A subject that stays records, in its rebuild, which memories the erasure
@@ -80,7 +87,17 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       const policies = await loadPolicySet(tx, ws);
       gone = [];
       for (const subject of subjects) {
-        rebuilt.push(await rebuildInTransaction(tx, ws, subject, policies, { erasure: { user: target.user } }));
+        let result = await rebuildInTransaction(tx, ws, subject, policies, { erasure: { user: target.user } });
+        // A link (anyone's) that names a key only the erased user stated quotes that user's words,
+        // and a linked group is keyed by its smallest key, so its memory would stay named by them.
+        // With the claims gone the link joins nothing: it goes with them, tombstoned like theirs.
+        const quoting = await linksQuotingErasedKeys(tx, ws, subject, stated);
+        if (quoting.length > 0) {
+          deleted += await deleteEpisodes(tx, ws, quoting.map((e) => e.id));
+          await insertErasedKeys(tx, ws, erasureId, quoting.map((e) => erasedKeyHash(ws, e.source, e.idempotency_key)));
+          result = await rebuildInTransaction(tx, ws, subject, policies, { erasure: { user: target.user } });
+        }
+        rebuilt.push(result);
         if ((await erasableEpisodes(tx, ws, { subject })).length === 0) gone.push(subject);
       }
     }
@@ -109,4 +126,17 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       erased_at: audit.erased_at,
     };
   });
+}
+
+/** The link episodes of a subject naming a key the erased episodes stated and no remaining claim does. */
+async function linksQuotingErasedKeys(tx: Sql, ws: string, subject: string, stated: ReadonlySet<string>) {
+  if (stated.size === 0) return [];
+  const naming = (await linkEpisodesOfSubject(tx, ws, subject)).flatMap((e) => {
+    const parsed = LinkBody.safeParse(e.body);
+    const ids = parsed.success ? parsed.data.link.keys.map((k) => memoryId(ws, k)).filter((id) => stated.has(id)) : [];
+    return ids.length > 0 ? [{ episode: e, ids }] : [];
+  });
+  if (naming.length === 0) return [];
+  const left = new Set(await memoryIdsWithClaims(tx, ws, [...new Set(naming.flatMap((n) => n.ids))]));
+  return naming.filter((n) => n.ids.some((id) => !left.has(id))).map((n) => n.episode);
 }

@@ -8,6 +8,7 @@ import { claimsOfSubject } from './claims-of-subject.js';
 import { compiledSnapshotVersions } from './compiled-snapshot-versions.js';
 import { factKeyOfMemoryId } from './fact-key-of-memory-id.js';
 import { insertClaims } from './insert-claims.js';
+import { memoryIdsOfEpisodes, memoryIdsWithClaims } from './memory-ids-of-episodes.js';
 import { memoryIdsOfLineages } from './memory-ids-of-lineages.js';
 import { snapshotVersions } from './snapshot-versions.js';
 import { claimAsStored } from './stored-claim.js';
@@ -90,6 +91,27 @@ describe('memoryIdsOfLineages', () => {
     expect(await memoryIdsOfLineages(pool, 'w-lineages', 's', ['doc:a'])).toEqual([day]);
     expect((await memoryIdsOfLineages(pool, 'w-lineages', 's', ['doc:b'])).sort()).toEqual([day, owner].sort());
     expect(await memoryIdsOfLineages(pool, 'w-lineages', 's', [])).toEqual([]);
+  });
+});
+
+describe('memoryIdsOfEpisodes', () => {
+  it('lists the memories these episodes\' claims are on, each once', async () => {
+    const { episodes, day, owner } = await seeded('w-of-episodes');
+    const [e1, e2, e3, e4] = episodes.map((e) => e.id);
+    expect(await memoryIdsOfEpisodes(pool, 'w-of-episodes', [e1!, e2!])).toEqual([day]);
+    expect(await memoryIdsOfEpisodes(pool, 'w-of-episodes', [e2!, e3!])).toEqual([day, owner].sort());
+    expect(await memoryIdsOfEpisodes(pool, 'w-of-episodes', [e4!])).toHaveLength(1);
+    expect(await memoryIdsOfEpisodes(pool, 'w-other', [e1!])).toEqual([]);
+    expect(await memoryIdsOfEpisodes(pool, 'w-of-episodes', [])).toEqual([]);
+  });
+});
+
+describe('memoryIdsWithClaims', () => {
+  it('keeps the memories that have a claim stored', async () => {
+    const { day, owner } = await seeded('w-with-claims');
+    expect(await memoryIdsWithClaims(pool, 'w-with-claims', [owner, 'gone', day])).toEqual([day, owner].sort());
+    expect(await memoryIdsWithClaims(pool, 'w-other', [day])).toEqual([]);
+    expect(await memoryIdsWithClaims(pool, 'w-with-claims', [])).toEqual([]);
   });
 });
 
