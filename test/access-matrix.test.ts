@@ -220,9 +220,14 @@ describe('access matrix', () => {
           // Another user's or workspace's memory, job or conflict is not found.
           const hidden = (t.name === 'alice' && caller.user !== 'alice') || (t.name === 'other') !== (caller.workspace === 'other');
           if (hidden && route.method === 'GET' && /\{(id|job_id)\}/.test(route.path) && res.status !== 404) leaks.push(`${where} (expected 404)`);
-          // Compiling, rebuilding or verifying another user's personal subject finds nothing.
-          if (t.name === 'alice' && caller.user !== 'alice' && caller.workspace === 'default' && caller.role !== 'reader' && ['/v1/compile', '/v1/rebuild', '/v1/verify'].includes(route.path) && res.status !== 404) {
-            leaks.push(`${where} (expected 404)`);
+          // Compiling, rebuilding or verifying another user's personal subject answers as a name no
+          // one wrote does, byte for byte but the name: not even a 404 tells that it exists.
+          if (t.name === 'alice' && caller.user !== 'alice' && caller.workspace === 'default' && caller.role !== 'reader' && ['/v1/compile', '/v1/rebuild', '/v1/verify'].includes(route.path)) {
+            const unwritten = 'mk-no-one-wrote-this';
+            const twin = await canon.request(r.path, { method: route.method, key: caller.key, json: { subject: unwritten } });
+            const named = (s: string, name: string) => s.replaceAll(name, '<subject>');
+            const expected = named(await twin.text(), unwritten);
+            if (res.status !== twin.status || named(text, t.subject) !== expected) leaks.push(`${where} (expected ${twin.status} ${expected.slice(0, 200)})`);
           }
           // The caller's own reads answer (their role permitting).
           const ownTarget = (t.name === 'own' && caller.workspace === 'default') || (t.name === 'other' && caller.workspace === 'other');

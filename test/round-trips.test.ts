@@ -79,9 +79,12 @@ describe('a compile with nothing to do', () => {
     expect(out).toMatchObject({ episodes_processed: 1 });
   });
 
-  it('still finds another user\'s personal subject as absent, and the owner\'s as there', async () => {
-    await expect(compile(bob, 'user:ann')).rejects.toThrow(/no subject/);
-    expect(await compile(ann, 'user:ann')).toMatchObject({ episodes_processed: 0 });
+  it('still answers another user\'s personal subject as a name no one wrote, and the owner\'s as there', async () => {
+    const unwritten = await compile(bob, 'user:nobody-wrote');
+    expect(await compile(bob, 'user:ann')).toEqual({ ...unwritten, subject: 'user:ann' });
+    const own = await compile(ann, 'user:ann');
+    expect(own).toMatchObject({ episodes_processed: 0 });
+    expect(own.state_hash).not.toBe(unwritten.state_hash);
   });
 
   it('rebuilds under the lock a subject compiled under other policies', async () => {

@@ -23,17 +23,17 @@ import { openExport } from './export/export.js';
 import { importLog } from './export/import.js';
 import { resolveCandidates, type ResolveResult } from './links/resolver.js';
 import { workspaceResolver } from './links/workspace-resolver.js';
-import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, requeueCompiles, setupQueues, startWorkers } from './compile/jobs.js';
+import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, type CompileManyData, requeueCompiles, setupQueues, startWorkers } from './compile/jobs.js';
 import { findJob } from './compile/job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey } from './auth/keys.js';
 import { collectMetrics } from './ops/metrics.js';
 import { getCompileSchedule, listDeadLetters, redriveDeadLetters, setCompileSchedule } from './compile/operations.js';
 import type { Principal } from './auth/principal.js';
 import { withWorkspace } from './auth/scope.js';
-import { requireVisibleSubjects } from './recall/visibility.js';
+import { hiddenSubjects } from './recall/visibility.js';
 import { searchMemories } from './recall/search.js';
 import { contextBundle } from './recall/context.js';
-import { recomputeAndCompare } from './compile/verify.js';
+import { recomputeAndCompare, unwrittenReport } from './compile/verify.js';
 import { createRecallWrites } from './writes/recall-writes.js';
 import { recallMemory, recallSubject } from './recall/time-travel.js';
 import { scanSecrets } from './ingest/secrets.js';
@@ -160,21 +160,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async compile(principal, request) {
       requireWriter(principal, 'compile');
       const r = parseInput(CompileRequest, request);
-      // One subject compiled in the request checks in its own first round trip (`compileOne`).
-      if (r.async || !r.subject) await requireVisibleSubjects(pool, principal, r.subject ? [r.subject] : (r.subjects ?? []));
+      // Each named subject is compiled as the key may see it: another user's personal subject
+      // answers as a name no one wrote, in the request (`compileOne`) and in a job (`visible_to`).
       if (r.async) {
         if (!boss) throw new ValidationError('asynchronous compiles need the job queue (start Canon with its queue)');
+        const named = (subjects: string[]): CompileManyData => ({ workspace_id: principal.workspace_id, subjects, visible_to: { user: principal.user } });
         const id = r.all
           ? await enqueueCompileAll(boss, pool, principal.workspace_id)
-          : r.subject
-            ? await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: [r.subject] })
-            : await boss.send(QUEUES.compileMany, { workspace_id: principal.workspace_id, subjects: r.subjects });
+          : await boss.send(QUEUES.compileMany, named(r.subject ? [r.subject] : r.subjects!));
         if (!id) throw new Error('the queue refused the job');
         return { async: true, job_id: id };
       }
       if (r.subject) return { async: false, result: await compileOne(principal, r.subject) };
       const subjects = r.all ? await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)) : [...new Set(r.subjects)].sort();
-      return { async: false, result: await compileMany(pool, principal.workspace_id, subjects, null, config.jobs.compileChunk) };
+      return { async: false, result: await compileMany(pool, principal.workspace_id, subjects, null, config.jobs.compileChunk, undefined, r.all ? undefined : principal) };
     },
 
     async rebuild(principal, subject) {
@@ -186,7 +185,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       requireWriter(principal, 'verify');
       const first = await compileOne(principal, subject);
       const second = await compileOne(principal, subject);
-      const report = await recomputeAndCompare(pool, principal.workspace_id, subject);
+      // Another user's personal subject is verified as a name no one wrote: the rows are not the
+      // key's to compare, and a report of them would tell that it exists.
+      const report = (await hiddenSubjects(pool, principal, [subject])).length > 0 ? unwrittenReport(subject) : await recomputeAndCompare(pool, principal.workspace_id, subject);
       const counters = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
       for (const c of counters) {
         if (second[c] !== 0) report.differences.push({ subject, key: '', memory_id: '', what: `second compile ${c}`, expected: 0, actual: second[c] });

@@ -100,6 +100,13 @@ export async function readSubjectFor(
  * their results, finding a subject that exists but not for the key — another user's personal
  * subject — as absent as one of another workspace (`NotFoundError`).
  */
+/**
+ * Another user's personal subject, named by a key that may not see it: a `NotFoundError` to a
+ * caller that reads it, and to a compile, a rebuild or a verify the same answer as a name no one
+ * wrote (zeros and the empty state's hash) — a `404` there would tell that the subject exists.
+ */
+export class HiddenSubjectError extends NotFoundError {}
+
 function visibilityCheck(key: { workspace_id: string; user: string | null }, subject: string) {
   const ws = key.workspace_id;
   const seen = subjectSeenStatement(ws, subject);
@@ -109,7 +116,7 @@ function visibilityCheck(key: { workspace_id: string; user: string | null }, sub
     verify(results: ReadonlyArray<{ rows: ReadonlyArray<Record<string, unknown>> }>) {
       const mine = results[0]!.rows[0]!['seen'] === true;
       const anyone = results[2]!.rows[0]!['seen'] === true;
-      if (!mine && anyone) throw new NotFoundError(`no subject ${JSON.stringify(subject)}`);
+      if (!mine && anyone) throw new HiddenSubjectError(`no subject ${JSON.stringify(subject)}`);
     },
   };
 }

@@ -61,7 +61,7 @@ import {
 } from '@canon/store';
 import { loadPolicySet, policiesFromRow } from '../writes/policies.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
-import { allUsersOf, readSubjectFor, withSubjectLocked, withSubjectLockedFor } from '../auth/scope.js';
+import { allUsersOf, HiddenSubjectError, readSubjectFor, withSubjectLocked, withSubjectLockedFor } from '../auth/scope.js';
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
@@ -140,8 +140,16 @@ function add(a: CompileResult, b: CompileResult): CompileResult {
  * version or other policies is rebuilt instead, so its state never mixes the two.
  */
 export function compileSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
-  return logged('compile', workspaceId, subject, options, () => compileInChunks(pool, workspaceId, subject, options));
+  return logged('compile', workspaceId, subject, options, () => compileInChunks(pool, workspaceId, subject, options).catch(asUnwritten(subject)));
 }
+
+/** A subject the key may not see answers as one no one wrote: nothing compiled, nothing told. */
+const asUnwritten =
+  (subject: string) =>
+  (err: unknown): CompileResult => {
+    if (err instanceof HiddenSubjectError) return emptyResult(subject, EMPTY_STATE_HASH);
+    throw err;
+  };
 
 /**
  * One log line per compile or rebuild: the subject as a digest (never its name), the counters,
@@ -285,7 +293,7 @@ export function rebuildSubject(pool: Pool, workspaceId: string, subject: string,
       await subjectTransaction(pool, workspaceId, subject, options.visibleTo, async (tx) => {
         const policies = await loadPolicySet(tx, workspaceId);
         return rebuildInTransaction(tx, workspaceId, subject, policies, options);
-      }),
+      }).catch(asUnwritten(subject)),
     ),
   );
 }

@@ -24,16 +24,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * A compile job of the key's workspace, from pg-boss's own tables (so it survives restarts).
  * A job naming a subject the key may not see (another user's personal subject) is as absent
- * as one of another workspace: its result would name the subject.
+ * as one of another workspace, unless the key's user asked for it: its result would name the
+ * subject.
  */
 export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jobId: string): Promise<JobView> {
   if (!UUID.test(jobId)) throw new ValidationError(`not a job id: ${jobId}`);
   const workspaceId = principal.workspace_id;
   for (const queue of [QUEUES.compileMany, QUEUES.compileAll, QUEUES.compile, QUEUES.compileDead]) {
-    const [job] = await boss.findJobs<{ workspace_id?: string; subject?: string; subjects?: string[] }>(queue, { id: jobId });
+    const [job] = await boss.findJobs<{ workspace_id?: string; subject?: string; subjects?: string[]; visible_to?: { user?: unknown } }>(queue, { id: jobId });
     // Another workspace's job is as absent as one that does not exist.
     if (!job || job.data?.workspace_id !== workspaceId) continue;
-    const named = [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? [])];
+    // A job this key's user asked for names what they sent and compiled each subject as they may
+    // see it (another user's personal subject as one no one wrote): it tells them nothing new.
+    const asked = job.data.visible_to !== undefined && (job.data.visible_to.user ?? null) === principal.user;
+    const named = asked ? [] : [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? [])];
     if ((await hiddenSubjects(pool, principal, named)).length > 0) continue;
     const failed = job.state === 'failed' || job.state === 'cancelled';
     const view: JobView = {

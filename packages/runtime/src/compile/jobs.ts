@@ -2,7 +2,7 @@ import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
 import { deleteChangesBefore, deleteJobProgressBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
-import { compileSubject, rebuildSubject, type CompileResult } from './compile.js';
+import { compileSubject, rebuildSubject, type CompileOptions, type CompileResult } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { allUsersOf, withSystem, withWorkspace } from '../auth/scope.js';
 
@@ -47,6 +47,12 @@ export interface CompileManyData {
   workspace_id: string;
   subjects?: string[];
   all?: boolean;
+  /**
+   * The user of the key that named `subjects`: each is compiled as that key may see it, so a
+   * name of another user's personal subject answers as one no one wrote (zeros), as it does
+   * when compiled in the request.
+   */
+  visible_to?: { user: string | null };
 }
 
 /**
@@ -210,9 +216,10 @@ export async function startWorkers(
 
   const many = (queue: string) => async ([job]: Array<{ id: string; data: CompileManyData }>) =>
     loggedJob(queue, job!, { workspace_id: job!.data.workspace_id }, async () => {
-      const { workspace_id, subjects, all } = job!.data;
+      const { workspace_id, subjects, all, visible_to } = job!.data;
       const targets = all ? await withWorkspace(pool, allUsersOf(workspace_id), (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
-      const result = await compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss));
+      const visibleTo = visible_to ? { workspace_id, user: visible_to.user } : undefined;
+      const result = await compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss), visibleTo);
       // An {all} job's result is kept by the queue and answered to whoever polls it: the totals and
       // the failed subjects, not one result per subject of the workspace (megabytes for a large one).
       return all ? manyTotals(result) : result;
@@ -328,6 +335,7 @@ export async function compileMany(
   jobId: string | null = null,
   chunkSize?: number,
   onFailure?: OnFailure,
+  visibleTo?: CompileOptions['visibleTo'],
 ): Promise<ManyResult> {
   const results: Array<CompileResult | undefined> = new Array(subjects.length);
   const failed: FailedSubject[] = [];
@@ -342,7 +350,7 @@ export async function compileMany(
       while (next < subjects.length) {
         const i = next++;
         try {
-          results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}) });
+          results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}), ...(visibleTo ? { visibleTo } : {}) });
         } catch (err) {
           const f = failure(subjects[i]!, err);
           failed.push(f);

@@ -1,4 +1,4 @@
-import { canonicalJson, COMPILER_VERSION, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type MemoryRow, type MemoryShapeRow, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -24,6 +24,11 @@ export interface RecomputeReport {
   /** The hash the subject row keeps incrementally. */
   incremental_state_hash: string | null;
   differences: VerifyDifference[];
+}
+
+/** The report of a subject with nothing in its log, nothing stored and nothing kept. */
+export function unwrittenReport(subject: string): RecomputeReport {
+  return { subject, stored_state_hash: EMPTY_STATE_HASH, rebuilt_state_hash: EMPTY_STATE_HASH, incremental_state_hash: EMPTY_STATE_HASH, differences: [] };
 }
 
 /**

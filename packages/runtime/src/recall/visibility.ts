@@ -1,4 +1,3 @@
-import { NotFoundError } from '@canon/core';
 import { subjectsAmong, type Pool } from '@canon/store';
 import type { Principal } from '../auth/principal.js';
 import { allUsersOf, withWorkspace } from '../auth/scope.js';
@@ -15,13 +14,4 @@ export async function hiddenSubjects(pool: Pool, principal: Principal, named: re
   if (unseen.length === 0) return [];
   const all = new Set(await withWorkspace(pool, allUsersOf(ws), (tx) => subjectsAmong(tx, ws, unseen)));
   return unseen.filter((s) => all.has(s));
-}
-
-/**
- * Compiling, rebuilding or verifying a subject answers with its counts, hashes and fact keys:
- * for a subject the key may not see, as for one of another workspace, there is nothing.
- */
-export async function requireVisibleSubjects(pool: Pool, principal: Principal, named: readonly string[]): Promise<void> {
-  const hidden = await hiddenSubjects(pool, principal, named);
-  if (hidden.length > 0) throw new NotFoundError(`no subject ${JSON.stringify(hidden[0])}`);
 }
