@@ -218,6 +218,23 @@ describe('import', () => {
     }
   });
 
+  it('says of a manifest whose state_hash the log does not give that it may have been changed, not only that episodes are missing', async () => {
+    const target = await startTestCanon({ queue: false });
+    try {
+      const me = await target.key('owner');
+      const manifest = JSON.parse(lines.at(-1)!);
+      const lied = manifest.subjects.find((s: { subject: string }) => s.subject === 'service:billing');
+      lied.state_hash = 'f'.repeat(64);
+      const result = await target.runtime.importLog(me.principal, from([...lines.slice(0, -1), JSON.stringify(manifest)]));
+      const billing = result.subjects.find((s) => s.subject === 'service:billing')!;
+      expect(billing).toMatchObject({ ok: false, expected: 'f'.repeat(64) });
+      expect(billing.reason).toContain('the manifest was changed after the export');
+      expect(result.subjects.filter((s) => s.subject !== 'service:billing').every((s) => s.ok)).toBe(true);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('is for owners only; refuses other policies unless told to keep them; refuses tombstones bound to another workspace', async () => {
     const target = await startTestCanon({ queue: false });
     try {

@@ -309,8 +309,14 @@ async function compareSubjects(
       if (mine && mine.episodes > there.episodes - missing) {
         reasons.push(`this workspace holds ${mine.episodes} of its episodes, the export ${there.episodes}: episodes of its own change the state`);
       }
-      // A subject's state spans every user's personal timelines; an export holds only its key's.
-      if (reasons.length === 0) reasons.push('the export holds less of its log than its state covers: personal episodes of users other than the exporting key’s are never exported');
+      // A subject's state spans every user's personal timelines, an export holds only its key's,
+      // and nothing in the file binds the manifest's state_hash (a line hash anyone can compute):
+      // with the log whole as far as the file can tell, either may be why.
+      if (reasons.length === 0) {
+        reasons.push(
+          'the log it carries does not give the manifest’s state_hash: the subject held personal episodes of users other than the exporting key’s, which are never exported, or the manifest was changed after the export',
+        );
+      }
       s.reason = reasons.join('; ');
     }
   }
