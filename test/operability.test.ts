@@ -218,6 +218,7 @@ describe('canon start keeps its embedded PostgreSQL', () => {
     // once per kind of failure (refused, terminated, starting up …) and per quiet spell, however
     // long the outage lasts on a loaded machine — not once per poll.
     const queueErrors = lines.filter((l) => l['msg'] === 'queue error');
+    expect(queueErrors.every((l) => l['event'] === 'queue_error')).toBe(true);
     expect(queueErrors.length, JSON.stringify(queueErrors.map((l) => (l['err'] as { message?: string } | undefined)?.message))).toBeLessThanOrEqual(15);
     const text = canon.stdout();
     for (const secret of [canon.key, canon.key.slice(6), subject, `zanzibar-${tag}`, bodyMarker]) expect(text).not.toContain(secret);
@@ -284,10 +285,18 @@ describe('the log', () => {
     repeated.report('queue', new Error('something else'), {}, 'queue error');
     await new Promise((r) => setTimeout(r, 300));
     repeated.flushAll();
-    expect(lines.map((l) => [l['msg'], l['repeated'] ?? null])).toEqual([
-      ['queue error', null],
-      ['queue error', null],
-      ['queue error (repeated 49 times)', 49],
+    expect(lines.map((l) => [l['event'], l['msg'], l['repeated'] ?? null])).toEqual([
+      ['queue_error', 'queue error', null],
+      ['queue_error', 'queue error', null],
+      ['queue_error', 'queue error (repeated 49 times)', 49],
+    ]);
+    // A count still pending at shutdown is told with its event too.
+    repeated.report('queue', new Error('late'), {}, 'queue error');
+    repeated.report('queue', new Error('late'), {}, 'queue error');
+    repeated.flushAll();
+    expect(lines.slice(3).map((l) => [l['event'], l['repeated'] ?? null])).toEqual([
+      ['queue_error', null],
+      ['queue_error', 1],
     ]);
     // One line each, the error as class, code and first line: no stack over many lines.
     expect(lines[0]!['err']).toMatchObject({ type: 'Error', code: 'ECONNREFUSED', message: 'connect ECONNREFUSED (Worker: 0)' });

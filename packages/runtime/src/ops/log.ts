@@ -101,7 +101,7 @@ export class RepeatedErrors {
       seen.count += 1;
       return;
     }
-    this.logger().error({ ...fields, err }, msg);
+    this.logger().error({ event: `${kind}_error`, ...fields, err }, msg);
     const entry = { count: 0, timer: setInterval(() => this.#flush(key, fields, err, msg), this.windowMs) };
     entry.timer.unref();
     this.#seen.set(key, entry);
@@ -115,7 +115,7 @@ export class RepeatedErrors {
       this.#seen.delete(key);
       return;
     }
-    this.logger().error({ ...fields, err, repeated: entry.count, window_s: this.windowMs / 1000 }, `${msg} (repeated ${entry.count} times)`);
+    this.logger().error({ event: `${key.split('|')[0]}_error`, ...fields, err, repeated: entry.count, window_s: this.windowMs / 1000 }, `${msg} (repeated ${entry.count} times)`);
     entry.count = 0;
   }
 
@@ -123,7 +123,8 @@ export class RepeatedErrors {
   flushAll(): void {
     for (const [key, entry] of this.#seen) {
       clearInterval(entry.timer);
-      if (entry.count > 0) this.logger().error({ repeated: entry.count }, `${key.split('|')[0]} (repeated ${entry.count} times)`);
+      const kind = key.split('|')[0]!;
+      if (entry.count > 0) this.logger().error({ event: `${kind}_error`, repeated: entry.count }, `${kind} (repeated ${entry.count} times)`);
     }
     this.#seen.clear();
   }
