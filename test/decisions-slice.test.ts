@@ -79,6 +79,35 @@ describe('the reported attacks, end to end', () => {
     expect(late.reason).toMatch(/cues: .*correction-label/);
   });
 
+  it('an agent\'s newer version of a maintainer\'s document does not end the facts it leaves out; the maintainer\'s own does', async () => {
+    const maintainer = (await canon.key('maintainer', { workspace: 'snapshots', user: 'mia' })).key;
+    const agent = (await canon.key('agent', { workspace: 'snapshots', user: 'a1' })).key;
+    const subject = 'team:runbook';
+    const version = (key: string, at: string, claims: Array<{ predicate: string; value: string }>) => ({
+      idempotency_key: key,
+      subject,
+      occurred_at: at,
+      lineage: 'runbook.md',
+      snapshot: true,
+      body: { claims },
+    });
+    await post(maintainer, version('v1', '2026-06-02T00:00:00Z', [{ predicate: 'oncall', value: 'ann' }, { predicate: 'region', value: 'eu' }]));
+    await post(agent, version('v2', '2026-06-03T00:00:00Z', [{ predicate: 'region', value: 'eu' }]));
+    const read = async () =>
+      ((await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: maintainer })).json()).memories as Array<{ predicate: string; status: string; current: Array<{ value: string }>; id: string }>)
+        .map((m) => [m.predicate, m.status, m.current.map((v) => v.value)])
+        .sort();
+    expect(await read()).toEqual([['oncall', 'current', ['ann']], ['region', 'current', ['eu']]]);
+    const oncall = ((await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: maintainer })).json()).memories as Array<{ predicate: string; id: string }>).find((m) => m.predicate === 'oncall')!;
+    const detail = await (await canon.request(`/v1/memories/${oncall.id}`, { key: maintainer })).json();
+    expect(JSON.stringify(detail.timeline)).toContain('below the value');
+    // The maintainer's own next version leaves it out: that ends it.
+    await post(maintainer, version('v3', '2026-06-04T00:00:00Z', [{ predicate: 'region', value: 'eu' }]));
+    expect(await read()).toEqual([['oncall', 'tombstoned', []], ['region', 'current', ['eu']]]);
+    const verify = await (await canon.request('/v1/verify', { key: maintainer, json: { subject } })).json();
+    expect(verify.ok).toBe(true);
+  });
+
   it('the same key states a value in January and another in June: a change, not a conflict', async () => {
     const bot = (await canon.key('agent', { workspace: 'own-update' })).key;
     const subject = 'team:payments';

@@ -79,6 +79,12 @@ export const LineageVersion = z.object({
   sequence: z.number().int().nullable(),
   snapshot: z.boolean(),
   ingested_at: z.string(),
+  /**
+   * The role of the key that wrote this version: what it no longer states ends only where its
+   * standing reaches the value's (design §4, standing first) — a lower writer's newer version of
+   * a document never ends a higher writer's fact.
+   */
+  role: z.enum(ROLES),
   /** Fact key strings (`factKeyString`) this version stated. */
   keys: z.array(z.string()),
 });

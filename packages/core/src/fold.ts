@@ -12,6 +12,7 @@ import { FoldState, describe, maxStanding, sorted } from './fold-state.js';
 import type { Entry } from './fold-state.js';
 import { foldOne, historical } from './fold-one.js';
 import { foldMany } from './fold-many.js';
+import { standingFor } from './standing.js';
 
 export class FoldError extends Error {}
 
@@ -49,8 +50,8 @@ function lineageDrops(
     const id = versionId(c);
     if (!known.has(id)) {
       known.add(id);
-      const { lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at } = c;
-      all.push({ lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, keys: [key] });
+      const { lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, role } = c;
+      all.push({ lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, role, keys: [key] });
     }
     const list = stated.get(id);
     if (list) list.push(c);
@@ -68,27 +69,37 @@ function lineageDrops(
   }
   const drops: Drop[] = [];
   for (const lineage of [...walked].sort(compareStrings)) {
-    let current = new Set<string>();
-    let standing = Number.NEGATIVE_INFINITY;
+    // The values the lineage states so far, each with the highest standing of a version that
+    // stated it. A version replaces only what its own standing reaches: what an agent's version
+    // left out but could not end stays stated, for a later version of enough standing to end.
+    let current = new Map<string, number>();
     for (const v of orderVersions(byLineage.get(lineage) ?? [])) {
       const own = stated.get(versionId(v)) ?? [];
       const values = new Set(own.filter((c) => c.op !== 'retract').map((c) => valueKey(c.value)));
       const states = own.length > 0 || v.keys.includes(key);
+      const standing = standingFor(v.role);
+      const replaced = () => {
+        const next = new Map<string, number>();
+        for (const k of values) next.set(k, Math.max(standing, current.get(k) ?? standing));
+        for (const [k, held] of current) if (!values.has(k) && held > standing) next.set(k, held);
+        return next;
+      };
       if (v.snapshot) {
         // For a one-value key, a snapshot stating another value is a lineage change (the fold
         // decides it); only a key it no longer states at all ends. A many key loses each member
         // the snapshot leaves out.
-        const gone = [...current].filter((k) => !values.has(k));
+        const gone = [...current.keys()].filter((k) => !values.has(k));
         if (current.size > 0 && (!states || (cardinality === 'many' && gone.length > 0))) {
+          // The version's own standing, not the lineage's: an agent's newer version of a document
+          // a maintainer wrote does not end the maintainer's fact (design §4, standing first).
           drops.push({ version: v, vkeys: states ? gone.sort(compareStrings) : null, standing });
         }
-        current = values;
+        current = replaced();
       } else if (cardinality === 'one') {
-        if (values.size > 0) current = values;
+        if (values.size > 0) current = replaced();
       } else {
-        for (const k of values) current.add(k);
+        for (const k of values) current.set(k, Math.max(standing, current.get(k) ?? standing));
       }
-      for (const c of own) standing = Math.max(standing, c.standing);
     }
   }
   return drops;
@@ -143,7 +154,7 @@ function applyDrop(s: FoldState, d: Drop, events: LineageEvent[]): void {
   }
   const needed = Math.max(s.min, maxStanding(targets));
   if (d.standing < needed) {
-    events.push({ ...base, effect: 'no_effect', reason: `the version no longer states it, but the value has standing ${needed} from other evidence` });
+    events.push({ ...base, effect: 'no_effect', reason: `the version no longer states it, but its standing ${d.standing} is below the value's ${needed}` });
     return;
   }
   for (const e of targets) {

@@ -97,6 +97,7 @@ export function versionOf(c: Claim, keys: string[] = [c.key]): LineageVersion {
     sequence: c.sequence,
     snapshot: c.snapshot,
     ingested_at: c.ingested_at,
+    role: c.role,
     keys,
   };
 }

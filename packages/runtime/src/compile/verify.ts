@@ -81,6 +81,7 @@ export async function foldSubjectFromLog(
       sequence: e.sequence,
       snapshot: true,
       ingested_at: e.ingested_at,
+      role: e.actor.role,
       keys: [...(versionsStated.get(JSON.stringify([e.source, e.idempotency_key])) ?? [])].sort(),
     }));
   const links = linksOfEpisodes(workspaceId, episodes, set);
