@@ -12,7 +12,7 @@ let canon: TestCanon;
 const keys = new Map<string, Principal>();
 beforeAll(async () => {
   canon = await startTestCanon({ queue: false });
-  for (const workspace of ['once', 'each', 'probe', 'snap', 'late', 'same'])
+  for (const workspace of ['once', 'each', 'probe', 'snap', 'late', 'same', 'other-doc', 'later-doc'])
     for (const [user, role] of [
       ['ann', 'owner'],
       ['bob', 'member'],
@@ -176,6 +176,36 @@ describe('a key compiled episode by episode resumes its fold', () => {
     const incremental = await stored('snap');
     await canon.runtime.rebuild(keys.get('snap/ann')!, SUBJECT);
     expect(JSON.stringify(await stored('snap'))).toBe(JSON.stringify(incremental));
+  });
+
+  it('a snapshot of another document, or of an earlier version of the claim\'s own, keeps verify passing after every compile', async () => {
+    // Compiled after each episode: a member's claim, a member's snapshot of doc2 stating another
+    // key, then the owner's claim in doc2 dated after that snapshot (nothing of doc2 can end it).
+    await ingest('other-doc', [{ user: 'bob', hour: 5, claim: { predicate: 'deploy day', value: 'Monday' } }]);
+    await compile('other-doc');
+    await ingest('other-doc', [{ user: 'bob', hour: 2, lineage: 'doc2', snapshot: true, claim: { predicate: 'region', value: 'eu' } }], 1);
+    await compile('other-doc');
+    await ingest('other-doc', [{ user: 'ann', hour: 7, lineage: 'doc2', claim: { predicate: 'deploy day', value: 'Friday' } }], 2);
+    await compile('other-doc');
+    const report = await canon.runtime.verify(keys.get('other-doc/ann')!, SUBJECT);
+    expect(report.differences).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+
+  it('a claim compiled after a later snapshot of its own document is ended by it, as the whole fold ends it', async () => {
+    // doc2's snapshot dated hour 9 (stating another key) was compiled first; the member's claim in
+    // doc2 dated hour 7 arrives later: the newer version no longer states it, so it ends at hour 9.
+    await ingest('later-doc', [{ user: 'bob', hour: 5, claim: { predicate: 'deploy day', value: 'Monday' } }]);
+    await compile('later-doc');
+    await ingest('later-doc', [{ user: 'bob', hour: 9, lineage: 'doc2', snapshot: true, claim: { predicate: 'region', value: 'eu' } }], 1);
+    await compile('later-doc');
+    await ingest('later-doc', [{ user: 'bob', hour: 7, lineage: 'doc2', claim: { predicate: 'deploy day', value: 'Friday' } }], 2);
+    await compile('later-doc');
+    const incremental = await stored('later-doc');
+    const report = await canon.runtime.verify(keys.get('later-doc/ann')!, SUBJECT);
+    expect(report.differences).toEqual([]);
+    await canon.runtime.rebuild(keys.get('later-doc/ann')!, SUBJECT);
+    expect(JSON.stringify(await stored('later-doc'))).toBe(JSON.stringify(incremental));
   });
 
   it('a claim that lands before the checkpoint refolds the key from all its claims', async () => {

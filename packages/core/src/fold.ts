@@ -361,7 +361,14 @@ function walk(
     status_hint: status,
   };
   const last = ordered.at(-1);
-  const resumable = withCheckpoint && last !== undefined && !ordered.some(reachesBack) && !versions.some((v) => v.snapshot);
+  // A snapshot version of one of the key's lineages may end what the checkpoint holds open; one of
+  // another lineage never touches the key (and a compile is handed only its claims' lineages).
+  const lineagesOfKey = new Set(ordered.map((c) => c.lineage));
+  const resumable =
+    withCheckpoint &&
+    last !== undefined &&
+    !ordered.some((c) => reachesBack(c) || c.snapshot) &&
+    !versions.some((v) => v.snapshot && lineagesOfKey.has(v.lineage));
   const checkpoint = resumable ? checkpointOf(policy, open.map((entry) => ({ at: s.entries.indexOf(entry), entry })), last) : null;
   return { timeline, checkpoint };
 }

@@ -501,6 +501,14 @@ async function compileEpisodes(
         const added = own.map(claimAsStored);
         if (canResume(row.timeline, row.checkpoint, added, row.sealed ?? null)) resumes.set(id, { checkpoint: row.checkpoint, added });
       }
+      // A snapshot version compiled earlier in a lineage of the new claims may end what they
+      // state (a version dated after them): such a key folds from all its claims, as a whole
+      // fold would decide (it keeps no checkpoint on a lineage with a snapshot).
+      const addedLineages = [...new Set([...resumes.values()].flatMap((r) => r.added.map((c) => c.lineage)))];
+      if (addedLineages.length > 0) {
+        const snapshotted = new Set((await snapshotVersions(tx, workspaceId, subject, addedLineages, [])).map((v) => v.lineage));
+        for (const [id, r] of resumes) if (r.added.some((c) => snapshotted.has(c.lineage))) resumes.delete(id);
+      }
     }
     // A compile reads heads (`memories.sealed`); a key that folds from all its claims compares
     // against, and replaces, its whole timeline, read assembled from its blocks.
