@@ -108,6 +108,34 @@ describe('the reported attacks, end to end', () => {
     expect(verify.ok).toBe(true);
   });
 
+  it('open conflicts are those of now: a dispute a scheduled change ends later is open, one that opens later is not', async () => {
+    const alice = (await canon.key('member', { workspace: 'scheduled', user: 'alice' })).key;
+    const bob = (await canon.key('member', { workspace: 'scheduled', user: 'bob' })).key;
+    const mia = (await canon.key('maintainer', { workspace: 'scheduled', user: 'mia' })).key;
+    const claim = (key: string, subject: string, at: string, value: string, extra: Record<string, unknown> = {}) => ({
+      idempotency_key: key,
+      subject,
+      occurred_at: at,
+      body: { claims: [{ predicate: 'freeze', value, ...extra }] },
+    });
+    const future = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    // fc3: in dispute now, a maintainer's change scheduled next year ends it then.
+    await post(alice, claim('a1', 'fc3', '2026-01-01T00:00:00Z', 'Tuesday'));
+    await post(bob, claim('b1', 'fc3', '2026-01-02T00:00:00Z', 'Thursday'));
+    await post(mia, claim('m1', 'fc3', '2026-01-03T00:00:00Z', 'Wednesday', { effective_from: future }));
+    // fc4: one value now; two members schedule different values for next year.
+    await post(mia, claim('m2', 'fc4', '2026-01-01T00:00:00Z', 'Tuesday'));
+    await post(alice, claim('a2', 'fc4', '2026-01-02T00:00:00Z', 'Monday', { effective_from: future }));
+    await post(bob, claim('b2', 'fc4', '2026-01-03T00:00:00Z', 'Friday', { effective_from: future }));
+    const status = async (subject: string) => ((await (await canon.request(`/v1/subjects/${subject}/memories`, { key: mia })).json()).memories[0].status as string);
+    expect([await status('fc3'), await status('fc4')]).toEqual(['conflicted', 'current']);
+    const conflicts = await (await canon.request('/v1/conflicts', { key: mia })).json();
+    expect((conflicts.conflicts ?? conflicts).map((c: { subject: string }) => c.subject)).toEqual(['fc3']);
+    const subjects = await (await canon.request('/v1/subjects', { key: mia })).json();
+    const open = Object.fromEntries((subjects.subjects ?? subjects).map((s: { subject: string; open_conflicts: number }) => [s.subject, s.open_conflicts]));
+    expect(open).toEqual({ fc3: 1, fc4: 0 });
+  });
+
   it('the same key states a value in January and another in June: a change, not a conflict', async () => {
     const bot = (await canon.key('agent', { workspace: 'own-update' })).key;
     const subject = 'team:payments';

@@ -203,7 +203,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       return { ...report, ok: report.differences.length === 0, first, second };
     },
 
-    subjects: (principal) => withWorkspace(pool, principal, (tx) => listSubjects(tx, principal.workspace_id)),
+    subjects: (principal) => withWorkspace(pool, principal, (tx) => listSubjects(tx, principal.workspace_id, new Date().toISOString())),
 
     async job(principal, jobId) {
       if (!boss) throw new NotFoundError(`no job ${jobId}`);

@@ -60,7 +60,7 @@ export async function listConflicts(pool: Pool, principal: Principal, raw: unkno
   const q = parseInput(ConflictQuery, raw);
   const now = new Date().toISOString();
   return withWorkspace(pool, principal, async (tx) => {
-    const rows = await conflictedMemories(tx, principal.workspace_id, q.subject ?? null, q.limit);
+    const rows = await conflictedMemories(tx, principal.workspace_id, q.subject ?? null, q.limit, now);
     const out: OpenConflict[] = [];
     for (const row of rows) {
       if (!visibleTo(principal, row.timeline)) continue;

@@ -4,15 +4,29 @@ import { TIMELINE, type MemoryRow } from './rows.js';
 const COLUMNS = `id, subject, key, revision, etag, digest, status, ${TIMELINE}`;
 
 /**
- * Memories whose timeline ends conflicted (the `status` column is the time-free hint), of one
- * subject or the whole workspace; the caller still checks the view at its instant.
+ * Two or more values held at the instant `$at` (a `one` key's dispute then, as the view reads it:
+ * neither overruled nor corrected away, the instant inside their interval), of the memories of
+ * `$ws` (and `$subject`, when not null). The `status` column says how a timeline ends, which a
+ * dispute settled by a scheduled change, or one that opens later, does not tell of now.
  */
-export async function conflictedMemories(sql: Sql, workspaceId: string, subject: string | null, limit: number): Promise<MemoryRow[]> {
+export const HELD_TWICE_AT = (ws: string, subject: string, at: string) => `
+  SELECT v.memory_id FROM memory_values v
+  WHERE v.workspace_id = ${ws} AND (${subject}::text IS NULL OR v.subject = ${subject})
+    AND v.status <> 'overruled' AND v.superseded_by IS DISTINCT FROM 'correction'
+    AND v.valid_from <= ${at}::timestamptz AND (v.valid_to IS NULL OR v.valid_to > ${at}::timestamptz)
+  GROUP BY v.memory_id HAVING count(*) > 1`;
+
+/**
+ * Memories in dispute at `at` (now, for the open-conflicts list), of one subject or the whole
+ * workspace; the caller still checks the view at its instant.
+ */
+export async function conflictedMemories(sql: Sql, workspaceId: string, subject: string | null, limit: number, at: string): Promise<MemoryRow[]> {
   const { rows } = await sql.query<MemoryRow>(
     `SELECT ${COLUMNS} FROM memories
-     WHERE workspace_id = $1 AND status = 'conflicted' AND ($2::text IS NULL OR subject = $2)
+     WHERE workspace_id = $1 AND ($2::text IS NULL OR subject = $2) AND id IN (${HELD_TWICE_AT('$1', '$2', '$4')})
+       AND timeline->'policy'->>'cardinality' = 'one'
      ORDER BY subject, key LIMIT $3`,
-    [workspaceId, subject, limit],
+    [workspaceId, subject, limit, at],
   );
   return rows;
 }

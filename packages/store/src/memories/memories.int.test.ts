@@ -259,13 +259,17 @@ describe('memoryHeadsOfSubject', () => {
 });
 
 describe('conflictedMemories', () => {
-  it('lists memories whose timeline ends conflicted, of a subject or the workspace, up to a limit', async () => {
-    const { region } = await seeded('w-conflicts');
+  it('lists memories holding two values at the instant asked, of a subject or the workspace, up to a limit', async () => {
+    const { region, memories } = await seeded('w-conflicts');
+    await writeProjections(pool, 'w-conflicts', memories.map((write) => ({ write, before: null })));
     expect(region.timeline.status_hint).toBe('conflicted');
-    expect((await conflictedMemories(pool, 'w-conflicts', 's', 10)).map((m) => m.id)).toEqual([region.timeline.memory_id]);
-    expect((await conflictedMemories(pool, 'w-conflicts', null, 10)).map((m) => m.id)).toEqual([region.timeline.memory_id]);
-    expect(await conflictedMemories(pool, 'w-conflicts', 't', 10)).toEqual([]);
-    expect(await conflictedMemories(pool, 'w-conflicts', null, 0)).toEqual([]);
+    const now = '2030-01-01T00:00:00.000Z';
+    expect((await conflictedMemories(pool, 'w-conflicts', 's', 10, now)).map((m) => m.id)).toEqual([region.timeline.memory_id]);
+    expect((await conflictedMemories(pool, 'w-conflicts', null, 10, now)).map((m) => m.id)).toEqual([region.timeline.memory_id]);
+    expect(await conflictedMemories(pool, 'w-conflicts', 't', 10, now)).toEqual([]);
+    expect(await conflictedMemories(pool, 'w-conflicts', null, 0, now)).toEqual([]);
+    // Before either side was stated, nothing was in dispute.
+    expect(await conflictedMemories(pool, 'w-conflicts', null, 10, '1990-01-01T00:00:00.000Z')).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { claimBody, compiledFrom, logEpisodes, markPending, useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
+import { writeProjections } from '../projections/write-projections.js';
 import { insertMemories } from '../memories/insert-memories.js';
 import { getSubject } from './get-subject.js';
 import { listSubjects } from './list-subjects.js';
@@ -39,7 +40,9 @@ async function seeded(workspaceId: string) {
     ], { role: 'member', user: 'ann' })),
     ...(await logEpisodes(pool, workspaceId, [{ idempotency_key: '3', subject: 's', body: claimBody('region', 'us') }], { role: 'member', user: 'bob' })),
   ];
-  await insertMemories(pool, workspaceId, compiledFrom(episodes).memories);
+  const { memories } = compiledFrom(episodes);
+  await insertMemories(pool, workspaceId, memories);
+  await writeProjections(pool, workspaceId, memories.map((write) => ({ write, before: null })));
   await upsertSubject(pool, state(workspaceId, 's', { memories: 2, open_conflicts: 1 }));
   const [waiting] = await logEpisodes(pool, workspaceId, [{ idempotency_key: '4', subject: 't', body: claimBody('owner', 'bob') }]);
   await markPending(pool, workspaceId, [{ subject: 't', episode_id: waiting!.id }]);
@@ -101,10 +104,12 @@ describe('subjectsAmong', () => {
 describe('listSubjects', () => {
   it('counts each subject\'s episodes, memories, pending episodes and open conflicts from the rows', async () => {
     await seeded('w-list');
-    expect(await listSubjects(pool, 'w-list')).toEqual([
+    expect(await listSubjects(pool, 'w-list', '2030-01-01T00:00:00.000Z')).toEqual([
       { subject: 's', episodes: 3, memories: 2, pending: 0, open_conflicts: 1 },
       { subject: 't', episodes: 1, memories: 0, pending: 1, open_conflicts: 0 },
     ]);
+    // Open conflicts are of the instant asked: before the dispute began there was none.
+    expect((await listSubjects(pool, 'w-list', '1990-01-01T00:00:00.000Z')).map((s) => s.open_conflicts)).toEqual([0, 0]);
   });
 });
 
