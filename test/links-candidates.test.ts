@@ -110,6 +110,24 @@ describe('candidates: similarity proposes, never applies', () => {
     expect(bundle.memory_ids).toHaveLength(4);
   });
 
+  it('states a possible contradiction with a disputed memory as one line too, the dispute among its sides', async () => {
+    const subject = 'service:disputed-side';
+    const bob = (await canon.key('member', { user: 'bob-ctx' })).key;
+    await say(member, 'ds-1', 'The staging deploy runs on Tuesday.', '2026-01-01T00:00:00Z', subject);
+    await say(bob, 'ds-2', 'Staging deploys now happen on Thursday.', '2026-01-05T00:00:00Z', subject);
+    // Another member states a third day in the first wording: that memory is now in dispute.
+    await say(bob, 'ds-3', 'The staging deploy runs on Monday.', '2026-01-08T00:00:00Z', subject);
+    const res = await canon.request('/v1/context', { key: owner, json: { subject, task: 'when does the staging deploy run', max_tokens: 2000 } });
+    const bundle = await res.json();
+    const lines = (bundle.text as string).split('\n');
+    // Thursday is never stated as a plain fact beside the dispute.
+    expect(lines.filter((l) => l.includes('"Thursday"'))).toEqual([expect.stringMatching(/^- POSSIBLE CONTRADICTION .*DISPUTED "Tuesday" vs "Monday".* vs .*"Thursday"|^- POSSIBLE CONTRADICTION .*"Thursday".* vs .*DISPUTED/)]);
+    expect(lines.filter((l) => l.includes('"Tuesday"'))).toHaveLength(1);
+    expect(bundle.possible_contradictions).toHaveLength(1);
+    expect(bundle.conflicts).toHaveLength(1);
+    expect(bundle.conflicts[0].sides.map((x: { value: string }) => x.value).sort()).toEqual(['Monday', 'Tuesday']);
+  });
+
   it('shows them in the inspectors: the candidates section and each memory’s page', async () => {
     const principal = await canon.runtime.authenticate(owner);
     const sections = await canon.runtime.inspectSubject(principal, SUBJECT);

@@ -181,7 +181,7 @@ export function buildContext(subject: string, task: string, maxTokens: number, a
   const stated = new Set<string>();
   for (const m of ranked) {
     if (stated.has(m.id)) continue;
-    const joined = m.seen.status === 'conflicted' ? null : joinCandidates(m, byId, stated, at);
+    const joined = joinCandidates(m, byId, stated, at);
     const line = joined ? joined.line : lineOf(m);
     const cost = estimateTokens(`${line}\n`);
     if (tokens + cost > maxTokens) break;
@@ -195,12 +195,15 @@ export function buildContext(subject: string, task: string, maxTokens: number, a
       }
       if (joined.contradiction) bundle.possible_contradictions.push(joined.contradiction);
     }
-    if (m.seen.status === 'conflicted') {
+    // A disputed memory is a conflict of the bundle whether it has a line of its own or is a side
+    // of another's POSSIBLE CONTRADICTION line.
+    for (const r of [m, ...(joined?.others ?? []).map((id) => byId.get(id)!)]) {
+      if (r.seen.status !== 'conflicted') continue;
       bundle.conflicts.push({
-        memory_id: m.id,
-        predicate: m.timeline.fact_key.predicate,
-        qualifiers: m.timeline.fact_key.qualifiers,
-        sides: m.seen.conflict.map((v) => ({ value: v.value, sources: sourcesOf(v) })),
+        memory_id: r.id,
+        predicate: r.timeline.fact_key.predicate,
+        qualifiers: r.timeline.fact_key.qualifiers,
+        sides: r.seen.conflict.map((v) => ({ value: v.value, sources: sourcesOf(v) })),
       });
     }
   }
@@ -222,13 +225,16 @@ function joinCandidates(
   const same: Array<{ o: Ranked; ref: CandidateRef }> = [];
   for (const ref of shownCandidates(m.candidates)) {
     const o = byId.get(ref.memory_id);
-    if (!o || stated.has(o.id) || o.seen.status === 'conflicted') continue;
+    // A disputed candidate is joined too: left out, its partner's value read as a plain fact
+    // beside the dispute — two facts side by side, the silent contradiction this line exists for.
+    if (!o || stated.has(o.id)) continue;
     const { kind } = candidateKind(sideOf(m.timeline, at), sideOf(o.timeline, at), ref);
     if (kind === 'possible_contradiction') differ.push({ o, ref });
     else if (kind === 'possible_duplicate') same.push({ o, ref });
   }
   if (differ.length === 0 && same.length === 0) return null;
-  const values = (r: Ranked) => r.seen.current.map((v) => quoted(v.value)).join(', ');
+  const values = (r: Ranked) =>
+    r.seen.status === 'conflicted' ? `DISPUTED ${r.seen.current.map((v) => quoted(v.value)).join(' vs ')}` : r.seen.current.map((v) => quoted(v.value)).join(', ');
   const scores = [...differ, ...same].map((x) => x.ref.score.toFixed(2)).join(', ');
   const also = same.length > 0 ? `; also worded as ${same.map((x) => label(x.o.timeline)).join(' | ')}` : '';
   const others = [...differ, ...same].map((x) => x.o.id);
