@@ -140,6 +140,35 @@ describe('bodies that would hurt the compiler are refused, and nothing is stored
     await expectProblem(await raw(`/v1/memories/${memory.id}/proposals`, `{"expected_revision":${memory.revision},"idempotency_key":"inf-p","value":1e400}`), 400, 'validation', 'value');
   });
 
+  it('a fact key or a name too long for the database\'s indexes: refused at the door, and a long sentence is a note', async () => {
+    const before = await count();
+    const long = (n: number, seed: string) => Array.from({ length: n }, (_, i) => seed[i % seed.length]).join('');
+    const qualifiers = Object.fromEntries('abcde'.split('').map((k) => [k, long(500, 'qwertyuiop')]));
+    // An agent's claim whose predicate and qualifiers make a key of ~3 KB: it used to be stored
+    // and then fail every compile of the subject (an index entry is at most 2,704 bytes).
+    await expectProblem(
+      await canon.request('/v1/episodes?compile=wait', { key: agent, json: episode('key-1', { subject: 'service:victim', body: { claims: [{ predicate: long(500, 'asdfgh'), value: 1, qualifiers }] } }) }),
+      400,
+      'validation',
+      'predicate',
+    );
+    // 400 four-byte characters are 400 characters and 1,600 bytes: a name is measured in bytes.
+    await expectProblem(await canon.request('/v1/episodes', { key: agent, json: episode('key-2', { subject: '𝔰'.repeat(400) }) }), 400, 'validation', 'subject');
+    await expectProblem(await canon.request('/v1/episodes', { key: agent, json: episode('𝔨'.repeat(300)) }), 400, 'validation', 'idempotency_key');
+    expect(await count()).toBe(before);
+    // The victim's subject still compiles what it is sent.
+    const ok = await canon.request('/v1/episodes?compile=wait', { key: owner, json: episode('key-3', { subject: 'service:victim', body: { claims: [{ predicate: 'owner', value: 'ops' }] } }) });
+    expect(ok.status).toBe(200);
+    // One sentence of 3,000 characters with a slot in it: a template too long for a key, kept as a note.
+    const sentence = `The ${long(3000, 'abcdefg hij ')} runs on Tuesday.`;
+    const text = await canon.request('/v1/episodes?compile=wait', { key: agent, json: { idempotency_key: 'key-4', subject: 'service:victim', body: { text: sentence } } });
+    expect(text.status, await text.clone().text()).toBe(200);
+    const memories = (await (await canon.request('/v1/subjects/service%3Avictim/memories', { key: owner })).json()).memories as Array<{ predicate: string }>;
+    expect(memories.map((m) => m.predicate).sort()).toEqual(['note', 'owner']);
+    const verify = await (await canon.request('/v1/verify', { key: owner, json: { subject: 'service:victim' } })).json();
+    expect(verify.ok).toBe(true);
+  });
+
   it('well-formed text from every plane still goes in', async () => {
     const res = await canon.request('/v1/episodes', { key: owner, json: episode('ok-😀', { subject: 'service:x', body: { text: 'The team emoji is 🚀 and the name is Zoë.' } }) });
     expect(res.status).toBe(200);

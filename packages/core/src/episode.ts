@@ -9,7 +9,10 @@ export const LIMITS = Object.freeze({
   batchSize: 1000,
   requestBytes: 5 * 1024 * 1024,
   episodeBodyBytes: 256 * 1024,
+  /** Bytes in UTF-8, not characters: what the database's indexes hold (an entry is at most 2,704 bytes). */
   shortString: 512,
+  /** A claim's predicate and qualifiers together, as JSON, in UTF-8 (`keyPartBytes`): the rest of a fact key's index entry. */
+  factKeyBytes: 1024,
   text: 100_000,
   claimsPerEpisode: 1000,
   /** One claim's value, as JSON. */
@@ -25,7 +28,22 @@ export const cleanString = <T extends z.ZodString>(s: T) =>
     if (fault) ctx.addIssue({ code: 'custom', message: fault });
   });
 
-const shortString = cleanString(z.string().min(1).max(LIMITS.shortString));
+const shortString = cleanString(z.string().min(1).max(LIMITS.shortString)).refine(
+  // A UTF-16 unit is at most 3 bytes in UTF-8: most strings are short enough not to be measured.
+  (v) => v.length * 3 <= LIMITS.shortString || Buffer.byteLength(v, 'utf8') <= LIMITS.shortString,
+  { message: `longer than ${LIMITS.shortString} bytes in UTF-8` },
+);
+
+/**
+ * The bytes of a claim's own part of its fact key — predicate and qualifiers as JSON — which,
+ * beside the subject, make the index entries of its memory; measured only when it could exceed.
+ */
+export function keyPartBytes(predicate: string, qualifiers: Readonly<Record<string, string>> | undefined): number {
+  let units = predicate.length;
+  for (const [k, v] of Object.entries(qualifiers ?? {})) units += k.length + v.length + 6;
+  if (units * 3 + 8 <= LIMITS.factKeyBytes) return units;
+  return Buffer.byteLength(JSON.stringify([predicate, qualifiers ?? {}]), 'utf8');
+}
 
 /** The size of a value as JSON; a value JSON cannot even write counts as too large. */
 function jsonBytes(value: unknown): number {
@@ -77,6 +95,9 @@ export const ClaimInput = z.strictObject({
   settles: z.array(ClaimRef).max(100).optional(),
   /** Original wording, when the structured claim came from text. */
   text: cleanString(z.string().max(LIMITS.text)).optional(),
+}).refine((c) => keyPartBytes(c.predicate, c.qualifiers) <= LIMITS.factKeyBytes, {
+  message: `the fact key's predicate and qualifiers are longer than ${LIMITS.factKeyBytes} bytes as JSON`,
+  path: ['predicate'],
 });
 export type ClaimInput = z.infer<typeof ClaimInput>;
 

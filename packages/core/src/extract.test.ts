@@ -394,3 +394,25 @@ describe('the text of an episode qualifies its structured claims (design §3)', 
     expect(stated('The rotation is biweekly.', {}, { actor: { role: 'agent', user: null } }).author).toBe(null);
   });
 });
+
+describe('a key too long for the database', () => {
+  const qualifiers = Object.fromEntries('abcde'.split('').map((k) => [k, k.repeat(500)]));
+
+  it('keeps a structured claim accepted before the door measured keys as a note with its value', () => {
+    const [c] = extract(episode({ claims: [{ predicate: 'p'.repeat(500), value: 7, qualifiers }] }), DEFAULT_POLICY_SET);
+    expect(c).toMatchObject({ predicate: 'note', value: 7, origin: 'note' });
+    expect(Object.keys(c!.fact_key.qualifiers)).toEqual(['fingerprint']);
+  });
+
+  it('keeps a sentence whose template is thousands of characters as a note of its words', () => {
+    const words = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+    const [c] = extract(episode({ text: `The ${words} runs on Tuesday.` }), DEFAULT_POLICY_SET);
+    expect(c).toMatchObject({ predicate: 'note', origin: 'note' });
+    expect(String(c!.value)).toContain('runs on Tuesday');
+  });
+
+  it('leaves a short key as it is', () => {
+    const [c] = extract(episode({ claims: [{ predicate: 'owner', value: 'ops', qualifiers: { env: 'prod' } }] }), DEFAULT_POLICY_SET);
+    expect(c).toMatchObject({ predicate: 'owner', value: 'ops', origin: 'structured' });
+  });
+});
