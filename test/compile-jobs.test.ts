@@ -228,6 +228,26 @@ describe('compile jobs', () => {
     }
   });
 
+  it('runs every workspace\'s night when their schedules fire in the same minute, the default\'s too', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createTestRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { migrate: false, workers: false });
+    try {
+      for (const ws of ['alpha', 'beta']) {
+        const owner = await runtime.authenticate((await runtime.createKey({ workspace: ws, role: 'owner' })).key);
+        await runtime.setSchedule(owner, { cron: '0 3 * * *', time_zone: 'UTC' });
+      }
+      // Fire each schedule as pg-boss's clock does: its data, with the options it was saved with.
+      const schedules = await runtime.boss!.getSchedules(QUEUES.scheduledCompile);
+      expect(schedules.map((x) => x.key).sort()).toEqual(['', 'alpha', 'beta']);
+      for (const x of schedules) await runtime.boss!.send(QUEUES.scheduledCompile, x.data ?? {}, x.options as object);
+      const queued = await runtime.boss!.findJobs<{ workspace_id?: string }>(QUEUES.scheduledCompile, { queued: true });
+      expect(queued.map((j) => j.data?.workspace_id ?? 'the default').sort()).toEqual(['alpha', 'beta', 'the default']);
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
   it('adopts the schedules a database kept under the queue the scheduled compile had before, and drops that queue', async () => {
     const db = await createTestDatabase();
     const config = loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url });

@@ -20,6 +20,13 @@ export const DEFAULT_SCHEDULE_CRON = '0 3 * * *';
 /** pg-boss's key of the default compile schedule; a workspace's own is keyed by its id. */
 export const DEFAULT_SCHEDULE_KEY = '';
 
+/**
+ * The singleton key a scheduled compile's jobs carry: the queue is `stately` (one job per state),
+ * and without a key of its own per schedule, two workspaces whose schedules fire in the same
+ * minute got one job between them — the other's night was dropped. `*` is in no workspace id.
+ */
+export const scheduleSingleton = (key: string) => (key === DEFAULT_SCHEDULE_KEY ? '*default' : key);
+
 /** A scheduled compile: one workspace's (its own schedule), or none named — the default schedule's. */
 export interface ScheduledCompileData {
   workspace_id?: string;
@@ -113,7 +120,18 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
     await boss.schedule(QUEUES.scheduledCompile, settings.scheduleCron ?? existing[0]?.cron ?? DEFAULT_SCHEDULE_CRON, {}, {
       tz: settings.scheduleTimeZone ?? existing[0]?.timezone ?? 'UTC',
       key: DEFAULT_SCHEDULE_KEY,
+      singletonKey: scheduleSingleton(DEFAULT_SCHEDULE_KEY),
     });
+  }
+  await keySchedules(boss);
+}
+
+/** Schedules saved before they carried their singleton key get it (see `scheduleSingleton`). */
+async function keySchedules(boss: PgBoss): Promise<void> {
+  for (const s of await boss.getSchedules(QUEUES.scheduledCompile)) {
+    const singletonKey = scheduleSingleton(s.key);
+    if (s.options?.singletonKey === singletonKey) continue;
+    await boss.schedule(QUEUES.scheduledCompile, s.cron, s.data ?? {}, { tz: s.timezone, key: s.key, singletonKey });
   }
 }
 
@@ -145,7 +163,7 @@ const LEGACY_SCHEDULE_QUEUE = 'nightly';
 async function adoptLegacySchedules(boss: PgBoss): Promise<void> {
   if (!(await boss.getQueue(LEGACY_SCHEDULE_QUEUE))) return;
   for (const s of await boss.getSchedules(LEGACY_SCHEDULE_QUEUE)) {
-    await boss.schedule(QUEUES.scheduledCompile, s.cron, s.data ?? {}, { tz: s.timezone, key: s.key });
+    await boss.schedule(QUEUES.scheduledCompile, s.cron, s.data ?? {}, { tz: s.timezone, key: s.key, singletonKey: scheduleSingleton(s.key) });
     await boss.unschedule(LEGACY_SCHEDULE_QUEUE, s.key);
   }
   await boss.deleteQueue(LEGACY_SCHEDULE_QUEUE);

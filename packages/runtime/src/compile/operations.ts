@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import { ForbiddenError, ValidationError } from '@canon/core';
-import { DEFAULT_SCHEDULE_KEY, QUEUES, type ScheduledCompileData } from './jobs.js';
+import { DEFAULT_SCHEDULE_KEY, QUEUES, scheduleSingleton, type ScheduledCompileData } from './jobs.js';
 import type { Principal } from '../auth/principal.js';
 
 export interface CompileSchedule {
@@ -33,7 +33,7 @@ export async function setCompileSchedule(boss: PgBoss, principal: Principal, sch
   }
   // Keyed by the workspace, carrying it: the owner changes their workspace's night and no other.
   const data: ScheduledCompileData = { workspace_id: principal.workspace_id };
-  await boss.schedule(QUEUES.scheduledCompile, schedule.cron, data, { tz: schedule.time_zone, key: principal.workspace_id });
+  await boss.schedule(QUEUES.scheduledCompile, schedule.cron, data, { tz: schedule.time_zone, key: principal.workspace_id, singletonKey: scheduleSingleton(principal.workspace_id) });
   return (await getCompileSchedule(boss, principal.workspace_id))!;
 }
 
