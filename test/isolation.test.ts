@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRuntime, loadConfig } from '@canon/runtime';
-import { scheduledCompile } from '@canon/runtime/internals';
+import { QUEUES, scheduledCompile } from '@canon/runtime/internals';
 import { createTestDatabase, runCanon, startTestCanon, type TestCanon, type TestDatabase } from '@canon/testing';
 
 // One subject that cannot compile must not stop the others: `{all}`, the nightly job and
@@ -70,6 +70,18 @@ describe('a poisoned subject is isolated', () => {
     const letters = dead.jobs as Array<{ subject: string; error: unknown }>;
     expect(letters.map((d) => d.subject)).toContain('service:poisoned');
     expect(JSON.stringify(letters.find((d) => d.subject === 'service:poisoned')!.error)).toMatch(/\w/);
+  });
+
+  it('a failed compile job tells its poller the error\'s class and message, not the server\'s stack', async () => {
+    const id = await canon.runtime.boss!.send(QUEUES.compile, { workspace_id: 'default', subject: 'service:poisoned' });
+    let job: { state: string; error?: unknown } = { state: 'created' };
+    for (let i = 0; i < 300 && job.state !== 'retry' && job.state !== 'failed'; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = await (await canon.request(`/v1/jobs/${id}`, { key: owner })).json();
+    }
+    expect(['retry', 'failed']).toContain(job.state);
+    expect(job.error).toMatchObject({ message: expect.any(String) });
+    expect(JSON.stringify(job.error)).not.toMatch(/stack|node_modules|\bat \//);
   });
 
   it('the other subjects still verify', async () => {

@@ -53,8 +53,24 @@ export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jo
       if (progress) view.progress = progress;
     }
     if (job.state === 'completed') view.result = job.output;
-    if (failed || job.state === 'retry') view.error = job.output;
+    if (failed || job.state === 'retry') view.error = publicError(job.output);
     return view;
   }
   throw new NotFoundError(`no job ${jobId}`);
+}
+
+/**
+ * What a failed job tells whoever polls it: the error's class, code and message. pg-boss keeps the
+ * whole error — a stack of the server's file paths, PostgreSQL's source file, line and routine —
+ * which is for the operator's log (the `job` line), not for an API client.
+ */
+export function publicError(output: unknown): unknown {
+  if (output === null || typeof output !== 'object' || Array.isArray(output)) return output;
+  const o = output as Record<string, unknown>;
+  if (typeof o['message'] !== 'string') return output;
+  const out: Record<string, unknown> = {};
+  if (typeof o['name'] === 'string') out['name'] = o['name'];
+  if (typeof o['code'] === 'string') out['code'] = o['code'];
+  out['message'] = (o['message'] as string).split('\n')[0]!.slice(0, 2000);
+  return out;
 }

@@ -1,6 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import { ForbiddenError, ValidationError } from '@canon/core';
 import { DEFAULT_SCHEDULE_KEY, QUEUES, scheduleSingleton, type ScheduledCompileData } from './jobs.js';
+import { publicError } from './job-status.js';
 import type { Principal } from '../auth/principal.js';
 
 export interface CompileSchedule {
@@ -50,7 +51,7 @@ export async function listDeadLetters(boss: PgBoss, principal: Principal): Promi
   return jobs
     .filter((j) => j.state !== 'completed')
     // A subject job that ran out of retries carries its output; one a many-subject job set aside carries its error.
-    .map((j) => ({ job_id: j.id, subject: j.data.subject, failed_at: new Date(j.createdOn).toISOString(), error: j.sourceOutput ?? j.output ?? j.data.error ?? null }));
+    .map((j) => ({ job_id: j.id, subject: j.data.subject, failed_at: new Date(j.createdOn).toISOString(), error: publicError(j.sourceOutput ?? j.output ?? j.data.error ?? null) }));
 }
 
 /** Moves this workspace's dead letters back onto the compile queue. Returns how many moved. */
