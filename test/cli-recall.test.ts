@@ -105,6 +105,19 @@ describe('canon memories, conflicts, resolve, history, policies, erase', () => {
     expect(missing.code).not.toBe(0);
   });
 
+  it('refuses a sync of a folder that is not there, or not a git repository, in one line with exit 2', async () => {
+    for (const args of [
+      ['sync', 'workspace', path.join(home, 'no-such-folder')],
+      ['sync', 'git', path.join(home, 'no-such-folder')],
+      ['sync', 'git', home],
+    ]) {
+      const out = await canon({}, ...args);
+      expect(out.code, `${args.join(' ')}: ${out.stderr}`).toBe(2);
+      expect(out.stderr.trim().split('\n')).toHaveLength(1);
+      expect(out.stderr).toMatch(/no folder|not a git repository/);
+    }
+  });
+
   it('shows and sets policies, then erases the subject', async () => {
     const file = path.join(home, 'policies.json');
     fs.writeFileSync(file, JSON.stringify({ predicates: { 'release freeze day': { cardinality: 'one', mode: 'supersede', min_role: 'member' } } }));

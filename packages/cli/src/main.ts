@@ -150,13 +150,27 @@ syncFlags(
     .option('--include-secret-files', 'read .env, keys and credential files too (recognised secrets are still redacted)')
     .option('--include <pattern>', 'read only files matching this gitignore pattern, e.g. docs/** (repeatable)', collect)
     .option('--exclude <pattern>', 'skip files matching this gitignore pattern, on top of .gitignore (repeatable)', collect),
-).action(run(async (path: string, opts: WorkspaceFlags & ConnectorCommandOptions) => syncWith((c) => c.workspaceTarget(path, opts), opts)));
+).action(
+  run(async (path: string, opts: WorkspaceFlags & ConnectorCommandOptions) =>
+    syncWith((c) => {
+      c.requireFolder(path);
+      return c.workspaceTarget(path, opts);
+    }, opts),
+  ),
+);
 syncFlags(
   sync
     .command('git <path>')
     .description('first-parent commits and their package.json dependency changes')
     .option('--id <id>', "the repository id (default: origin's owner/name, else the folder name)"),
-).action(run(async (path: string, opts: GitFlags & ConnectorCommandOptions) => syncWith((c) => c.gitTarget(path, opts), opts)));
+).action(
+  run(async (path: string, opts: GitFlags & ConnectorCommandOptions) =>
+    syncWith((c) => {
+      c.requireFolder(path, true);
+      return c.gitTarget(path, opts);
+    }, opts),
+  ),
+);
 
 const connectors = program.command('connectors').description('connector instances: registered, run on demand or on a schedule');
 const add = connectors.command('add').description('register a connector instance (with --every, a pg-boss schedule)');

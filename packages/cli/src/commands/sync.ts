@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import cliProgress from 'cli-progress';
+import { NotFoundError } from '@canon/core';
 import { createRuntime, runConnectorTo, syncConnector, type CanonPort, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
 import type { RunProgress } from '@canon/connector-kit';
 import { httpDestination } from '../http-sync.js';
@@ -22,6 +25,27 @@ export function githubTarget(opts: { repo: string; token?: string; baseUrl?: str
     connector: 'github',
     config: { repo: opts.repo, ...(opts.token ? { token: opts.token } : {}), ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) },
   };
+}
+
+/**
+ * A folder this process will read, or a one-line refusal (exit 2) before anything opens a
+ * database: a sync reads it here (a connector registered with `connectors add` may name a path
+ * on the server's machine, so that one is not checked).
+ */
+export function requireFolder(path: string, git = false): void {
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(path);
+  } catch {
+    throw new NotFoundError(`no folder ${path}`);
+  }
+  if (!stat.isDirectory()) throw new NotFoundError(`not a folder: ${path}`);
+  if (!git) return;
+  try {
+    execFileSync('git', ['-C', path, 'rev-parse', '--git-dir'], { stdio: 'ignore' });
+  } catch {
+    throw new NotFoundError(`not a git repository: ${path}`);
+  }
 }
 
 export function workspaceTarget(
