@@ -108,8 +108,12 @@ describe('erasure', () => {
     const res = await canon.request('/v1/erasures', { key: owner, json: { user: 'mallory' } });
     expect(res.status).toBe(200);
     const erasure = await res.json();
-    expect(erasure).toMatchObject({ target_kind: 'user', episodes: 2, subjects: [subject] });
+    expect(erasure).toMatchObject({ target_kind: 'user', episodes: 2, subjects: [subject], keys_revoked: 1 });
     expect(erasure.rebuilt).toHaveLength(1);
+    // mallory's key writes nothing in her name any more, and no key row names her.
+    expect((await canon.request('/v1/episodes', { key: member, json: ep('u-4', subject, 'deploy day', 'Monday') })).status).toBe(401);
+    const named = await canon.runtime.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_keys WHERE user_id = 'mallory'`);
+    expect(named.rows[0]!.n).toBe(0);
 
     const after = await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json();
     expect(after.memories.map((m: { status: string; current: Array<{ value: string }> }) => [m.status, m.current.map((v) => v.value)])).toEqual([['current', ['Tuesday']]]);

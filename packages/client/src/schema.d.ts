@@ -2493,6 +2493,8 @@ export interface components {
             episodes: number;
             erased_at: string;
             erasure_id: string;
+            /** @description By user: the user's keys of the workspace, revoked and no longer naming them */
+            keys_revoked: number;
             memories: number;
             rebuilt: {
                 [key: string]: unknown;

@@ -23,6 +23,7 @@ export { findActiveApiKeyById } from './keys/find-active-api-key-by-id.js';
 export { findActiveApiKey } from './keys/find-active-api-key.js';
 export { insertApiKey } from './keys/insert-api-key.js';
 export { listApiKeys } from './keys/list-api-keys.js';
+export { revokeKeysOfUser } from './keys/revoke-keys-of-user.js';
 export { revokeApiKey, type RevokeResult } from './keys/revoke-api-key.js';
 export { type ApiKeyRecord } from './keys/rows.js';
 export { appendEpisodes, type NewEpisode, type AppendResult, type AppendOptions } from './episodes/append-episodes.js';

@@ -11,6 +11,7 @@ const ErasureSchema = z
     memories: z.number().int(),
     subjects: z.array(z.string()),
     rebuilt: z.array(z.record(z.string(), z.unknown())),
+    keys_revoked: z.number().int().openapi({ description: 'By user: the user\'s keys of the workspace, revoked and no longer naming them' }),
     erased_at: z.string(),
   })
   .openapi('Erasure');

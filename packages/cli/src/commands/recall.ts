@@ -224,6 +224,7 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
           if (opts.json) return console.log(JSON.stringify(out));
           console.log(`erased ${out.episodes} episodes and ${out.memories} memories of ${out.subjects.length} subjects (erasure ${out.erasure_id})`);
           if (out.rebuilt.length > 0) console.log(`rebuilt ${out.rebuilt.length} subjects from what remains`);
+          if (out.keys_revoked > 0) console.log(`revoked ${out.keys_revoked} keys of that user`);
         });
       }),
     );

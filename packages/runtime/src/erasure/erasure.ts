@@ -15,6 +15,7 @@ import {
   lockSubject,
   memoryIdsOfEpisodes,
   memoryIdsWithClaims,
+  revokeKeysOfUser,
   type Pool,
   type Sql,
 } from '@canon/store';
@@ -35,6 +36,8 @@ export interface ErasureResult {
   subjects: string[];
   /** By user: the affected subjects recompiled from what remains of their log. */
   rebuilt: CompileResult[];
+  /** By user: the user's keys of the workspace, revoked and no longer naming them. */
+  keys_revoked: number;
   erased_at: string;
 }
 
@@ -61,7 +64,10 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     // Reread under the locks: an ingest that committed meanwhile is erased too.
     const episodes = await erasableEpisodes(tx, ws, target);
     const compiled = await Promise.all(subjects.map((s) => getSubject(tx, ws, s)));
-    if (episodes.length === 0 && compiled.every((s) => s === null)) {
+    // A person erased keeps no key in their name (design §8): their keys are revoked and unnamed,
+    // so nothing writes as them afterwards and no row names them.
+    const keysRevoked = 'user' in target ? await revokeKeysOfUser(tx, ws, target.user) : 0;
+    if (episodes.length === 0 && compiled.every((s) => s === null) && keysRevoked === 0) {
       throw new NotFoundError(`nothing to erase for that ${'subject' in target ? 'subject' : 'user'}`);
     }
     const memories = compiled.reduce((n, s) => n + (s?.memories ?? 0), 0);
@@ -123,6 +129,7 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       memories,
       subjects,
       rebuilt,
+      keys_revoked: keysRevoked,
       erased_at: audit.erased_at,
     };
   });

@@ -8,6 +8,7 @@ import { findActiveApiKey } from './find-active-api-key.js';
 import { insertApiKey } from './insert-api-key.js';
 import { listApiKeys } from './list-api-keys.js';
 import { revokeApiKey } from './revoke-api-key.js';
+import { revokeKeysOfUser } from './revoke-keys-of-user.js';
 
 // API keys: stored by hash, handed out without it.
 
@@ -84,5 +85,26 @@ describe('countApiKeys', () => {
     await key('w-count');
     await key('w-count-2');
     expect(await countApiKeys(pool)).toBe(before + 2);
+  });
+});
+
+describe('revokeKeysOfUser', () => {
+  it('revokes a user\'s keys of one workspace and takes the name off them, leaving every other key', async () => {
+    await ensureWorkspace(pool, 'w-revoke-user');
+    const mk = async (id: number, workspace_id: string, user_id: string | null) =>
+      insertApiKey(pool, { id: `00000000-0000-4000-9000-${String(id).padStart(12, '0')}`, workspace_id, role: 'member', user_id, key_hash: `user-hash-${id}`, prefix: `ck_u${id}`, label: null });
+    await ensureWorkspace(pool, 'w-revoke-other');
+    await mk(1, 'w-revoke-user', 'ann');
+    await mk(2, 'w-revoke-user', 'ann');
+    await mk(3, 'w-revoke-user', 'bob');
+    await mk(4, 'w-revoke-other', 'ann');
+    expect(await revokeKeysOfUser(pool, 'w-revoke-user', 'ann')).toBe(2);
+    expect(await findActiveApiKey(pool, 'user-hash-1')).toBeNull();
+    expect(await findActiveApiKey(pool, 'user-hash-2')).toBeNull();
+    expect(await findActiveApiKey(pool, 'user-hash-3')).not.toBeNull();
+    expect(await findActiveApiKey(pool, 'user-hash-4')).not.toBeNull();
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = 'w-revoke-user' AND user_id = 'ann'`);
+    expect(rows[0]!.n).toBe(0);
+    expect(await revokeKeysOfUser(pool, 'w-revoke-user', 'nobody')).toBe(0);
   });
 });
