@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRuntime, loadConfig } from '@canon/runtime';
-import { QUEUES, scheduledCompile } from '@canon/runtime/internals';
+import { compileMany, QUEUES, scheduledCompile } from '@canon/runtime/internals';
 import { createTestDatabase, runCanon, startTestCanon, type TestCanon, type TestDatabase } from '@canon/testing';
 
 // One subject that cannot compile must not stop the others: `{all}`, the nightly job and
@@ -88,6 +88,28 @@ describe('a poisoned subject is isolated', () => {
     for (const subject of ['service:a', 'service:b', 'service:c']) {
       const report = await (await canon.request('/v1/verify', { key: owner, json: { subject } })).json();
       expect(report.ok).toBe(true);
+    }
+  });
+});
+
+describe('a subject erased while a many-subject compile runs', () => {
+  it('is named neither among the failures the job keeps nor in a dead letter', async () => {
+    const canon = await startTestCanon({ queue: false });
+    try {
+      const owner = await canon.key('owner');
+      expect((await canon.request('/v1/episodes', { key: owner.key, json: episode('k0', 'service:kept', 'Tuesday') })).status).toBe(200);
+      await poison(canon, 'service:erased-meanwhile');
+      const letters: string[] = [];
+      // The failure is told (as a dead letter would be sent), then the subject is erased before the job ends.
+      const result = await compileMany(canon.runtime.pool, 'default', ['service:erased-meanwhile', 'service:kept'], null, undefined, async (_ws, failed) => {
+        letters.push(failed.subject);
+        await canon.runtime.erase(owner.principal, { subject: failed.subject });
+      });
+      expect(letters).toEqual(['service:erased-meanwhile']);
+      expect(result.failed).toEqual([]);
+      expect(result.results.map((r) => r.subject)).toEqual(['service:kept']);
+    } finally {
+      await canon.close();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION } from '@canon/core';
-import { deleteChangesBefore, deleteJobProgressBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
+import { deleteChangesBefore, deleteJobProgressBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsAmong, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileOptions, type CompileResult } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { allUsersOf, withSystem, withWorkspace } from '../auth/scope.js';
@@ -357,6 +357,12 @@ export async function compileMany(
 ): Promise<ManyResult> {
   const results: Array<CompileResult | undefined> = new Array(subjects.length);
   const failed: FailedSubject[] = [];
+  const among = (names: string[]) => withWorkspace(pool, allUsersOf(workspaceId), (tx) => subjectsAmong(tx, workspaceId, names));
+  const stillThere = async (subject: string) => (await among([subject])).length > 0;
+  const remainingOf = async (list: FailedSubject[]) => {
+    const there = new Set(await among(list.map((f) => f.subject)));
+    return list.filter((f) => there.has(f.subject));
+  };
   // A job reports how far it is, for whoever polls GET /v1/jobs/{id}.
   const progress = (done: number) =>
     jobId ? withWorkspace(pool, allUsersOf(workspaceId), (tx) => saveJobProgress(tx, workspaceId, jobId, done, subjects.length)) : Promise.resolve();
@@ -371,6 +377,9 @@ export async function compileMany(
           results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}), ...(visibleTo ? { visibleTo } : {}) });
         } catch (err) {
           const f = failure(subjects[i]!, err);
+          // A subject erased while the job ran (its compile then fails for want of its rows) is
+          // named nowhere afterwards: not among the failures the job keeps, not in a dead letter.
+          if (!(await stillThere(f.subject))) continue;
           failed.push(f);
           await onFailure?.(workspaceId, f);
         }
@@ -379,8 +388,11 @@ export async function compileMany(
     }),
   );
   const compiled = results.filter((r): r is CompileResult => r !== undefined);
-  failed.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
-  return { subjects: subjects.length, results: compiled, totals: sumResults(compiled), failed };
+  // An erasure that committed after a subject failed has deleted the dead letter naming it; the
+  // job's own result, written after this, must not name it either.
+  const kept = failed.length === 0 ? failed : await remainingOf(failed);
+  kept.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
+  return { subjects: subjects.length, results: compiled, totals: sumResults(compiled), failed: kept };
 }
 
 export function sumResults(results: readonly CompileResult[]): ManyResult['totals'] {
