@@ -3,6 +3,7 @@ import { applyV8Flags } from '@canon/runtime/heap';
 import type { Config } from '@canon/runtime';
 import type { Role } from '@canon/core';
 import { handleInterrupts } from './interrupts.js';
+import { guardTerminal, visible } from './visible.js';
 import { registerCompileCommands } from './commands/compile.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerRecallCommands } from './commands/recall.js';
@@ -31,6 +32,10 @@ applyV8Flags();
 
 const interrupted = handleInterrupts();
 
+// `start` writes the server's log and `mcp` speaks JSON-RPC on stdout: every other command prints
+// data from the log, shown to a terminal as text and never acted on (visible.ts).
+if (!['start', 'mcp'].includes(process.argv[2] ?? '')) guardTerminal(process.stdout);
+
 function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   return async (...args: A) => {
     try {
@@ -39,7 +44,7 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
     } catch (err) {
       // Interrupted: the database going away under the command is expected, not an error to print.
       if (interrupted()) return;
-      console.error(`canon: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      console.error(`canon: ${visible(err instanceof Error ? err.message.split('\n')[0]! : String(err))}`);
       process.exit((await import('./exit-code.js')).exitCodeOf(err));
     }
     // Open handles (a pool's idle timers, a progress bar) must not keep a finished command alive.
