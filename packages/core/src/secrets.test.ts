@@ -64,6 +64,15 @@ describe("Canon's secret rules, asked for their literals first", () => {
     expect(hidden(`host=db PassWord=${password}`)).toEqual([password]);
     expect(hidden(`Server=db;pwD=${password}`)).toEqual([password]);
     expect(hidden('password=${PGPASSWORD} or PASSWORD=<yours>; the password policy is 12 characters')).toEqual([]);
+    // A program's settings: environment variables, properties, YAML, JSON.
+    for (const setting of [`DB_PASSWORD=${password}`, `POSTGRES_PASSWORD=${password}`, `export PGPASSWORD=${password}`, `spring.datasource.password=${password}`, `admin_password=${password}`, `mysql_pwd=${password}`]) {
+      expect(hidden(setting), setting).toEqual([password]);
+    }
+    expect(hidden(`db:\n  host: db.internal\n  password: ${password}\n  client_secret: "${password}" # rotated\n`)).toEqual([password, password]);
+    expect(hidden(`{"db_password": "${password}", "user": "app"}`)).toEqual([password]);
+    // A folder, a flag, prose: not passwords.
+    expect(hidden('PWD=/home/user OLDPWD=~/src')).toEqual([]);
+    expect(hidden('require_password: true\nPassword: at least 12 characters, one digit')).toEqual([]);
   });
 });
 

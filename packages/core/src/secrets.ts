@@ -92,20 +92,38 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     },
   },
   {
-    // A password given as a setting of a connection: a URL's query (`postgres://db/prod?user=a&
+    // A password given as a setting: of a connection — a URL's query (`postgres://db/prod?user=a&
     // password=…`, `jdbc:postgresql://…;password=…`), a libpq or ODBC string (`host=db user=a
-    // password=…`, `Server=db;Uid=a;Pwd=…;`). The value only, quoted or not.
+    // password=…`, `Server=db;Uid=a;Pwd=…;`) — or of a program: an environment variable or a
+    // property whose name ends in one (`DB_PASSWORD=…`, `export PGPASSWORD=…`,
+    // `spring.datasource.password=…`), a YAML or properties line (`password: …`,
+    // `client_secret: …`: one word to the end of the line), a JSON member (`"db_password": "…"`).
+    // The value only, quoted or not. A shell's `PWD=/home/…` is a folder, not a password.
     rule: 'connection-password',
-    // The setting's name is matched in any case, its `=` never varies: the one literal it needs.
-    needs: ['='],
+    // The setting's name is matched in any case; its `=` or `:` never varies: the literals it needs.
+    needs: ['=', ':'],
     find(text: string): SecretFinding[] {
-      if (!text.includes('=')) return [];
+      if (!text.includes('=') && !text.includes(':')) return [];
+      // Every form names the setting: one scan for the name before the patterns' scans.
+      if (!/pass|pwd|secret/i.test(text)) return [];
       const out: SecretFinding[] = [];
-      for (const m of text.matchAll(/(?:^|[\s;,?&"'{(])(?:password|passwd|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|(\$\{[^}\s]*\}|[^\s;&#"',)}]+))/dgi)) {
-        const group = m[1] !== undefined ? 1 : m[2] !== undefined ? 2 : 3;
-        const span = m.indices?.[group];
-        if (!span || isPlaceholder(m[group]!)) continue;
+      const take = (m: RegExpMatchArray, groups: readonly number[]) => {
+        const group = groups.find((g) => m[g] !== undefined);
+        const span = group === undefined ? undefined : m.indices?.[group];
+        const value = group === undefined ? undefined : m[group];
+        if (!span || value === undefined || isPlaceholder(value)) return;
+        if (/pwd$/i.test(m[1]!) && /^(?:[/~.]|[A-Za-z]:\\)/.test(value)) return;
         out.push({ rule: 'connection-password', start: span[0], end: span[1] });
+      };
+      if (text.includes('=')) {
+        for (const m of text.matchAll(/(?:^|[\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?(?:password|passwd|pwd))[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|(\$\{[^}\s]*\}|[^\s;&#"',)}]+))/dgi)) take(m, [2, 3, 4]);
+      }
+      if (text.includes(':')) {
+        for (const m of text.matchAll(/^[ \t]*(?:- )?([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret))[ \t]*:[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s#"'][^\s#]*))[ \t]*(?:#.*)?$/dgim)) {
+          if (/^(?:true|false|null|~|yes|no|none)$/i.test(m[4] ?? '')) continue;
+          take(m, [2, 3, 4]);
+        }
+        for (const m of text.matchAll(/"([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret))"[ \t]*:[ \t]*"([^"\n]+)"/dgi)) take(m, [2]);
       }
       return out;
     },
