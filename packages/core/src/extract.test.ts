@@ -416,3 +416,18 @@ describe('a key too long for the database', () => {
     expect(c).toMatchObject({ predicate: 'owner', value: 'ops', origin: 'structured' });
   });
 });
+
+describe('a record named before the statement is taken out of its wording', () => {
+  const predicateOf = (text: string) => extract(episode({ text }), DEFAULT_POLICY_SET)[0]!;
+  it('restates the fact, dated at occurred_at, as the README\'s attestation cues say', () => {
+    const plain = predicateOf('The vendor rate is $100.');
+    for (const text of ['Per the countersigned contract, the vendor rate is $120.', 'According to the signed order form, the vendor rate is $120.']) {
+      const c = predicateOf(text);
+      expect(c.predicate, text).toBe(plain.predicate);
+      expect(c.effective_explicit, text).toBe(true);
+    }
+    const fresh = predicateOf("This morning's CMDB export shows the billing database is on host db-bill-7.");
+    expect(fresh.predicate).toBe(predicateOf('The billing database is on host db-bill-9.').predicate);
+    expect(fresh.effective_explicit).toBe(true);
+  });
+});
