@@ -257,6 +257,24 @@ describe('search across a large workspace', () => {
 });
 
 describe('POST /v1/context', () => {
+  it('states what is to come as recall will answer it then: a dispute from its date, a value until its end', async () => {
+    const subject = 'service:future-context';
+    await post(alice, claimEpisode('fc-1', subject, { predicate: 'freeze day', value: 'Tuesday' }, { occurred_at: '2026-01-01T00:00:00Z' }));
+    // bob's statement is dated a month later, with no explicit time: from then it disputes alice's.
+    await post(bob, claimEpisode('fc-2', subject, { predicate: 'freeze day', value: 'Thursday' }, { occurred_at: '2026-02-01T00:00:00Z' }));
+    // alice ends her tier at the start of 2027.
+    await post(alice, claimEpisode('fc-3', subject, { predicate: 'tier', value: 'gold' }, { occurred_at: '2026-01-01T00:00:00Z' }));
+    await post(alice, claimEpisode('fc-4', subject, { predicate: 'tier', value: null, op: 'retract', effective_from: '2027-01-01T00:00:00Z' }, { occurred_at: '2026-01-02T00:00:00Z' }));
+    const res = await context({ subject, task: 'freeze day and tier', max_tokens: 2000, as_of: '2026-01-03T00:00:00Z' });
+    expect(res.status).toBe(200);
+    const lines = ((await res.json()).text as string).split('\n');
+    expect(lines.find((l) => l.includes('freeze day'))).toContain('from 2026-02-01T00:00:00.000Z: DISPUTED "Tuesday" vs "Thursday"');
+    expect(lines.find((l) => l.includes('tier'))).toContain('until 2027-01-01T00:00:00.000Z');
+    // Then, recall says the same.
+    const then = await (await canon.request(`/v1/subjects/${encodeURIComponent(subject)}/memories?as_of=2026-02-02T00:00:00Z`, { key: keys.get('owner')! })).json();
+    expect(then.memories.find((m: { predicate: string }) => m.predicate === 'freeze day').status).toBe('conflicted');
+  });
+
   const task = 'When does the staging deploy run, and what are its conditions?';
 
   it('gives the same bytes for the same inputs and instant, and states the content is data', async () => {

@@ -139,7 +139,19 @@ function lineOf(m: Ranked): string {
   if (since) notes.push(`since ${since}`);
   const conditions = [...new Set(m.seen.current.flatMap((v) => v.conditions))].sort(compareStrings);
   if (conditions.length > 0) notes.push(`conditions: ${conditions.map(quoted).join(', ')}`);
-  for (const s of m.seen.scheduled) notes.push(`from ${s.effective_from}: ${quoted(s.value)}`);
+  // A value whose end is already set (a scheduled retraction, or a change) says until when; values
+  // scheduled from one instant of a one-value key are a dispute from then, not a change.
+  const scheduledFrom = new Map<string, unknown[]>();
+  for (const s of m.seen.scheduled) scheduledFrom.set(s.effective_from, [...(scheduledFrom.get(s.effective_from) ?? []), s.value]);
+  const ends = [...new Set(m.seen.current.flatMap((v) => (v.valid_to === null ? [] : [v.valid_to])))].sort(compareInstants);
+  for (const end of ends) if (!scheduledFrom.has(end)) notes.push(`until ${end}`);
+  for (const [from, values] of scheduledFrom) {
+    // A one-value key's value that goes on past `from` meets what is scheduled then: a dispute.
+    const going = m.timeline.policy.cardinality === 'one' ? m.seen.current.filter((v) => v.valid_to === null || compareInstants(v.valid_to, from) > 0).map((v) => v.value) : [];
+    const sides = [...going, ...values];
+    const disputed = sides.length > 1 && m.timeline.policy.cardinality === 'one';
+    notes.push(`from ${from}: ${disputed ? `DISPUTED ${sides.map(quoted).join(' vs ')}` : values.map(quoted).join(', ')}`);
+  }
   return `- ${label(m.timeline)}: ${m.seen.current.map((v) => quoted(v.value)).join(', ')}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
