@@ -109,6 +109,18 @@ describe('workspace connector', () => {
     ]);
   });
 
+  it('skips a path whose subject is longer than a name may be in bytes, as the door measures it', async () => {
+    const accented = ['é'.repeat(100), 'é'.repeat(100), 'é'.repeat(100), 'a.md'].join('/');
+    const plain = ['a'.repeat(100), 'b'.repeat(100), 'c'.repeat(100), 'a.md'].join('/');
+    write(accented, 'The accented path holds a fact.\n');
+    write(plain, 'The plain path holds a fact.\n');
+    const summary = await scan();
+    expect(summary.skipped).toMatchObject({ path_too_long: 1 });
+    expect(sink.episodes.map((e) => e.source_ref)).toContain(plain);
+    expect(sink.episodes.map((e) => e.source_ref)).not.toContain(accented);
+    for (const e of sink.episodes) expect(Buffer.byteLength(e.subject, 'utf8')).toBeLessThanOrEqual(512);
+  });
+
   it('passes over secret files unread by default, reads .env.example, and lets the list be changed', async () => {
     const secretFiles = [
       '.env',

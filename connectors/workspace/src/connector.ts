@@ -226,7 +226,8 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
     for (const file of files) {
       signal.throwIfAborted();
       fetched += 1;
-      if (fileSubject(rootId, file.path).length > LIMITS.shortString) {
+      // In bytes, as the door measures a subject: 300 accented letters are 300 characters and 600 bytes.
+      if (Buffer.byteLength(fileSubject(rootId, file.path), 'utf8') > LIMITS.shortString) {
         skip('path_too_long');
         continue;
       }
