@@ -204,6 +204,23 @@ describe('workspace through PostgreSQL', () => {
     expect(await countEpisodes('workspace')).toBe(5);
     expect(await scan()).toMatchObject({ created: 0 });
   });
+
+  it('keeps an erased file erased: its path leaves the cursor, and neither a rescan nor its deletion writes it back', async () => {
+    write('secret-plan.md', 'The launch codename is bluebird.\n');
+    expect(await scan()).toMatchObject({ created: 1 });
+    const owner = await canon.key('owner');
+    const erased = await canon.runtime.erase(owner.principal, { subject: 'workspace:notes:secret-plan.md' });
+    expect(erased.episodes).toBe(1);
+    expect(JSON.stringify(await cursorOf('workspace:notes'))).not.toContain('secret-plan');
+    // Unchanged: passed over. Deleted: nothing to retract. The subject stays gone.
+    expect(await scan()).toMatchObject({ created: 0, skipped: { erased: 1 } });
+    rmSync(join(root, 'secret-plan.md'));
+    expect(await scan()).toMatchObject({ created: 0, retractions: 0 });
+    expect(await rows("SELECT subject FROM episodes WHERE subject = 'workspace:notes:secret-plan.md'")).toEqual([]);
+    const subjects = (await canon.runtime.subjects(owner.principal)).map((x) => x.subject);
+    expect(subjects).not.toContain('workspace:notes:secret-plan.md');
+    expect(JSON.stringify(await cursorOf('workspace:notes'))).not.toContain('secret-plan');
+  });
 });
 
 describe('github through PostgreSQL', () => {

@@ -67,4 +67,10 @@ export interface ConnectorDefinition<Config = unknown, Item = unknown> {
   readonly predicates: PredicatePolicies;
   /** Parses `config` with `configSchema` (throws ConnectorConfigError) and returns an instance. */
   create(config: unknown): Connector<Config, Item>;
+  /**
+   * An erasure of these subjects (design §8), told to an instance's cursor: the cursor without
+   * anything naming them — and, where the cursor would make the next run write about them again,
+   * with what keeps it from doing so, content-free. Undefined when the cursor names none of them.
+   */
+  forgetSubjects?(cursor: unknown, subjects: readonly string[], instanceId: string): unknown;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectorAbortedError, runConnector } from '@canon/connector-kit';
 import { MemorySink } from '@canon/connector-kit/testing';
-import { createWorkspaceConnector, workspaceKey, workspaceToEpisodes, type WorkspaceItem } from './connector.js';
+import { createWorkspaceConnector, forgetWorkspaceSubjects, workspaceKey, workspaceToEpisodes, type WorkspaceItem } from './connector.js';
 
 let root: string;
 let sink: MemorySink;
@@ -83,6 +83,39 @@ describe('workspace connector', () => {
     expect(await scan()).toMatchObject({ created: 0 });
     write('docs/notes.txt', 'Billing runs nightly.\n');
     expect(await scan()).toMatchObject({ created: 1, retractions: 0 });
+  });
+
+  it('forgets an erased file: passed over while unchanged, not retracted when deleted, new when edited; the cursor names it nowhere', async () => {
+    await scan();
+    const before = sink.episodes.length;
+    const erased = forgetWorkspaceSubjects(sink.cursor, ['workspace:notes:docs/deploy.md', 'workspace:other-root:README.md'], 'workspace:notes');
+    expect(JSON.stringify(erased)).not.toContain('deploy.md');
+    expect(JSON.stringify(erased)).toContain('README.md');
+    // Nothing of another root, nothing unknown: the cursor is left as it is.
+    expect(forgetWorkspaceSubjects(erased, ['workspace:notes:nowhere.md'], 'workspace:notes')).toBeUndefined();
+    sink.cursor = erased as typeof sink.cursor;
+    // Unchanged: passed over.
+    let summary = await scan();
+    expect(sink.episodes.length).toBe(before);
+    expect(summary.skipped).toMatchObject({ erased: 1 });
+    // Deleted: no retraction of what is no longer there.
+    rmSync(join(root, 'docs/deploy.md'));
+    summary = await scan();
+    expect(sink.episodes.length).toBe(before);
+    expect(JSON.stringify(sink.cursor)).not.toMatch(/deploy|erased/);
+    // Written again later: a new file.
+    write('docs/deploy.md', 'Deploys happen on Friday.\n');
+    await scan();
+    expect(sink.episodes.slice(before).map((e) => e.source_ref)).toEqual(['docs/deploy.md']);
+  });
+
+  it('takes an erased file\'s edit after the erasure as new', async () => {
+    await scan();
+    const before = sink.episodes.length;
+    sink.cursor = forgetWorkspaceSubjects(sink.cursor, ['workspace:notes:docs/deploy.md'], 'workspace:notes') as typeof sink.cursor;
+    write('docs/deploy.md', 'Deploys happen on Monday.\n');
+    await scan();
+    expect(sink.episodes.slice(before).map((e) => [e.source_ref, e.kind])).toEqual([['docs/deploy.md', 'document']]);
   });
 
   it('skips ignored, binary and oversized files with their reasons', async () => {

@@ -90,6 +90,12 @@ export const WORKSPACE_PREDICATES = definePredicates({
  */
 export const WorkspaceCursor = z.object({
   files: z.record(z.string(), z.object({ hash: z.string().nullable(), n: z.number().int().min(0) })),
+  /**
+   * Files whose subject was erased, content-free: a digest of the path → a digest of the path and
+   * the content it had. Such a file, unchanged, is passed over (read again it would be stored
+   * again); deleted, it is not retracted (nothing of it is left to end); edited, it is new.
+   */
+  erased: z.record(z.string(), z.string()).optional(),
 });
 export type WorkspaceCursor = z.infer<typeof WorkspaceCursor>;
 
@@ -198,10 +204,12 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
   async function* sync({ cursor, signal }: SyncOptions): AsyncGenerator<SyncBatch> {
     if (rootId.includes(':')) throw new ConnectorError('invalid_config', `the folder name ${rootId} contains ":"; set an id`);
     let inventory: WorkspaceCursor['files'] = {};
+    let erased: Record<string, string> = {};
     if (cursor !== null) {
       const parsed = WorkspaceCursor.safeParse(cursor);
       if (!parsed.success) throw new ConnectorError('invalid_cursor', 'the stored workspace cursor is not an inventory; reset the connector cursor');
       inventory = { ...parsed.data.files };
+      erased = { ...(parsed.data.erased ?? {}) };
     }
     const secretFiles = config.includeSecretFiles ? [] : [...DEFAULT_SECRET_FILES, ...config.secretFiles];
     const { files, skipped: walkSkipped } = await walk(root, config.ignore, signal, secretFiles, config.include);
@@ -212,7 +220,7 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
     let statements: Record<string, number> = {};
     let fetched = 0;
     const flush = (): SyncBatch => {
-      const batch = { episodes, cursor: snapshot(inventory), fetched, skipped, statements, total };
+      const batch = { episodes, cursor: snapshot(inventory, erased), fetched, skipped, statements, total };
       episodes = [];
       skipped = {};
       statements = {};
@@ -239,6 +247,16 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
       seen.add(file.path);
       const previous = inventory[file.path];
       if (previous?.hash === read.hash) continue;
+      if (!previous && Object.keys(erased).length > 0) {
+        const mark = erased[pathMark(file.path)];
+        // Erased and unchanged since: passed over, so the erasure holds.
+        if (mark === contentMark(file.path, read.hash)) {
+          skip('erased');
+          continue;
+        }
+        // Edited since the erasure: what it says now is new.
+        if (mark !== undefined) delete erased[pathMark(file.path)];
+      }
       const n = previous ? previous.n + 1 : 0;
       const item: WorkspaceItem = { change: 'version', rootId, path: file.path, n, previousHash: previous?.hash ?? null, hash: read.hash, text: read.text };
       const [episode] = workspaceToEpisodes(item);
@@ -259,6 +277,11 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
       if (episodes.length >= config.batchSize) yield flush();
     }
 
+    // The mark of an erased file no longer here goes: a file that appears there later is new.
+    if (Object.keys(erased).length > 0) {
+      const here = new Set(files.map((f) => pathMark(f.path)));
+      for (const mark of Object.keys(erased)) if (!here.has(mark)) delete erased[mark];
+    }
     // Whatever was tracked and is no longer readable here (deleted, now ignored, now binary)
     // leaves the workspace's memory.
     for (const path of Object.keys(inventory).sort()) {
@@ -283,13 +306,47 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
   });
 }
 
-function snapshot(files: WorkspaceCursor['files']): JsonValue {
+function snapshot(files: WorkspaceCursor['files'], erased: Readonly<Record<string, string>> = {}): JsonValue {
   const sorted: Record<string, JsonValue> = {};
   for (const path of Object.keys(files).sort()) {
     const entry = files[path];
     if (entry) sorted[path] = { hash: entry.hash, n: entry.n };
   }
-  return { files: sorted };
+  const marks = Object.keys(erased).sort();
+  if (marks.length === 0) return { files: sorted };
+  return { files: sorted, erased: Object.fromEntries(marks.map((k) => [k, erased[k]!])) };
+}
+
+/** The content-free marks of an erased file (see `WorkspaceCursor.erased`). */
+const pathMark = (path: string) => createHash('sha256').update(`path\u0000${path}`).digest('hex');
+const contentMark = (path: string, hash: string | null) => createHash('sha256').update(`content\u0000${path}\u0000${hash ?? ''}`).digest('hex');
+
+/**
+ * The cursor of an instance after an erasure of these subjects: each file of this root whose
+ * subject was erased leaves the inventory for a content-free mark (`WorkspaceCursor.erased`).
+ * An instance id other than `workspace:<root id>` (one given by hand) matches any root.
+ */
+export function forgetWorkspaceSubjects(cursor: unknown, subjects: readonly string[], instanceId: string): unknown {
+  const parsed = WorkspaceCursor.safeParse(cursor);
+  if (!parsed.success) return undefined;
+  const ownRoot = instanceId.startsWith('workspace:') ? instanceId.slice('workspace:'.length) : null;
+  const files = { ...parsed.data.files };
+  const erased = { ...(parsed.data.erased ?? {}) };
+  let changed = false;
+  for (const subject of subjects) {
+    if (!subject.startsWith('workspace:')) continue;
+    const rest = subject.slice('workspace:'.length);
+    const colon = rest.indexOf(':');
+    if (colon < 0) continue;
+    const path = rest.slice(colon + 1);
+    const entry = files[path];
+    if (!entry || (ownRoot !== null && rest.slice(0, colon) !== ownRoot)) continue;
+    delete files[path];
+    // A file already gone from the folder needs no mark: a later one at that path is new.
+    if (entry.hash !== null) erased[pathMark(path)] = contentMark(path, entry.hash);
+    changed = true;
+  }
+  return changed ? snapshot(files, erased) : undefined;
 }
 
 export const workspaceConnector: ConnectorDefinition<WorkspaceConfig, WorkspaceItem> = Object.freeze({
@@ -297,4 +354,5 @@ export const workspaceConnector: ConnectorDefinition<WorkspaceConfig, WorkspaceI
   configSchema: WorkspaceConfig,
   predicates: WORKSPACE_PREDICATES,
   create: createWorkspaceConnector,
+  forgetSubjects: forgetWorkspaceSubjects,
 });

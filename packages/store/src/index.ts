@@ -95,6 +95,7 @@ export { deleteConnectorCursor } from './connectors/delete-connector-cursor.js';
 export { deleteConnectorInstance, type DeleteConnectorInstanceResult } from './connectors/delete-connector-instance.js';
 export { findConnectorInstance } from './connectors/find-connector-instance.js';
 export { insertConnectorInstance, type InsertConnectorInstanceResult } from './connectors/insert-connector-instance.js';
+export { listConnectorCursors } from './connectors/list-connector-cursors.js';
 export { listConnectorInstances } from './connectors/list-connector-instances.js';
 export { loadConnectorCursor } from './connectors/load-connector-cursor.js';
 export { saveConnectorCursor, type SaveConnectorCursorResult } from './connectors/save-connector-cursor.js';

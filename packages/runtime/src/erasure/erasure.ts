@@ -12,6 +12,9 @@ import {
   insertErasedKeys,
   insertErasure,
   linkEpisodesOfSubject,
+  listConnectorCursors,
+  listConnectorInstances,
+  saveConnectorCursor,
   lockSubject,
   memoryIdsOfEpisodes,
   memoryIdsWithClaims,
@@ -21,6 +24,7 @@ import {
 } from '@canon/store';
 import { rebuildInTransaction, type CompileResult } from '../compile/compile.js';
 import { erasedKeyHash } from '../ingest/erased-key.js';
+import { isReservedSource, registeredConnector } from '../connectors/registry.js';
 import { loadPolicySet } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
 import { allUsersOf, withWorkspace } from '../auth/scope.js';
@@ -112,6 +116,7 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
     await deleteJobsNaming(tx, ws, gone);
     // A webhook that follows only a gone subject names it, and has nothing left to follow.
     await deleteWebhooksOfSubjects(tx, ws, gone);
+    await forgetInCursors(tx, ws, gone);
     const audit = await insertErasure(tx, {
       workspace_id: ws,
       id: erasureId,
@@ -146,4 +151,26 @@ async function linksQuotingErasedKeys(tx: Sql, ws: string, subject: string, stat
   if (naming.length === 0) return [];
   const left = new Set(await memoryIdsWithClaims(tx, ws, [...new Set(naming.flatMap((n) => n.ids))]));
   return naming.filter((n) => n.ids.some((id) => !left.has(id))).map((n) => n.episode);
+}
+
+/**
+ * Tells every connector cursor of the workspace the subjects gone: a cursor naming a scanned
+ * file kept its path and content hash, and the next run retracted the deleted file — writing the
+ * erased subject back (design §8). A connector that keeps nothing of its subjects has no
+ * `forgetSubjects`, and its cursor stays.
+ */
+async function forgetInCursors(tx: Sql, ws: string, gone: readonly string[]): Promise<void> {
+  if (gone.length === 0) return;
+  const cursors = await listConnectorCursors(tx, ws);
+  if (cursors.length === 0) return;
+  const registered = new Map((await listConnectorInstances(tx, ws)).map((i) => [i.id, i.connector] as const));
+  for (const { instance_id, cursor } of cursors) {
+    const connector = registered.get(instance_id) ?? instance_id.slice(0, Math.max(0, instance_id.indexOf(':')));
+    if (!isReservedSource(connector)) continue;
+    const next = registeredConnector(connector).definition.forgetSubjects?.(cursor, gone, instance_id);
+    if (next === undefined) continue;
+    // In the erasure's transaction, which holds the subjects' locks; a run that commits a batch
+    // meanwhile finds the cursor moved and is refused (its batch rolled back), as two runs are.
+    await saveConnectorCursor(tx, { workspaceId: ws, instanceId: instance_id, expected: cursor, cursor: next });
+  }
 }

@@ -5,6 +5,7 @@ import { deleteConnectorCursor } from './delete-connector-cursor.js';
 import { deleteConnectorInstance } from './delete-connector-instance.js';
 import { findConnectorInstance } from './find-connector-instance.js';
 import { insertConnectorInstance } from './insert-connector-instance.js';
+import { listConnectorCursors } from './list-connector-cursors.js';
 import { listConnectorInstances } from './list-connector-instances.js';
 import { loadConnectorCursor } from './load-connector-cursor.js';
 import { saveConnectorCursor } from './save-connector-cursor.js';
@@ -89,5 +90,18 @@ describe('deleteConnectorInstance', () => {
     expect(await deleteConnectorInstance(pool, 'w-delete', 'repo')).toEqual(created);
     expect(await findConnectorInstance(pool, 'w-delete', 'repo')).toBeNull();
     expect(await deleteConnectorInstance(pool, 'w-delete', 'repo')).toEqual({ ok: false, reason: 'not_found' });
+  });
+});
+
+describe('listConnectorCursors', () => {
+  it('lists the cursors of one workspace by instance id', async () => {
+    await saveConnectorCursor(pool, { workspaceId: 'w-cursors', instanceId: 'workspace:b', expected: null, cursor: { files: {} } });
+    await saveConnectorCursor(pool, { workspaceId: 'w-cursors', instanceId: 'git:a', expected: null, cursor: { head: 'x' } });
+    await saveConnectorCursor(pool, { workspaceId: 'w-cursors-other', instanceId: 'git:a', expected: null, cursor: { head: 'y' } });
+    expect(await listConnectorCursors(pool, 'w-cursors')).toEqual([
+      { instance_id: 'git:a', cursor: { head: 'x' } },
+      { instance_id: 'workspace:b', cursor: { files: {} } },
+    ]);
+    expect(await listConnectorCursors(pool, 'w-none')).toEqual([]);
   });
 });
