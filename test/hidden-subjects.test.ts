@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUES } from '@canon/runtime/internals';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
 // Another user's personal subject, named by a key that may not see it, answers every compile,
@@ -79,5 +80,14 @@ describe('a personal subject named by another key', () => {
     const seen = await canon.request(`/v1/jobs/${job_id}`, { key: bob });
     expect(seen.status).toBe(404);
     expect(await seen.text()).not.toContain(DIARY);
+  });
+
+  it('is not named in the dead letters another key lists', async () => {
+    // As a many-subject job sets a failed subject aside.
+    await canon.runtime.boss!.send(QUEUES.compileDead, { workspace_id: 'default', subject: DIARY, error: 'Error: boom' });
+    await canon.runtime.boss!.send(QUEUES.compileDead, { workspace_id: 'default', subject: 'shared:broken', error: 'Error: boom' });
+    const list = async (key: string) => ((await (await canon.request('/v1/jobs/dead', { key })).json()).jobs as Array<{ subject: string }>).map((j) => j.subject).sort();
+    expect(await list(bob)).toEqual(['shared:broken']);
+    expect(await list(ann)).toEqual([DIARY, 'shared:broken'].sort());
   });
 });

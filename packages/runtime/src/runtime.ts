@@ -222,7 +222,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     metrics: (principal) => collectMetrics(pool, boss, principal),
     schedule: async (principal) => (boss ? getCompileSchedule(boss, principal.workspace_id) : null),
     setSchedule: (principal, schedule) => setCompileSchedule(needQueue(), principal, schedule),
-    deadLetters: (principal) => listDeadLetters(needQueue(), principal),
+    deadLetters: (principal) => listDeadLetters(needQueue(), pool, principal),
     redrive: (principal) => redriveDeadLetters(needQueue(), principal),
 
     createKey: (input) => createApiKey(pool, input),

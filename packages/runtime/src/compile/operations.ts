@@ -1,7 +1,9 @@
 import type { PgBoss } from 'pg-boss';
+import type { Pool } from '@canon/store';
 import { ForbiddenError, ValidationError } from '@canon/core';
 import { DEFAULT_SCHEDULE_KEY, QUEUES, scheduleSingleton, type ScheduledCompileData } from './jobs.js';
 import { publicError } from './job-status.js';
+import { hiddenSubjects } from '../recall/visibility.js';
 import type { Principal } from '../auth/principal.js';
 
 export interface CompileSchedule {
@@ -45,11 +47,15 @@ export interface DeadLetter {
   error: unknown;
 }
 
-/** Compile jobs of this workspace that exhausted their retries. */
-export async function listDeadLetters(boss: PgBoss, principal: Principal): Promise<DeadLetter[]> {
+/**
+ * Compile jobs of this workspace that exhausted their retries — but those of a subject the key may
+ * not see (another user's personal subject), which the list would name.
+ */
+export async function listDeadLetters(boss: PgBoss, pool: Pool, principal: Principal): Promise<DeadLetter[]> {
   const jobs = await boss.findJobs<{ workspace_id: string; subject: string; error?: string }>(QUEUES.compileDead, { data: { workspace_id: principal.workspace_id } });
+  const hidden = new Set(await hiddenSubjects(pool, principal, [...new Set(jobs.map((j) => j.data.subject))]));
   return jobs
-    .filter((j) => j.state !== 'completed')
+    .filter((j) => j.state !== 'completed' && !hidden.has(j.data.subject))
     // A subject job that ran out of retries carries its output; one a many-subject job set aside carries its error.
     .map((j) => ({ job_id: j.id, subject: j.data.subject, failed_at: new Date(j.createdOn).toISOString(), error: publicError(j.sourceOutput ?? j.output ?? j.data.error ?? null) }));
 }
