@@ -136,6 +136,27 @@ describe('the reported attacks, end to end', () => {
     expect(open).toEqual({ fc3: 1, fc4: 0 });
   });
 
+  it('a resolution settles the dispute from where it began, a side its author changed since included', async () => {
+    const alice = (await canon.key('member', { workspace: 'resolve-past', user: 'alice' })).key;
+    const bob = (await canon.key('member', { workspace: 'resolve-past', user: 'bob' })).key;
+    const say = (key: string, k: string, at: string, value: string) =>
+      post(key, { idempotency_key: k, subject: 'rs', occurred_at: at, body: { claims: [{ predicate: 'freeze', value }] } });
+    await say(alice, 'rs-1', '2026-01-01T00:00:00Z', 'Tuesday');
+    await say(bob, 'rs-2', '2026-01-02T00:00:00Z', 'Thursday');
+    // alice changes her own side: the dispute goes on, Thursday against Friday.
+    await say(alice, 'rs-3', '2026-03-01T00:00:00Z', 'Friday');
+    const read = async (asOf: string) =>
+      (await (await canon.request(`/v1/subjects/rs/memories?as_of=${asOf}`, { key: alice })).json()).memories[0] as { id: string; status: string; current: Array<{ value: string }> };
+    const before = await read('2026-02-15T00:00:00Z');
+    expect([before.status, before.current.map((v) => v.value).sort()]).toEqual(['conflicted', ['Thursday', 'Tuesday']]);
+    const res = await canon.request(`/v1/memories/${before.id}/resolution`, { key: alice, json: { value: 'Wednesday', reason: 'the team agreed', idempotency_key: 'rs-r' } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    for (const at of ['2026-01-03T00:00:00Z', '2026-02-15T00:00:00Z', '2026-04-01T00:00:00Z']) {
+      const m = await read(at);
+      expect([at, m.status, m.current.map((v) => v.value)]).toEqual([at, 'current', ['Wednesday']]);
+    }
+  });
+
   it('the same key states a value in January and another in June: a change, not a conflict', async () => {
     const bot = (await canon.key('agent', { workspace: 'own-update' })).key;
     const subject = 'team:payments';

@@ -132,6 +132,19 @@ export function foldOne(s: FoldState, c: Claim): void {
     if (compareInstants(e.valid_from, start) < 0) start = e.valid_from;
     s.end(e, c.effective_from, 'superseded', endRef('correction', c), 'correction');
   }
+  // A resolution also settles a side of its dispute that closed since the dispute began (its
+  // author changed it): named by the claims it settles, it was wrong too, and left as it was it
+  // would stand beside the winner in the history, a dispute no one had (design §4, resolution).
+  if (corrected.length > 0 && c.settles.length > 0) {
+    const cites = (x: ClaimRef) => c.settles.some((r) => sameRef(r, x));
+    for (const e of s.entries) {
+      if (e.open || e.status === 'overruled' || e.superseded_by === 'correction' || e.vkey === vkey) continue;
+      if (!e.evidence.some(cites) && !(e.prior?.refs.some(cites) ?? false)) continue;
+      reasons.push(`corrects ${describe(e.value)} (held from ${e.valid_from}) retroactively`);
+      if (compareInstants(e.valid_from, start) < 0) start = e.valid_from;
+      e.superseded_by = 'correction';
+    }
+  }
 
   let target: Entry;
   if (match) {

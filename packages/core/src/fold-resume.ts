@@ -24,13 +24,20 @@ export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>,
   // Each cited (lineage, instant) once: a batch of thousands of claims on a value restated
   // thousands of times checks each claim in one lookup, not one scan.
   const cited = new Set<string>();
+  // The claims the open values stand on: a resolution that settles any other claim corrects a
+  // side of its dispute that closed since (fold-one), which only a fold of every claim holds.
+  const openClaims = new Set<string>();
   const base = sealedBase(sealed).values;
   for (const { at } of checkpoint.open) {
     // An open value is never sealed (`timelineHashes`): a checkpoint naming one is not this head's.
     const v = previous.values[at - base];
     if (!v) return false;
-    for (const x of v.evidence) cited.add(versionAt(x.lineage, x.occurred_at));
+    for (const x of v.evidence) {
+      cited.add(versionAt(x.lineage, x.occurred_at));
+      openClaims.add(claimKey(x));
+    }
   }
+  if (added.some((c) => c.correction && c.settles.some((r) => !openClaims.has(claimKey(r))))) return false;
   if (!joinsNoSealedValue(previous, checkpoint, added, sealed, base)) return false;
   if (!attachesToSealedEvidence(previous, checkpoint, added, sealed, base)) return false;
   return added.every(
@@ -214,3 +221,5 @@ function versionAt(lineage: string, at: string): string {
 function refKey(r: { source: string; idempotency_key: string; index: number }): string {
   return JSON.stringify(claimRef(r));
 }
+
+const claimKey = (r: { source: string; idempotency_key: string; index: number }) => JSON.stringify([r.source, r.idempotency_key, r.index]);

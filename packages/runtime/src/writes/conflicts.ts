@@ -7,6 +7,7 @@ import {
   parseInput,
   ROLE_STANDING,
   view,
+  compareInstants,
   type ClaimRef,
   type EvidenceRef,
 } from '@canon/core';
@@ -144,6 +145,10 @@ export async function resolveConflict(
     };
     for (const side of conflict.sides) if (side.sources[0]) push(side.sources[0]);
     for (const side of conflict.sides) side.sources.forEach(push);
+    // And every value held in the dispute since it began, though its author changed it since: left
+    // out, it would stay in the history beside the winner, a dispute no one had (design §4:
+    // after a resolution the winner holds at any time in the conflict).
+    for (const ref of earlierSides(memory.timeline, now)) push(ref);
 
     const fk = memory.timeline.fact_key;
     const written = await appendAndCompile(ctx, principal, {
@@ -161,4 +166,23 @@ export async function resolveConflict(
     const after = await memoryDetail(ctx.tx, principal, memoryId, new Date().toISOString());
     return { outcome: 'applied' as const, episode_id: written.episode_id, decision: decisionOf(after, key), compiled: written.compiled, memory: after };
   });
+}
+
+/**
+ * The claims behind the values held during the dispute open at `now`, from the instant it began
+ * (the dispute runs back while the memory is conflicted at each earlier boundary of its values).
+ */
+function earlierSides(t: MemoryDetail['timeline'], now: string): EvidenceRef[] {
+  const boundaries = [...new Set(t.values.flatMap((v) => (v.valid_to === null ? [v.valid_from] : [v.valid_from, v.valid_to])))]
+    .filter((b) => compareInstants(b, now) <= 0)
+    .sort((a, b) => compareInstants(b, a));
+  let start = now;
+  for (const b of boundaries) {
+    if (view(t, b).status !== 'conflicted') break;
+    start = b;
+  }
+  return t.values
+    .filter((v) => v.status !== 'overruled' && v.superseded_by !== 'correction')
+    .filter((v) => compareInstants(v.valid_from, now) <= 0 && (v.valid_to === null || compareInstants(v.valid_to, start) > 0))
+    .flatMap((v) => v.evidence);
 }
