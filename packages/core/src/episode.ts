@@ -11,7 +11,7 @@ export const LIMITS = Object.freeze({
   episodeBodyBytes: 256 * 1024,
   /** Bytes in UTF-8, not characters: what the database's indexes hold (an entry is at most 2,704 bytes). */
   shortString: 512,
-  /** A claim's predicate and qualifiers together, as JSON, in UTF-8 (`keyPartBytes`): the rest of a fact key's index entry. */
+  /** A claim's predicate and qualifiers together, as JSON, in UTF-8 (`keyPartFits`): the rest of a fact key's index entry. */
   factKeyBytes: 1024,
   text: 100_000,
   claimsPerEpisode: 1000,
@@ -35,14 +35,15 @@ const shortString = cleanString(z.string().min(1).max(LIMITS.shortString)).refin
 );
 
 /**
- * The bytes of a claim's own part of its fact key — predicate and qualifiers as JSON — which,
- * beside the subject, make the index entries of its memory; measured only when it could exceed.
+ * Whether a claim's own part of its fact key — predicate and qualifiers as JSON — fits in
+ * `LIMITS.factKeyBytes`: beside the subject it makes the index entries of its memory. Measured in
+ * bytes only when it could exceed (a UTF-16 unit is at most 3 bytes in UTF-8).
  */
-export function keyPartBytes(predicate: string, qualifiers: Readonly<Record<string, string>> | undefined): number {
+export function keyPartFits(predicate: string, qualifiers: Readonly<Record<string, string>> | undefined): boolean {
   let units = predicate.length;
   for (const [k, v] of Object.entries(qualifiers ?? {})) units += k.length + v.length + 6;
-  if (units * 3 + 8 <= LIMITS.factKeyBytes) return units;
-  return Buffer.byteLength(JSON.stringify([predicate, qualifiers ?? {}]), 'utf8');
+  if (units * 3 + 8 <= LIMITS.factKeyBytes) return true;
+  return Buffer.byteLength(JSON.stringify([predicate, qualifiers ?? {}]), 'utf8') <= LIMITS.factKeyBytes;
 }
 
 /** The size of a value as JSON; a value JSON cannot even write counts as too large. */
@@ -95,7 +96,7 @@ export const ClaimInput = z.strictObject({
   settles: z.array(ClaimRef).max(100).optional(),
   /** Original wording, when the structured claim came from text. */
   text: cleanString(z.string().max(LIMITS.text)).optional(),
-}).refine((c) => keyPartBytes(c.predicate, c.qualifiers) <= LIMITS.factKeyBytes, {
+}).refine((c) => keyPartFits(c.predicate, c.qualifiers), {
   message: `the fact key's predicate and qualifiers are longer than ${LIMITS.factKeyBytes} bytes as JSON`,
   path: ['predicate'],
 });

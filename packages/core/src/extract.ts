@@ -1,6 +1,6 @@
 import type { Claim, ClaimOrigin } from './claim.js';
 import type { ClaimInput, ClaimOp, Episode } from './episode.js';
-import { keyPartBytes, LIMITS } from './episode.js';
+import { keyPartFits } from './episode.js';
 import type { FactKey, FactKeyParts } from './fact-key.js';
 import { factKeyString, makeFactKey, memoryId } from './fact-key.js';
 import type { Json } from './normalize.js';
@@ -227,6 +227,19 @@ function fromDocument(episode: Episode, cuesOf: (text: string) => CueMatch[], ct
 }
 
 /**
+ * A draft whose predicate and qualifiers would not fit a fact key's index entry (a sentence of
+ * thousands of characters read as one template; a claim accepted before the door measured keys)
+ * is kept as a note of its words, keyed by their fingerprint, or — a document's key path — left
+ * to the document's searchable text: a compile never fails on the size of a key.
+ */
+function withinKeyLimit(d: Draft): Draft[] {
+  if (keyPartFits(d.predicate, d.qualifiers)) return [d];
+  if (d.origin === 'document') return [];
+  const words = d.origin === 'text' ? d.text : d.predicate;
+  return [{ ...d, predicate: NOTE_PREDICATE, qualifiers: { fingerprint: fingerprint(words) }, value: d.origin === 'text' ? normalizeText(d.text).replace(/[\s.!;:,]+$/u, '') : d.value, origin: 'note' }];
+}
+
+/**
  * Turns a stored episode into claims, deterministically: the same episode, extractor version and
  * policies give the same claims, byte for byte (no clock, no randomness, no locale).
  *
@@ -237,19 +250,6 @@ function fromDocument(episode: Episode, cuesOf: (text: string) => CueMatch[], ct
  * retracts anything: it only states the claims it carries; a snapshot's lineage ends the keys a
  * newer version no longer states (design §4).
  */
-/**
- * A draft whose predicate and qualifiers would not fit a fact key's index entry (a sentence of
- * thousands of characters read as one template; a claim accepted before the door measured keys)
- * is kept as a note of its words, keyed by their fingerprint, or — a document's key path — left
- * to the document's searchable text: a compile never fails on the size of a key.
- */
-function withinKeyLimit(d: Draft): Draft[] {
-  if (keyPartBytes(d.predicate, d.qualifiers) <= LIMITS.factKeyBytes) return [d];
-  if (d.origin === 'document') return [];
-  const words = d.origin === 'text' ? d.text : d.predicate;
-  return [{ ...d, predicate: NOTE_PREDICATE, qualifiers: { fingerprint: fingerprint(words) }, value: d.origin === 'text' ? normalizeText(d.text).replace(/[\s.!;:,]+$/u, '') : d.value, origin: 'note' }];
-}
-
 export function extract(episode: Episode, policies: PolicySet, extractorVersion: string = EXTRACTOR_VERSION): Claim[] {
   // A link states something about two fact keys, not a fact: its reason is never read as one.
   if (episode.kind === 'link') return [];

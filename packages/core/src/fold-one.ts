@@ -48,8 +48,7 @@ type Relation = 'correct' | 'change' | 'dispute';
  * is only a record of the past make a change at the claim's time; anything else disputes.
  */
 function relate(s: FoldState, c: Claim, e: Entry): Relation {
-  const cites = (x: ClaimRef) => c.settles.some((r) => sameRef(r, x));
-  const named = c.settles.length === 0 || e.evidence.some(cites) || (e.prior?.refs.some(cites) ?? false);
+  const named = c.settles.length === 0 || settlesClaimOf(c, e);
   if (c.correction && named) return 'correct';
   if (lineageLink(c, e)) return 'change';
   if (c.standing > e.standing) return 'change';
@@ -57,6 +56,12 @@ function relate(s: FoldState, c: Claim, e: Entry): Relation {
   if (c.effective_explicit || s.policy.mode === 'supersede') return 'change';
   if (sameAuthor(c, e) || historical(e)) return 'change';
   return 'dispute';
+}
+
+/** Whether a claim names, among those it settles, one of the claims a value stands on. */
+function settlesClaimOf(c: Claim, e: Entry): boolean {
+  const cites = (x: ClaimRef) => c.settles.some((r) => sameRef(r, x));
+  return e.evidence.some(cites) || (e.prior?.refs.some(cites) ?? false);
 }
 
 function why(s: FoldState, c: Claim, e: Entry): string {
@@ -136,10 +141,9 @@ export function foldOne(s: FoldState, c: Claim): void {
   // author changed it): named by the claims it settles, it was wrong too, and left as it was it
   // would stand beside the winner in the history, a dispute no one had (design §4, resolution).
   if (corrected.length > 0 && c.settles.length > 0) {
-    const cites = (x: ClaimRef) => c.settles.some((r) => sameRef(r, x));
     for (const e of s.entries) {
       if (e.open || e.status === 'overruled' || e.superseded_by === 'correction' || e.vkey === vkey) continue;
-      if (!e.evidence.some(cites) && !(e.prior?.refs.some(cites) ?? false)) continue;
+      if (!settlesClaimOf(c, e)) continue;
       reasons.push(`corrects ${describe(e.value)} (held from ${e.valid_from}) retroactively`);
       if (compareInstants(e.valid_from, start) < 0) start = e.valid_from;
       e.superseded_by = 'correction';

@@ -34,10 +34,10 @@ export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>,
     if (!v) return false;
     for (const x of v.evidence) {
       cited.add(versionAt(x.lineage, x.occurred_at));
-      openClaims.add(claimKey(x));
+      openClaims.add(refKey(x));
     }
   }
-  if (added.some((c) => c.correction && c.settles.some((r) => !openClaims.has(claimKey(r))))) return false;
+  if (added.some((c) => c.correction && c.settles.some((r) => !openClaims.has(refKey(r))))) return false;
   if (!joinsNoSealedValue(previous, checkpoint, added, sealed, base)) return false;
   if (!attachesToSealedEvidence(previous, checkpoint, added, sealed, base)) return false;
   return added.every(
@@ -221,5 +221,3 @@ function versionAt(lineage: string, at: string): string {
 function refKey(r: { source: string; idempotency_key: string; index: number }): string {
   return JSON.stringify(claimRef(r));
 }
-
-const claimKey = (r: { source: string; idempotency_key: string; index: number }) => JSON.stringify([r.source, r.idempotency_key, r.index]);

@@ -367,7 +367,7 @@ function walk(
   const resumable =
     withCheckpoint &&
     last !== undefined &&
-    !ordered.some((c) => reachesBack(c) || c.snapshot) &&
+    !ordered.some(reachesBack) &&
     !versions.some((v) => v.snapshot && lineagesOfKey.has(v.lineage));
   const checkpoint = resumable ? checkpointOf(policy, open.map((entry) => ({ at: s.entries.indexOf(entry), entry })), last) : null;
   return { timeline, checkpoint };
