@@ -169,16 +169,30 @@ export async function resolveConflict(
 }
 
 /**
- * The claims behind the values held during the dispute open at `now`, from the instant it began
- * (the dispute runs back while the memory is conflicted at each earlier boundary of its values).
+ * The claims behind the values held during the dispute open at `now`, from the instant it began:
+ * the dispute runs back while two or more values are held (as `view` reads them) at each earlier
+ * boundary of the values. One sweep over the boundaries, counted by binary search: a key changed
+ * thousands of times inside one long dispute costs O(n log n), not a view per boundary.
  */
 function earlierSides(t: MemoryDetail['timeline'], now: string): EvidenceRef[] {
-  const boundaries = [...new Set(t.values.flatMap((v) => (v.valid_to === null ? [v.valid_from] : [v.valid_from, v.valid_to])))]
-    .filter((b) => compareInstants(b, now) <= 0)
-    .sort((a, b) => compareInstants(b, a));
+  const held = t.values.filter((v) => v.status !== 'overruled' && v.superseded_by !== 'correction' && (v.valid_to === null || compareInstants(v.valid_from, v.valid_to) < 0));
+  const starts = held.map((v) => v.valid_from).sort(compareInstants);
+  const ends = held.flatMap((v) => (v.valid_to === null ? [] : [v.valid_to])).sort(compareInstants);
+  // How many of `sorted` are at or before `at`.
+  const upTo = (sorted: readonly string[], at: string) => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareInstants(sorted[mid]!, at) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const boundaries = [...new Set([...starts, ...ends])].filter((b) => compareInstants(b, now) <= 0).sort((a, b) => compareInstants(b, a));
   let start = now;
   for (const b of boundaries) {
-    if (view(t, b).status !== 'conflicted') break;
+    if (upTo(starts, b) - upTo(ends, b) < 2) break;
     start = b;
   }
   return t.values
