@@ -95,18 +95,18 @@ export async function readSubjectFor(
 }
 
 /**
- * A subject looked up as the key sees it (in `scope`, the key's) and as the workspace holds it:
- * `statements` end in the workspace's scope with every user's rows visible, and `verify` reads
- * their results, finding a subject that exists but not for the key — another user's personal
- * subject — as absent as one of another workspace (`NotFoundError`).
- */
-/**
  * Another user's personal subject, named by a key that may not see it: a `NotFoundError` to a
  * caller that reads it, and to a compile, a rebuild or a verify the same answer as a name no one
  * wrote (zeros and the empty state's hash) — a `404` there would tell that the subject exists.
  */
 export class HiddenSubjectError extends NotFoundError {}
 
+/**
+ * A subject looked up as the key sees it (in `scope`, the key's) and as the workspace holds it:
+ * `statements` end in the workspace's scope with every user's rows visible, and `verify` reads
+ * their results, finding a subject that exists but not for the key — another user's personal
+ * subject — as absent as one of another workspace (`HiddenSubjectError`).
+ */
 function visibilityCheck(key: { workspace_id: string; user: string | null }, subject: string) {
   const ws = key.workspace_id;
   const seen = subjectSeenStatement(ws, subject);

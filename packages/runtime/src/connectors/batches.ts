@@ -3,7 +3,7 @@ import { findConnectorInstance, loadConnectorCursor, saveConnectorCursor, type P
 import type { Principal } from '../auth/principal.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { withWorkspace } from '../auth/scope.js';
-import { checkInstanceId, CONNECTOR_IDS, isReservedSource } from './registry.js';
+import { checkInstanceId, CONNECTOR_IDS, connectorOfInstance } from './registry.js';
 
 /**
  * The server side of a connector run fed from elsewhere (`canon sync` with CANON_URL): the
@@ -85,8 +85,7 @@ export async function commitConnectorBatch(
  */
 async function checkConnectorKey(pool: Pool, principal: Principal, instanceId: string, episodes: readonly unknown[]): Promise<void> {
   const registeredRow = await withWorkspace(pool, principal, (tx) => findConnectorInstance(tx, principal.workspace_id, instanceId));
-  const prefix = instanceId.includes(':') ? instanceId.slice(0, instanceId.indexOf(':')) : '';
-  const connector = registeredRow?.connector ?? (isReservedSource(prefix) ? prefix : null);
+  const connector = connectorOfInstance(instanceId, registeredRow?.connector);
   if (connector === null) {
     throw new ValidationError(`instance_id: ${JSON.stringify(instanceId)} is no instance of a connector: its id starts with one (${CONNECTOR_IDS.join(', ')}) and a colon, or it is registered`);
   }

@@ -95,3 +95,12 @@ export function checkInstanceId(id: string): string {
 export function isReservedSource(source: string): boolean {
   return Object.hasOwn(registered, source);
 }
+
+/**
+ * The connector an instance belongs to: its registered row's, else the one its id starts with
+ * (`github:acme/api`, as a run names it by default); null when neither names a connector.
+ */
+export function connectorOfInstance(instanceId: string, registered: string | null | undefined): ConnectorId | null {
+  const named = registered ?? (instanceId.includes(':') ? instanceId.slice(0, instanceId.indexOf(':')) : '');
+  return isReservedSource(named) ? (named as ConnectorId) : null;
+}

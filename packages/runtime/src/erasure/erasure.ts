@@ -24,7 +24,7 @@ import {
 } from '@canon/store';
 import { rebuildInTransaction, type CompileResult } from '../compile/compile.js';
 import { erasedKeyHash } from '../ingest/erased-key.js';
-import { isReservedSource, registeredConnector } from '../connectors/registry.js';
+import { connectorOfInstance, registeredConnector } from '../connectors/registry.js';
 import { loadPolicySet } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
 import { allUsersOf, withWorkspace } from '../auth/scope.js';
@@ -165,8 +165,8 @@ async function forgetInCursors(tx: Sql, ws: string, gone: readonly string[]): Pr
   if (cursors.length === 0) return;
   const registered = new Map((await listConnectorInstances(tx, ws)).map((i) => [i.id, i.connector] as const));
   for (const { instance_id, cursor } of cursors) {
-    const connector = registered.get(instance_id) ?? instance_id.slice(0, Math.max(0, instance_id.indexOf(':')));
-    if (!isReservedSource(connector)) continue;
+    const connector = connectorOfInstance(instance_id, registered.get(instance_id));
+    if (connector === null) continue;
     const next = registeredConnector(connector).definition.forgetSubjects?.(cursor, gone, instance_id);
     if (next === undefined) continue;
     // In the erasure's transaction, which holds the subjects' locks; a run that commits a batch
