@@ -204,12 +204,13 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
   async function* sync({ cursor, signal }: SyncOptions): AsyncGenerator<SyncBatch> {
     if (rootId.includes(':')) throw new ConnectorError('invalid_config', `the folder name ${rootId} contains ":"; set an id`);
     let inventory: WorkspaceCursor['files'] = {};
-    let erased: Record<string, string> = {};
+    // Kept as a Map while the scan runs: a new file asks it once, whatever the number of marks.
+    let erased = new Map<string, string>();
     if (cursor !== null) {
       const parsed = WorkspaceCursor.safeParse(cursor);
       if (!parsed.success) throw new ConnectorError('invalid_cursor', 'the stored workspace cursor is not an inventory; reset the connector cursor');
       inventory = { ...parsed.data.files };
-      erased = { ...(parsed.data.erased ?? {}) };
+      erased = new Map(Object.entries(parsed.data.erased ?? {}));
     }
     const secretFiles = config.includeSecretFiles ? [] : [...DEFAULT_SECRET_FILES, ...config.secretFiles];
     const { files, skipped: walkSkipped } = await walk(root, config.ignore, signal, secretFiles, config.include);
@@ -220,7 +221,7 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
     let statements: Record<string, number> = {};
     let fetched = 0;
     const flush = (): SyncBatch => {
-      const batch = { episodes, cursor: snapshot(inventory, erased), fetched, skipped, statements, total };
+      const batch = { episodes, cursor: snapshot(inventory, Object.fromEntries(erased)), fetched, skipped, statements, total };
       episodes = [];
       skipped = {};
       statements = {};
@@ -247,15 +248,16 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
       seen.add(file.path);
       const previous = inventory[file.path];
       if (previous?.hash === read.hash) continue;
-      if (!previous && Object.keys(erased).length > 0) {
-        const mark = erased[pathMark(file.path)];
+      if (!previous && erased.size > 0) {
+        const at = pathMark(file.path);
+        const mark = erased.get(at);
         // Erased and unchanged since: passed over, so the erasure holds.
         if (mark === contentMark(file.path, read.hash)) {
           skip('erased');
           continue;
         }
         // Edited since the erasure: what it says now is new.
-        if (mark !== undefined) delete erased[pathMark(file.path)];
+        erased.delete(at);
       }
       const n = previous ? previous.n + 1 : 0;
       const item: WorkspaceItem = { change: 'version', rootId, path: file.path, n, previousHash: previous?.hash ?? null, hash: read.hash, text: read.text };
@@ -278,9 +280,9 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
     }
 
     // The mark of an erased file no longer here goes: a file that appears there later is new.
-    if (Object.keys(erased).length > 0) {
+    if (erased.size > 0) {
       const here = new Set(files.map((f) => pathMark(f.path)));
-      for (const mark of Object.keys(erased)) if (!here.has(mark)) delete erased[mark];
+      for (const mark of [...erased.keys()]) if (!here.has(mark)) erased.delete(mark);
     }
     // Whatever was tracked and is no longer readable here (deleted, now ignored, now binary)
     // leaves the workspace's memory.
