@@ -140,9 +140,11 @@ export function foldOne(s: FoldState, c: Claim): void {
   // A resolution also settles a side of its dispute that closed since the dispute began (its
   // author changed it): named by the claims it settles, it was wrong too, and left as it was it
   // would stand beside the winner in the history, a dispute no one had (design §4, resolution).
+  // Standing first: only a side the resolution could have replaced — changed by its author (not
+  // retracted, not overruled), of no higher standing than the resolution — whatever `settles` names.
   if (corrected.length > 0 && c.settles.length > 0) {
     for (const e of s.entries) {
-      if (e.open || e.status === 'overruled' || e.superseded_by === 'correction' || e.vkey === vkey) continue;
+      if (e.open || e.superseded_by !== 'change' || e.standing > c.standing || e.vkey === vkey) continue;
       if (!settlesClaimOf(c, e)) continue;
       reasons.push(`corrects ${describe(e.value)} (held from ${e.valid_from}) retroactively`);
       if (compareInstants(e.valid_from, start) < 0) start = e.valid_from;

@@ -115,6 +115,28 @@ describe('one-value keys', () => {
     expect(values(t)).toEqual([['Mon', 'superseded'], ['Wed', 'superseded'], ['Fri', 'in_force']]);
   });
 
+  it('a resolution naming a closed value of higher standing, or a retracted one, leaves it as it was (standing first)', () => {
+    // A maintainer's Monday, retracted by an owner; then a member's Wednesday alone.
+    const m = claim({ key: 'm', role: 'maintainer', value: 'Mon', at: '2024-05-01T00:00:00Z' });
+    const r = claim({ key: 'r', role: 'owner', op: 'retract', value: null, at: '2024-05-02T00:00:00Z' });
+    const x = claim({ key: 'x', value: 'Wed', at: '2024-05-03T00:00:00Z' });
+    const y = claim({ key: 'y', value: 'Thu', at: '2024-05-04T00:00:00Z' });
+    // A member's correction names both, as any client may write `settles`.
+    const t = fold([m, r, x, y, claim({ key: 'c', value: 'Fri', correction: true, settles: [ref(x), ref(y), ref(m)], at: '2024-05-05T00:00:00Z' })], flag, []);
+    const monday = t.values.find((v) => v.value === 'Mon')!;
+    expect([monday.status, monday.superseded_by]).toEqual(['retracted', null]);
+    expect(t.values.find((v) => v.value === 'Fri')!.valid_from).toBe('2024-05-03T00:00:00.000Z');
+    expect(view(t, '2024-05-01T12:00:00Z').current.map((v) => v.value)).toEqual(['Mon']);
+
+    // A maintainer's Monday changed by an owner's Tuesday, which the owner then retracts.
+    const o = claim({ key: 'o', role: 'owner', value: 'Tue', at: '2024-05-02T00:00:00Z' });
+    const ro = claim({ key: 'ro', role: 'owner', op: 'retract', value: null, at: '2024-05-02T12:00:00Z' });
+    const u = fold([m, o, ro, x, y, claim({ key: 'c', value: 'Fri', correction: true, settles: [ref(x), ref(y), ref(m)], at: '2024-05-05T00:00:00Z' })], flag, []);
+    const changed = u.values.find((v) => v.value === 'Mon')!;
+    expect([changed.status, changed.superseded_by]).toEqual(['superseded', 'change']);
+    expect(view(u, '2024-05-01T12:00:00Z').current.map((v) => v.value)).toEqual(['Mon']);
+  });
+
   it('a scheduled change that a newer version of its lineage withdrew never takes effect', () => {
     const v1 = claim({ key: 'v1', lineage: 'doc', snapshot: true, value: 'Thu', effective: '2024-06-01T00:00:00Z', at: '2024-05-01T00:00:00Z' });
     const base = claim({ key: 'x', value: 'Tue', at: '2024-04-01T00:00:00Z' });
