@@ -24,20 +24,14 @@ export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>,
   // Each cited (lineage, instant) once: a batch of thousands of claims on a value restated
   // thousands of times checks each claim in one lookup, not one scan.
   const cited = new Set<string>();
-  // The claims the open values stand on: a resolution that settles any other claim corrects a
-  // side of its dispute that closed since (fold-one), which only a fold of every claim holds.
-  const openClaims = new Set<string>();
   const base = sealedBase(sealed).values;
   for (const { at } of checkpoint.open) {
     // An open value is never sealed (`timelineHashes`): a checkpoint naming one is not this head's.
     const v = previous.values[at - base];
     if (!v) return false;
-    for (const x of v.evidence) {
-      cited.add(versionAt(x.lineage, x.occurred_at));
-      openClaims.add(refKey(x));
-    }
+    for (const x of v.evidence) cited.add(versionAt(x.lineage, x.occurred_at));
   }
-  if (added.some((c) => c.correction && c.settles.some((r) => !openClaims.has(refKey(r))))) return false;
+  if (!settlesNoClosedSide(previous, added, sealed)) return false;
   if (!joinsNoSealedValue(previous, checkpoint, added, sealed, base)) return false;
   if (!attachesToSealedEvidence(previous, checkpoint, added, sealed, base)) return false;
   return added.every(
@@ -214,6 +208,26 @@ export function resumeFold(
 }
 
 /** A lineage at an instant, the instant as a time (its spellings agree: `compareInstants`). */
+/**
+ * False when a resolution among `added` names a claim of a side that its author changed since
+ * (`superseded_by: 'change'`): the fold corrects such a side too (fold-one), and the checkpoint
+ * holds only the open values. A claim found in no value of the head may be in a sealed block:
+ * false then too, unless nothing is sealed.
+ */
+function settlesNoClosedSide(previous: Pick<Timeline, 'values'>, added: readonly Claim[], sealed: Sealed | null): boolean {
+  const settling = added.filter((c) => c.correction && c.settles.length > 0);
+  if (settling.length === 0) return true;
+  const changed = new Set<string>();
+  const anywhere = new Set<string>();
+  for (const v of previous.values) {
+    for (const x of v.evidence) {
+      anywhere.add(refKey(x));
+      if (v.superseded_by === 'change') changed.add(refKey(x));
+    }
+  }
+  return settling.every((c) => c.settles.every((r) => !changed.has(refKey(r)) && (sealed === null || anywhere.has(refKey(r)))));
+}
+
 function versionAt(lineage: string, at: string): string {
   return JSON.stringify([lineage, Date.parse(at)]);
 }
