@@ -164,6 +164,32 @@ describe('secrets never become memories', () => {
     expect(await whereIs(dbPassword)).toEqual([]);
   });
 
+  it("a runbook's Markdown labels (`**Admin password:** …`) are redacted at the door; its prose about passwords is kept", async () => {
+    const text = [
+      '# Staging runbook',
+      '',
+      `**Admin password:** ${dbPassword}`,
+      `- Wi-Fi passphrase: \`${dbPassword}x\``,
+      '- **Password:** see the team vault',
+      'The staging deploy runs on Tuesday.',
+    ].join('\n');
+    const doc = { idempotency_key: 'runbook-1', subject: 'docs:runbook.md', kind: 'document', snapshot: true, body: { path: 'runbook.md', text } };
+    const res = await canon.request('/v1/episodes', { key: owner.key, json: { episodes: [doc] } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ created: 1, redacted: 1 });
+    expect(body.items[0].redactions).toEqual([
+      { rule: 'connection-password', path: 'body.text' },
+      { rule: 'connection-password', path: 'body.text' },
+    ]);
+    const [episode] = await stored(owner.principal.workspace_id, 'docs:runbook.md');
+    expect(episode!.body.text).toContain('- **Password:** see the team vault');
+    expect(episode!.body.text).toContain('The staging deploy runs on Tuesday.');
+    expect(episode!.body.text).toMatch(/^\*\*Admin password:\*\* \[redacted:connection-password:[a-z]+\]$/m);
+    await canon.runtime.compile(owner.principal, { subject: 'docs:runbook.md' });
+    expect(await whereIs(dbPassword)).toEqual([]);
+  });
+
   it('under a refuse policy: one episode posted alone answers 400 naming the rule; in a batch the item is refused and the rest proceeds', async () => {
     const strict = await canon.key('owner', { workspace: 'strict' });
     const put = await canon.request('/v1/policies', { method: 'PUT', key: strict.key, json: { secrets: 'refuse' } });

@@ -73,6 +73,29 @@ describe("Canon's secret rules, asked for their literals first", () => {
     // A folder, a flag, prose: not passwords.
     expect(hidden('PWD=/home/user OLDPWD=~/src')).toEqual([]);
     expect(hidden('require_password: true\nPassword: at least 12 characters, one digit')).toEqual([]);
+    // A document's label, in Markdown or plain: one token to the end of the line.
+    for (const line of [
+      `**Admin password:** ${password}`,
+      `**Admin password**: ${password}`,
+      `- Root password: \`${password}\``,
+      `1. Wi-Fi passphrase: ${password}.`,
+      `__Staging DB password__: "${password}"`,
+      `> Client secret: ${password}`,
+      `Password: ${password}`,
+    ]) {
+      expect(hidden(line), line).toEqual([password]);
+    }
+    // Prose after such a label, a flag, a placeholder: not passwords.
+    for (const line of [
+      '**Password:** see the team vault',
+      '- Admin password: required',
+      'Password reset: enabled',
+      '**Root password:** `<ask ops>`',
+      'Our password policy: 12 characters',
+      'The admin password is rotated every month: ask ops',
+    ]) {
+      expect(hidden(line), line).toEqual([]);
+    }
   });
 });
 

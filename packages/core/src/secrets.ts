@@ -113,6 +113,8 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
         const value = group === undefined ? undefined : m[group];
         if (!span || value === undefined || isPlaceholder(value)) return;
         if (/pwd$/i.test(m[1]!) && /^(?:[/~.]|[A-Za-z]:\\)/.test(value)) return;
+        // A YAML line is a document label too: one finding for it.
+        if (out.some((f) => f.start === span[0] && f.end === span[1])) return;
         out.push({ rule: 'connection-password', start: span[0], end: span[1] });
       };
       if (text.includes('=')) {
@@ -124,6 +126,15 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
           take(m, [2, 3, 4]);
         }
         for (const m of text.matchAll(/"([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret))"[ \t]*:[ \t]*"([^"\n]+)"/dgi)) take(m, [2]);
+        // A document's label, Markdown or plain (`**Admin password:** …`, `- Wi-Fi passphrase:
+        // \`…\``): a few words ending in one of the names, and one token to the end of the line,
+        // so that prose after such a label ("see the team vault") stays.
+        for (const m of text.matchAll(
+          /^[ \t]*(?:[-*+>][ \t]+|\d+[.)][ \t]+)?(?:\*\*|__)?((?:[A-Za-z][\w.-]*[ \t]+){0,3}[\w.-]*(?:password|passwd|passphrase|secret))(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(?:`([^`\n]+)`|"([^"\n]+)"|'([^'\n]+)'|([^\s`"'*_][^\s]*?))[.,;]?[ \t]*$/dgim,
+        )) {
+          if (/^(?:true|false|null|~|yes|no|none|required|optional|enabled|disabled|n\/a)$/i.test(m[5] ?? '')) continue;
+          take(m, [2, 3, 4, 5]);
+        }
       }
       return out;
     },
