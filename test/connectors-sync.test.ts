@@ -221,6 +221,39 @@ describe('workspace through PostgreSQL', () => {
     expect(subjects).not.toContain('workspace:notes:secret-plan.md');
     expect(JSON.stringify(await cursorOf('workspace:notes'))).not.toContain('secret-plan');
   });
+
+  it('keeps an erased file out of the cursor when a run commits its cursor while the erasure is under way', async () => {
+    write('race-plan.md', 'The merger codename is heron.\n');
+    expect(await scan()).toMatchObject({ created: 1 });
+    expect(JSON.stringify(await cursorOf('workspace:notes'))).toContain('race-plan');
+    const owner = await canon.key('owner');
+    // A run's batch transaction: it moved the cursor (still naming the file) and has not committed.
+    const run = await canon.runtime.pool.connect();
+    try {
+      await run.query('BEGIN');
+      await run.query(
+        `UPDATE connector_cursors SET cursor = jsonb_set(cursor, '{files,copied.md}', cursor #> '{files,deploy.md}')
+          WHERE workspace_id = 'default' AND instance_id = 'workspace:notes'`,
+      );
+      const erasing = canon.runtime.erase(owner.principal, { subject: 'workspace:notes:race-plan.md' });
+      // The erasure read the cursor before the run's commit and now waits on its row.
+      for (let i = 0; i < 200; i++) {
+        const { rows: waiting } = await canon.runtime.pool.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE connector_cursors%' AND pid <> $1",
+          [(await run.query('SELECT pg_backend_pid() AS pid')).rows[0].pid],
+        );
+        if (waiting.length > 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await run.query('COMMIT');
+      expect((await erasing).episodes).toBe(1);
+    } finally {
+      run.release();
+    }
+    const cursor = JSON.stringify(await cursorOf('workspace:notes'));
+    expect(cursor).toContain('"copied.md"');
+    expect(cursor).not.toContain('race-plan');
+  });
 });
 
 describe('github through PostgreSQL', () => {

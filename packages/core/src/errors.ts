@@ -135,10 +135,6 @@ export class BusyError extends CanonError {
 }
 
 /**
- * The database (or the queue on it) cannot be reached right now: nothing was done, and the same
- * request may succeed after `retryAfterSeconds`. Not the caller's fault and not a bug.
- */
-/**
  * A connector instance's cursor is no longer the one a run read: another run of the same
  * instance committed in between. The batch was not stored; the run starts again from the
  * cursor now in force.
@@ -151,6 +147,10 @@ export class CursorConflictError extends CanonError {
   }
 }
 
+/**
+ * The database (or the queue on it) cannot be reached right now: nothing was done, and the same
+ * request may succeed after `retryAfterSeconds`. Not the caller's fault and not a bug.
+ */
 export class UnavailableError extends CanonError {
   constructor(message = 'the database is unavailable; retry shortly', readonly retryAfterSeconds = 2, options?: ErrorOptions) {
     super('unavailable', message, { retry_after: retryAfterSeconds }, options);

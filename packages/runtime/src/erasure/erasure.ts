@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { atLeast, ForbiddenError, LinkBody, memoryId, NotFoundError, sha256, ValidationError } from '@canon/core';
+import { atLeast, BusyError, ForbiddenError, LinkBody, memoryId, NotFoundError, sha256, ValidationError } from '@canon/core';
 import {
   deleteChangesOfSubjects,
   deleteCompileRunsOfSubject,
@@ -14,6 +14,7 @@ import {
   linkEpisodesOfSubject,
   listConnectorCursors,
   listConnectorInstances,
+  loadConnectorCursor,
   saveConnectorCursor,
   lockSubject,
   memoryIdsOfEpisodes,
@@ -167,10 +168,21 @@ async function forgetInCursors(tx: Sql, ws: string, gone: readonly string[]): Pr
   for (const { instance_id, cursor } of cursors) {
     const connector = connectorOfInstance(instance_id, registered.get(instance_id));
     if (connector === null) continue;
-    const next = registeredConnector(connector).definition.forgetSubjects?.(cursor, gone, instance_id);
-    if (next === undefined) continue;
-    // In the erasure's transaction, which holds the subjects' locks; a run that commits a batch
-    // meanwhile finds the cursor moved and is refused (its batch rolled back), as two runs are.
-    await saveConnectorCursor(tx, { workspaceId: ws, instanceId: instance_id, expected: cursor, cursor: next });
+    const forget = registeredConnector(connector).definition.forgetSubjects;
+    if (!forget) continue;
+    // In the erasure's transaction: a run that saves its cursor after this is refused (its batch
+    // rolled back), as two runs are. One that committed after the cursor was read moved it — and
+    // its cursor may name the subjects again — so it is read anew and forgotten in, a few times.
+    let read = cursor;
+    for (let attempt = 1; ; attempt += 1) {
+      const next = forget(read, gone, instance_id);
+      if (next === undefined) break;
+      if ((await saveConnectorCursor(tx, { workspaceId: ws, instanceId: instance_id, expected: read, cursor: next })).ok) break;
+      if (attempt === CURSOR_ATTEMPTS) throw new BusyError(`connector instance ${instance_id} kept moving its cursor during the erasure; nothing was erased (retry)`);
+      read = (await loadConnectorCursor(tx, { workspaceId: ws, instanceId: instance_id }))?.cursor ?? null;
+    }
   }
 }
+
+/** How often an erasure reads a cursor a connector run keeps moving before it gives up. */
+const CURSOR_ATTEMPTS = 5;
