@@ -169,6 +169,60 @@ describe('bodies that would hurt the compiler are refused, and nothing is stored
     expect(verify.ok).toBe(true);
   });
 
+  it('a blank predicate, or an instant in year 0 once in UTC: refused at the door — either used to be stored and fail every compile of the subject', async () => {
+    const before = await count();
+    for (const predicate of [' ', '\t', '\u00a0', ' \n ']) {
+      await expectProblem(
+        await canon.request('/v1/episodes?compile=wait', { key: agent, json: episode(`blank-${predicate.charCodeAt(0)}`, { subject: 'service:poisoned', body: { claims: [{ predicate, value: 'x' }] } }) }),
+        400,
+        'validation',
+        'predicate',
+      );
+    }
+    const claim = (effective_from: string) => ({ body: { claims: [{ predicate: 'owner', value: 'ops', effective_from }] } });
+    await expectProblem(await canon.request('/v1/episodes', { key: agent, json: episode('y0-1', { subject: 'service:poisoned', ...claim('0000-01-01T00:00:00Z') }) }), 400, 'validation', 'effective_from');
+    // Year 1 with an offset east of Greenwich is year 0 in UTC.
+    await expectProblem(await canon.request('/v1/episodes', { key: agent, json: episode('y0-2', { subject: 'service:poisoned', ...claim('0001-01-01T00:30:00+01:00') }) }), 400, 'validation', 'effective_from');
+    await expectProblem(await canon.request('/v1/episodes', { key: agent, json: episode('y0-3', { occurred_at: '0000-06-01T00:00:00Z' }) }), 400, 'validation', 'occurred_at');
+    await expectProblem(await canon.request('/v1/episodes', { key: agent, json: episode('y0-4', { observed_at: '0000-06-01T00:00:00Z' }) }), 400, 'validation', 'observed_at');
+    expect(await count()).toBe(before);
+    await expectProblem(await canon.request('/v1/subjects/service%3Ax/memories?as_of=0000-06-01T00:00:00Z', { key: agent }), 400, 'validation', 'as_of');
+    await expectProblem(await canon.request('/v1/subjects/service%3Ax/memories?known_at=0000-06-01T00:00:00Z', { key: agent }), 400, 'validation', 'known_at');
+    // The first instant of year 1 in UTC is still a time.
+    const early = await canon.request('/v1/episodes?compile=wait', { key: agent, json: episode('y1', { subject: 'service:poisoned', ...claim('0001-01-01T00:00:00Z') }) });
+    expect(early.status, await early.clone().text()).toBe(200);
+    const verify = await (await canon.request('/v1/verify', { key: owner, json: { subject: 'service:poisoned' } })).json();
+    expect(verify.ok).toBe(true);
+  });
+
+  it('a log stored before the door refused them (a blank predicate, a claim in year 0) still compiles, those claims left out', async () => {
+    const subject = 'service:old-log';
+    const ok = await canon.request('/v1/episodes', { key: owner, json: episode('old-0', { subject, body: { claims: [{ predicate: 'owner', value: 'ops' }] } }) });
+    expect(ok.status).toBe(200);
+    // As an older Canon stored them: straight into the log, beside a good episode.
+    const { rows } = await canon.runtime.pool.query<Record<string, unknown>>("SELECT * FROM episodes WHERE idempotency_key = 'old-0'");
+    const row = rows[0]!;
+    const bodies = [
+      { claims: [{ predicate: '\u00a0', value: 'x' }, { predicate: 'tier', value: 'gold' }] },
+      { claims: [{ predicate: 'region', value: 'eu', effective_from: '0000-12-31T23:30:00.000Z' }] },
+    ];
+    for (const [i, body] of bodies.entries()) {
+      const cols: Record<string, unknown> = { ...row, id: crypto.randomUUID(), idempotency_key: `old-${i + 1}`, lineage: `api:old-${i + 1}`, body: JSON.stringify(body), tx_id: undefined, position: undefined };
+      const names = Object.keys(cols).filter((k) => cols[k] !== undefined);
+      await canon.runtime.pool.query(
+        `INSERT INTO episodes (${names.join(', ')}) VALUES (${names.map((_, n) => `$${n + 1}`).join(', ')})`,
+        names.map((k) => cols[k]),
+      );
+      await canon.runtime.pool.query('INSERT INTO pending (workspace_id, subject, episode_id, scope, owner) VALUES ($1, $2, $3, $4, $5)', [row['workspace_id'], subject, cols.id, row['scope'], row['owner']]);
+    }
+    const compiled = await canon.request('/v1/compile', { key: owner, json: { subject } });
+    expect(compiled.status, await compiled.clone().text()).toBe(200);
+    const memories = (await (await canon.request(`/v1/subjects/${encodeURIComponent(subject)}/memories`, { key: owner })).json()).memories as Array<{ predicate: string }>;
+    expect(memories.map((m) => m.predicate).sort()).toEqual(['owner', 'tier']);
+    const verify = await (await canon.request('/v1/verify', { key: owner, json: { subject } })).json();
+    expect(verify.ok).toBe(true);
+  });
+
   it('well-formed text from every plane still goes in', async () => {
     const res = await canon.request('/v1/episodes', { key: owner, json: episode('ok-😀', { subject: 'service:x', body: { text: 'The team emoji is 🚀 and the name is Zoë.' } }) });
     expect(res.status).toBe(200);

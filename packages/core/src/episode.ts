@@ -3,6 +3,7 @@ import { ROLES, type Role } from './roles.js';
 import { canonicalJson, xxh64 } from './hash.js';
 import { ForbiddenError } from './errors.js';
 import { jsonFault, MAX_JSON_DEPTH, stringFault } from './json-guard.js';
+import { normalizeText } from './normalize.js';
 
 /** Limits enforced at ingest; exported so the API can document them. */
 export const LIMITS = Object.freeze({
@@ -66,7 +67,15 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  */
 export const Instant = z.iso
   .datetime({ offset: true })
-  .transform((s) => (ISO_INSTANT.test(s) ? s : new Date(s).toISOString()));
+  .transform((s) => (ISO_INSTANT.test(s) ? s : new Date(s).toISOString()))
+  // PostgreSQL has no year 0 (1 BC follows AD 1), and year 1 with an offset east of UTC can be
+  // in it: such an instant was stored and failed every compile of its subject after.
+  .refine(inStoredYears, { message: 'an instant from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z' });
+
+/** Whether a `toISOString` spelling is of the years 0001–9999 (UTC), the ones the log stores. */
+export function inStoredYears(iso: string): boolean {
+  return ISO_INSTANT.test(iso) && !iso.startsWith('0000-');
+}
 
 // Bodies arrive through JSON.parse, so any value here is JSON already; z.json() would make the
 // OpenAPI generator recurse forever.
@@ -85,7 +94,8 @@ export type ClaimRef = z.infer<typeof ClaimRef>;
 
 /** A structured claim as written in an episode body (design §2). */
 export const ClaimInput = z.strictObject({
-  predicate: shortString,
+  // Blank once normalized, it names no fact: the compile had no key to give it.
+  predicate: shortString.refine((p) => normalizeText(p) !== '', { message: 'blank: a predicate needs a word' }),
   value: JsonValue.optional().refine((v) => jsonBytes(v) <= LIMITS.valueBytes, { message: `larger than ${LIMITS.valueBytes} bytes as JSON` }),
   qualifiers: z.record(shortString, shortString).optional(),
   conditions: z.array(shortString).max(100).optional(),

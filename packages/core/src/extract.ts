@@ -1,6 +1,6 @@
 import type { Claim, ClaimOrigin } from './claim.js';
 import type { ClaimInput, ClaimOp, Episode } from './episode.js';
-import { keyPartFits } from './episode.js';
+import { inStoredYears, keyPartFits } from './episode.js';
 import type { FactKey, FactKeyParts } from './fact-key.js';
 import { factKeyString, makeFactKey, memoryId } from './fact-key.js';
 import type { Json } from './normalize.js';
@@ -240,6 +240,21 @@ function withinKeyLimit(d: Draft): Draft[] {
 }
 
 /**
+ * What the door refuses now but once stored (a structured claim with a blank predicate, or dated
+ * in year 0 once in UTC) is left out, so that such a log compiles: it failed every compile of its
+ * subject, so no compiled state held it. A date read from words outside the stored years is no date.
+ */
+function storable(d: Draft): Draft[] {
+  if (d.effective === null || inStoredYears(isoOrNull(d.effective) ?? '')) return d.predicate === '' ? [] : [d];
+  return d.origin === 'structured' || d.predicate === '' ? [] : [{ ...d, effective: null }];
+}
+
+function isoOrNull(s: string): string | null {
+  const t = Date.parse(s);
+  return Number.isNaN(t) || Math.abs(t) > 8.64e15 ? null : new Date(t).toISOString();
+}
+
+/**
  * Turns a stored episode into claims, deterministically: the same episode, extractor version and
  * policies give the same claims, byte for byte (no clock, no randomness, no locale).
  *
@@ -266,7 +281,7 @@ export function extract(episode: Episode, policies: PolicySet, extractorVersion:
   const drafts = [
     ...structured.map((c) => fromStructured(c, episode, policies, ctx, cuesOf)),
     ...(episode.kind === 'document' ? fromDocument(episode, cuesOf, ctx) : structured.length === 0 ? fromText(episode.body.text ?? '', episode, ctx) : []),
-  ].flatMap(withinKeyLimit);
+  ].flatMap(withinKeyLimit).flatMap(storable);
   return drafts.map((d, index) => {
     const { fk, key, memory_id } = identity({
       workspace_id: episode.workspace_id,
