@@ -192,3 +192,86 @@ describe('erasure', () => {
     expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
   });
 });
+
+describe('erasure and the writes racing it', () => {
+  /** Waits until some backend waits on a lock while running a statement that starts with `sql`. */
+  async function waitingOn(sql: string) {
+    for (let i = 0; i < 400; i++) {
+      const { rows } = await canon.runtime.pool.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1", [`%${sql}%`]);
+      if (rows.length > 0) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`nothing waited on ${sql}`);
+  }
+
+  it('an erased key re-sent while the erasure commits is answered erased, not stored again', async () => {
+    const subject = 'workspace:race:plan.md';
+    const batch = { episodes: [ep('race-1', subject, 'codename', 'heron'), ep('race-2', subject, 'launch', 'May')] };
+    expect((await canon.request('/v1/episodes', { key: owner, json: batch })).status).toBe(200);
+    // A scan's cursor naming the file: the erasure rewrites it after deleting the episodes, and
+    // a transaction holding its row keeps the erasure there, its deletes not yet committed.
+    await canon.runtime.pool.query(
+      `INSERT INTO connector_cursors (workspace_id, instance_id, cursor) VALUES ('default', 'workspace:race', '{"files": {"plan.md": {"hash": "h1", "n": 1}}}')`,
+    );
+    const holder = await canon.runtime.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("SELECT 1 FROM connector_cursors WHERE workspace_id = 'default' AND instance_id = 'workspace:race' FOR UPDATE");
+      const erasing = canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: owner });
+      await waitingOn('UPDATE connector_cursors');
+      const resent = canon.request('/v1/episodes', { key: owner, json: batch });
+      await new Promise((r) => setTimeout(r, 300));
+      await holder.query('COMMIT');
+      expect((await erasing).status).toBe(200);
+      const body = await (await resent).json();
+      expect(body).toMatchObject({ created: 0, erased: 2 });
+    } finally {
+      holder.release();
+    }
+    const { rows } = await canon.runtime.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM episodes WHERE subject = $1', [subject]);
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it("a person's batch under way when their erasure starts is erased with the rest; one sent after finds the key revoked", async () => {
+    const victim = (await canon.key('member', { user: 'vic' })).key;
+    const subject = 'service:vic-notes';
+    expect((await canon.request('/v1/episodes', { key: victim, json: ep('vic-0', subject, 'desk', 'B12') })).status).toBe(200);
+    // Another transaction inserting the batch's last key holds the batch mid-way, after its BEGIN.
+    const holder = await canon.runtime.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(
+        `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, kind, body, occurred_at, occurred_at_defaulted, lineage, snapshot, actor_role, content_hash)
+         VALUES ('default', gen_random_uuid(), 'api', 'vic-9', $1, 'workspace', 'claim', '{}', now(), true, 'api:vic-9', false, 'owner', 'x')`,
+        [subject],
+      );
+      const inFlight = canon.request('/v1/episodes', { key: victim, json: { episodes: [ep('vic-1', subject, 'phone', '555-0101'), ep('vic-9', subject, 'badge', 'V-9')] } });
+      await waitingOn('INSERT INTO episodes');
+      const erasing = canon.request('/v1/erasures', { key: owner, json: { user: 'vic' } });
+      await new Promise((r) => setTimeout(r, 300));
+      await holder.query('ROLLBACK');
+      expect((await inFlight).status).toBe(200);
+      const erasure = await (await erasing).json();
+      expect(erasure).toMatchObject({ episodes: 3, keys_revoked: 1 });
+    } finally {
+      holder.release();
+    }
+    const { rows } = await canon.runtime.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM episodes WHERE actor_user = 'vic'");
+    expect(rows[0]!.n).toBe(0);
+    expect((await canon.request('/v1/episodes', { key: victim, json: ep('vic-2', subject, 'desk', 'C3') })).status).toBe(401);
+  });
+
+  it('a maintainer may not erase a person who holds an owner key; an owner may, and the keys keep no label naming them', async () => {
+    const boss = await canon.key('owner', { user: 'bossy' });
+    await canon.runtime.pool.query("UPDATE api_keys SET label = 'bossy laptop' WHERE id = $1", [boss.principal.key_id]);
+    expect((await canon.request('/v1/episodes', { key: boss.key, json: ep('bossy-1', 'service:db', 'primary', 'db-owner') })).status).toBe(200);
+    const maintainer = (await canon.key('maintainer', { user: 'mae' })).key;
+    const refused = await canon.request('/v1/erasures', { key: maintainer, json: { user: 'bossy' } });
+    expect(refused.status).toBe(403);
+    expect((await canon.request('/v1/episodes', { key: boss.key, json: ep('bossy-2', 'service:db', 'replica', 'db-2') })).status).toBe(200);
+    const done = await canon.request('/v1/erasures', { key: owner, json: { user: 'bossy' } });
+    expect(done.status).toBe(200);
+    const { rows } = await canon.runtime.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys WHERE label LIKE '%bossy%' OR user_id = 'bossy'");
+    expect(rows[0]!.n).toBe(0);
+  });
+});

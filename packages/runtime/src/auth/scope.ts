@@ -1,4 +1,4 @@
-import { NotFoundError } from '@canon/core';
+import { NotFoundError, UnauthorizedError } from '@canon/core';
 import {
   allUsersVisible,
   beginAsSystem,
@@ -6,6 +6,7 @@ import {
   enterScope,
   enterSystemRole,
   inTransaction,
+  keyInForceStatement,
   lockSubjectStatement,
   readInScope,
   scopeStatement,
@@ -13,6 +14,7 @@ import {
   subjectSeenStatement,
   type Pool,
   type PoolClient,
+  writesOpenStatement,
 } from '@canon/store';
 
 /**
@@ -35,6 +37,31 @@ const scopeOf = (scope: string | ScopeOf): ScopeOf => (typeof scope === 'string'
 export function withWorkspace<T>(pool: Pool, scope: string | ScopeOf, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
   return inTransaction(pool, fn, undefined, (tx) => beginInScope(tx, sessionScope(scopeOf(scope))));
 }
+
+/**
+ * `withWorkspace` for a write of `writer`'s key that appends to the log: BEGIN, the scope, the
+ * workspace's writes gate (shared: writers never wait on each other through it) and whether the
+ * key is still in force, in one round trip. An erasure closes the gate (`closeWrites`), so a write
+ * under way when it starts is erased with the rest, and one that waited for it finds its
+ * tombstones — and, when it erased the key's user, the key revoked (`401`, nothing written).
+ */
+export function withWorkspaceWriting<T>(
+  pool: Pool,
+  writer: { workspace_id: string; key_id: string },
+  scope: string | ScopeOf,
+  fn: (tx: PoolClient) => Promise<T>,
+): Promise<T> {
+  const ws = writer.workspace_id;
+  // A connector run in this process writes with no API key (its id is `connector:<instance>`).
+  const keyed = UUID.test(writer.key_id);
+  return inTransaction(pool, fn, undefined, async (tx) => {
+    const sent = ['BEGIN', scopeStatement(sessionScope(scopeOf(scope))), writesOpenStatement(ws), ...(keyed ? [keyInForceStatement(ws, writer.key_id)] : [])];
+    const results = (await tx.query(sent.join('; '))) as unknown as Array<{ rows: unknown[] }>;
+    if (keyed && results[3]!.rows.length === 0) throw new UnauthorizedError('the API key was revoked; nothing was written');
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A read confined as `withWorkspace` confines a transaction, in one round trip: the scope and the

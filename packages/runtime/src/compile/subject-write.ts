@@ -5,7 +5,7 @@ import { appendBatch, prepareBatch } from '../ingest/ingest.js';
 import { loadPolicySet } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
 import { memoryRowOf, visibleTo } from '../recall/recall.js';
-import { asAllUsers, withWorkspace } from '../auth/scope.js';
+import { asAllUsers, withWorkspaceWriting } from '../auth/scope.js';
 
 /** How long a conditional write waits for a subject another writer holds before answering 503. */
 export const SUBJECT_LOCK_TIMEOUT_MS = 2000;
@@ -26,7 +26,7 @@ export interface SubjectWriteContext {
  */
 export function withMemorySubject<T>(pool: Pool, principal: Principal, memoryId: string, fn: (ctx: SubjectWriteContext) => Promise<T>): Promise<T> {
   return busyWhileLocked(`the subject of memory ${memoryId}`, () =>
-    withWorkspace(pool, principal, async (tx) => {
+    withWorkspaceWriting(pool, principal, principal, async (tx) => {
       // The id of a key linked into another memory writes to that memory, as it reads it.
       const found = await memoryRowOf(tx, principal.workspace_id, memoryId);
       if (!found || !visibleTo(principal, found.timeline)) throw new NotFoundError(`no memory ${memoryId}`);

@@ -2,7 +2,7 @@ import { canWrite, CursorConflictError, ForbiddenError, ValidationError } from '
 import { findConnectorInstance, loadConnectorCursor, saveConnectorCursor, type Pool, type PoolClient, type Sql } from '@canon/store';
 import type { Principal } from '../auth/principal.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { withWorkspace } from '../auth/scope.js';
+import { withWorkspace, withWorkspaceWriting } from '../auth/scope.js';
 import { checkInstanceId, CONNECTOR_IDS, connectorOfInstance } from './registry.js';
 
 /**
@@ -68,7 +68,7 @@ export async function commitConnectorBatch(
     if (!saved.ok) throw new CursorConflictError(ref.instanceId);
   };
   if (input.episodes.length === 0) {
-    await withWorkspace(pool, principal, save);
+    await withWorkspaceWriting(pool, principal, principal, save);
     return { items: [], created: 0, duplicates: 0, erased: 0, redacted: 0, refused: 0, statements: {}, subjects: [] };
   }
   const writer: Principal = Object.freeze({ ...principal, user: `connector:${ref.instanceId}` });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { atLeast, BusyError, ForbiddenError, LinkBody, memoryId, NotFoundError, sha256, ValidationError } from '@canon/core';
+import { atLeast, BusyError, ForbiddenError, ROLES, type Role, LinkBody, memoryId, NotFoundError, sha256, ValidationError } from '@canon/core';
 import {
   deleteChangesOfSubjects,
   deleteCompileRunsOfSubject,
@@ -9,9 +9,11 @@ import {
   deleteWebhooksOfSubjects,
   erasableEpisodes,
   getSubject,
+  closeWrites,
   insertErasedKeys,
   insertErasure,
   linkEpisodesOfSubject,
+  listApiKeys,
   listConnectorCursors,
   listConnectorInstances,
   loadConnectorCursor,
@@ -63,11 +65,22 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
   const ws = principal.workspace_id;
   // Erasure acts on every user's episodes of the subject, personal ones included.
   return withWorkspace(pool, allUsersOf(ws), async (tx) => {
+    // No write of the workspace under way while it reads what to erase, and none after it that
+    // has not seen its tombstones and revoked keys: an erased key re-sent meanwhile stays erased,
+    // and an erased person's batch in flight goes with the rest.
+    await closeWrites(tx, ws);
     const targeted = await erasableEpisodes(tx, ws, target);
     const subjects = 'subject' in target ? [target.subject] : [...new Set(targeted.map((e) => e.subject))].sort();
     for (const subject of subjects) await lockSubject(tx, ws, subject);
     // Reread under the locks: an ingest that committed meanwhile is erased too.
     const episodes = await erasableEpisodes(tx, ws, target);
+    // A person is erased by someone of at least their standing: a maintainer erasing an owner
+    // would take an owner's facts and keys (standing first).
+    if ('user' in target) {
+      const roles = new Set([...episodes.map((e) => e.actor_role), ...(await listApiKeys(tx, ws)).filter((k) => k.user_id === target.user).map((k) => k.role)]);
+      const above = [...roles].find((r) => ROLES.includes(r as Role) && !atLeast(principal.role, r as Role));
+      if (above) throw new ForbiddenError(`erasing that user needs the ${above} role: they wrote or hold keys as one`);
+    }
     const compiled = await Promise.all(subjects.map((s) => getSubject(tx, ws, s)));
     // A person erased keeps no key in their name (design §8): their keys are revoked and unnamed,
     // so nothing writes as them afterwards and no row names them.

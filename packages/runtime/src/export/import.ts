@@ -19,7 +19,7 @@ import { compileSubject } from '../compile/compile.js';
 import { appendBatch, prepareImportBatch, type ImportedItem } from '../ingest/ingest.js';
 import { loadPolicySet, savePolicySet, WorkspacePolicies } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
-import { allUsersOf, withWorkspace } from '../auth/scope.js';
+import { allUsersOf, withWorkspace, withWorkspaceWriting } from '../auth/scope.js';
 
 export interface ImportOptions {
   /**
@@ -135,7 +135,7 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     // Tombstones first, so a key erased there answers `erased` here.
     await flushTombstones();
     await beforeWrite();
-    const result = await withWorkspace(pool, allUsersOf(ws), (tx) =>
+    const result = await withWorkspaceWriting(pool, principal, allUsersOf(ws), (tx) =>
       appendBatch(tx, principal, prepared, async (tx, created) => {
         const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
         if (options.enqueue && subjects.length > 0) await options.enqueue(tx, subjects);

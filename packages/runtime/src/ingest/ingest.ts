@@ -22,7 +22,7 @@ import {
 import { appendEpisodes, erasedKeysAmong, keyOf, type NewEpisode, type Pool, type PoolClient } from '@canon/store';
 import { isReservedSource } from '../connectors/registry.js';
 import { RESOLVER_SOURCE } from '../links/resolver-source.js';
-import { withWorkspace } from '../auth/scope.js';
+import { withWorkspaceWriting } from '../auth/scope.js';
 import { erasedKeyHash } from './erased-key.js';
 import { loadSecretsMode } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
@@ -95,7 +95,7 @@ export async function ingestEpisodes(
   afterAppend?: AfterAppend,
 ): Promise<IngestResult> {
   const batch = await prepareBatch(principal, items);
-  return withWorkspace(pool, principal, (tx) => appendBatch(tx, principal, batch, afterAppend));
+  return withWorkspaceWriting(pool, principal, principal, (tx) => appendBatch(tx, principal, batch, afterAppend));
 }
 
 /** A validated batch, de-duplicated within itself: what `appendBatch` writes. */

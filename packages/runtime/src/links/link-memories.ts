@@ -20,7 +20,7 @@ import { compilePendingInTransaction, type CompileResult } from '../compile/comp
 import { loadPolicySet } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
 import { memoryDetail, visibleTo, type MemoryDetail } from '../recall/recall.js';
-import { asAllUsers, withWorkspace } from '../auth/scope.js';
+import { asAllUsers, withWorkspaceWriting } from '../auth/scope.js';
 import { appendAndCompile, busyWhileLocked, SUBJECT_LOCK_TIMEOUT_MS } from '../compile/subject-write.js';
 
 const shortText = cleanString(z.string().min(1).max(512));
@@ -76,7 +76,7 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
   const [first, second] = input.memories;
   if (first === second) throw new ValidationError('memories: name two different memories');
   return busyWhileLocked('the subject', () =>
-    withWorkspace(pool, principal, async (tx) => {
+    withWorkspaceWriting(pool, principal, principal, async (tx) => {
       const a = await keyOf(tx, principal, first);
       const b = await keyOf(tx, principal, second);
       if (a.subject !== b.subject) throw new ValidationError('memories: a link joins two memories of one subject; these are of different subjects');

@@ -5,6 +5,8 @@ export interface ErasableEpisode {
   source: string;
   idempotency_key: string;
   subject: string;
+  /** The role it was written with: a person erased may not have written above the eraser's. */
+  actor_role: string;
 }
 
 /** The episodes an erasure targets: a subject's, or every one a user wrote or owns. */
@@ -16,11 +18,11 @@ export async function erasableEpisodes(
   const { rows } =
     'subject' in target
       ? await sql.query<ErasableEpisode>(
-          'SELECT id, source, idempotency_key, subject FROM episodes WHERE workspace_id = $1 AND subject = $2 ORDER BY tx_id, position',
+          'SELECT id, source, idempotency_key, subject, actor_role FROM episodes WHERE workspace_id = $1 AND subject = $2 ORDER BY tx_id, position',
           [workspaceId, target.subject],
         )
       : await sql.query<ErasableEpisode>(
-          `SELECT id, source, idempotency_key, subject FROM episodes
+          `SELECT id, source, idempotency_key, subject, actor_role FROM episodes
            WHERE workspace_id = $1 AND (actor_user = $2 OR owner = $2) ORDER BY tx_id, position`,
           [workspaceId, target.user],
         );

@@ -92,7 +92,7 @@ describe('revokeKeysOfUser', () => {
   it('revokes a user\'s keys of one workspace and takes the name off them, leaving every other key', async () => {
     await ensureWorkspace(pool, 'w-revoke-user');
     const mk = async (id: number, workspace_id: string, user_id: string | null) =>
-      insertApiKey(pool, { id: `00000000-0000-4000-9000-${String(id).padStart(12, '0')}`, workspace_id, role: 'member', user_id, key_hash: `user-hash-${id}`, prefix: `ck_u${id}`, label: null });
+      insertApiKey(pool, { id: `00000000-0000-4000-9000-${String(id).padStart(12, '0')}`, workspace_id, role: 'member', user_id, key_hash: `user-hash-${id}`, prefix: `ck_u${id}`, label: user_id && `${user_id}'s laptop` });
     await ensureWorkspace(pool, 'w-revoke-other');
     await mk(1, 'w-revoke-user', 'ann');
     await mk(2, 'w-revoke-user', 'ann');
@@ -105,6 +105,8 @@ describe('revokeKeysOfUser', () => {
     expect(await findActiveApiKey(pool, 'user-hash-4')).not.toBeNull();
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = 'w-revoke-user' AND user_id = 'ann'`);
     expect(rows[0]!.n).toBe(0);
+    const labels = await pool.query<{ label: string | null }>(`SELECT label FROM api_keys WHERE workspace_id = 'w-revoke-user' ORDER BY id`);
+    expect(labels.rows.map((r) => r.label)).toEqual([null, null, "bob's laptop"]);
     expect(await revokeKeysOfUser(pool, 'w-revoke-user', 'nobody')).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ import { enterScope } from './enter-scope.js';
 import { enterSystemRole } from './enter-system-role.js';
 import { inSnapshot } from './in-snapshot.js';
 import { lockKeyBootstrap } from './lock-key-bootstrap.js';
+import { closeWrites, writesOpenStatement } from './close-writes.js';
 import { lockSubject, lockSubjectStatement } from './lock-subject.js';
 import { setAllUsersVisible } from './set-all-users-visible.js';
 import { LockTimeoutError, withLockTimeout } from './with-lock-timeout.js';
@@ -186,6 +187,30 @@ describe('lockSubject', () => {
       tx.release();
     }
     await inTransaction(pool, (t) => withLockTimeout(t, 100, () => lockSubject(t, 'w-a', subject)));
+  });
+});
+
+describe('closeWrites', () => {
+  it("waits for a workspace's writers under way, keeps new ones out until it ends, and leaves other workspaces open", async () => {
+    const writer = await pool.connect();
+    try {
+      await beginInScope(writer, { workspace_id: 'w-a', user: null, all_users: false }, writesOpenStatement('w-a'));
+      // Two writers share the gate; an erasure waits for both.
+      await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => tx.query(writesOpenStatement('w-a')).then(() => undefined)));
+      await expect(inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => closeWrites(tx, 'w-a')))).rejects.toBeInstanceOf(LockTimeoutError);
+      await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => closeWrites(tx, 'w-b')));
+      await writer.query('COMMIT');
+    } finally {
+      writer.release();
+    }
+    const release = await holding((tx) => closeWrites(tx, 'w-a'));
+    try {
+      await expect(inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => tx.query(writesOpenStatement('w-a')).then(() => undefined)))).rejects.toBeInstanceOf(LockTimeoutError);
+      // Not the lock of a subject named like it.
+      await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'writes', 'w-a')));
+    } finally {
+      await release();
+    }
   });
 });
 
