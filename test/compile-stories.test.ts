@@ -118,3 +118,23 @@ describe('the deployment-window story through the HTTP API', () => {
     expect((await canon.request('/v1/subjects/service%3Abilling/memories?as_of=tuesday', { key: keys.get('agent')! })).status).toBe(400);
   });
 });
+
+describe('a correction in words that names the value it replaces', () => {
+  it('"Correction: …Thursday, not Tuesday." supersedes Tuesday — not a second fact holding both days', async () => {
+    const subject = 'team:deploys';
+    const say = async (key: string, text: string) => {
+      const res = await canon.request('/v1/episodes?compile=wait', { key: keys.get('member')!, json: { idempotency_key: key, subject, body: { text } } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return res.json();
+    };
+    await say('dp-1', 'The staging deploy runs on Tuesday.');
+    const corrected = await say('dp-2', 'Correction: the staging deploy runs on Thursday, not Tuesday.');
+    expect(corrected.items[0].decisions.map((d: { kind: string }) => d.kind)).toEqual(['corrects']);
+    const { memories } = await (await canon.request(`/v1/subjects/${encodeURIComponent(subject)}/memories`, { key: keys.get('owner')! })).json();
+    expect(memories).toHaveLength(1);
+    expect(memories[0].status).toBe('current');
+    expect(memories[0].current.map((v: { value: unknown }) => v.value)).toEqual(['Thursday']);
+    const detail = await (await canon.request(`/v1/memories/${memories[0].id}`, { key: keys.get('owner')! })).json();
+    expect(JSON.stringify(detail)).toContain('Tuesday');
+  });
+});

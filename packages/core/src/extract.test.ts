@@ -431,3 +431,37 @@ describe('a record named before the statement is taken out of its wording', () =
     expect(fresh.effective_explicit).toBe(true);
   });
 });
+
+describe('a contrast naming the value a sentence replaces', () => {
+  const one = (text: string) => {
+    const claims = extract(episode({ text }), DEFAULT_POLICY_SET);
+    expect(claims, text).toHaveLength(1);
+    return claims[0]!;
+  };
+
+  it('states the value before it, under the key the plain sentence has', () => {
+    const plain = one('The staging deploy runs on Tuesday.');
+    for (const text of [
+      'Correction: the staging deploy runs on Thursday, not Tuesday.',
+      'Correction: the staging deploy runs on Thursday (not Tuesday).',
+      'The staging deploy runs on Thursday, not on Tuesday.',
+      'The staging deploy runs on Thursday rather than Tuesday.',
+      'The staging deploy runs on Thursday instead of Tuesday.',
+    ]) {
+      const c = one(text);
+      expect(c.key, text).toBe(plain.key);
+      expect(c.value, text).toBe('Thursday');
+      expect(c.text, text).toBe(text);
+    }
+    expect(one('Correction: the staging deploy runs on Thursday, not Tuesday.').correction).toBe(true);
+    expect(one('Correction: the on-call rotation starts at 09:00, not 10:00.').key).toBe(one('The on-call rotation starts at 10:00.').key);
+    expect(one('Correction: the rate is $120 per hour, not $100.').key).toBe(one('The rate is $100 per hour.').key);
+  });
+
+  it('leaves a negation, and a "not" inside the sentence, as they are', () => {
+    expect(one('The staging deploy does not run on Tuesday.').key).not.toBe(one('The staging deploy runs on Tuesday.').key);
+    expect(one('The backup is not encrypted on Tuesday.').predicate).toContain('not encrypted');
+    expect(one('Deploys run on Tuesday, not on weekends or holidays, at 10:00.').predicate).toContain('not on weekends');
+    expect(one('Volunteers may no longer be alone with a child, not even for 15 minutes.').predicate).toContain('not even for {quantity}');
+  });
+});

@@ -139,11 +139,28 @@ function effectiveOf(matches: readonly CueMatch[], ctx: DateContext): string | n
   return null;
 }
 
+/**
+ * A contrast at a sentence's end naming the value it replaces (", not Tuesday", "(not Tuesday)",
+ * "rather than Tuesday", "instead of Tuesday"): a few words after a comma or in parentheses, or
+ * after "rather than" / "instead of". Left in, "…runs on Thursday, not Tuesday." was a template
+ * of its own holding both days, beside the fact it corrects; a "not" with no comma before it is
+ * a negation and stays, and so does ", not even …", ", not until …" (no value replaced).
+ */
+const CONTRAST_TAIL =
+  /(?:,\s*(?:and\s+)?(?:not(?!\s+(?:even|only|just|yet|ever|always|necessarily|quite|so|too|very|all|every|any|really|entirely|exactly|until|unless|because|if|when)\b)|rather than|instead of)|\s+(?:rather than|instead of))\s+[^\s,;()]+(?:\s+[^\s,;()]+){0,5}(?=[\s.!?]*$)|\s*\((?:not|rather than|instead of)\s+[^()]{1,60}\)(?=[\s.!?]*$)/iu;
+
+function withoutContrast(sentence: string): string {
+  const m = CONTRAST_TAIL.exec(sentence);
+  return m && m.index > 0 ? sentence.slice(0, m.index) + sentence.slice(m.index + m[0].length) : sentence;
+}
+
 function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
   const drafts: Draft[] = [];
   let episodeCorrection = episode.kind === 'correction';
   for (const sentence of sentences(text)) {
-    const { rest, matches } = readCues(sentence);
+    const read = readCues(sentence);
+    const { matches } = read;
+    const rest = withoutContrast(read.rest);
     const correction = matches.some((m) => m.cue.class === 'correction');
     const masked = maskSlots(rest, ctx);
     const body = rest.replace(/[\s.!;:,]+$/u, '');

@@ -4,4 +4,4 @@
  * episode: the compile pipeline rebuilds the subjects whose markers carry an older version.
  */
 export const COMPILER_VERSION = 'canon-compiler/26';
-export const EXTRACTOR_VERSION = 'canon-extractor/5';
+export const EXTRACTOR_VERSION = 'canon-extractor/6';
