@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,24 @@ afterAll(async () => {
 });
 
 describe('the canon command line', () => {
+  it('stops quietly with 141 when the reader of its output goes away (`| head`), and says in one line which output path it cannot write', async () => {
+    for (const args of [['export'], ['changes']]) {
+      const child = spawn(process.execPath, [path.resolve('packages/cli/bin/canon.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(stderr, args.join(' ')).toBe('');
+      expect(code, args.join(' ')).toBe(141);
+    }
+    for (const output of [path.join(home, 'no-such-dir', 'log.jsonl'), home]) {
+      const res = await canon('export', '-o', output);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toMatch(/^canon: cannot write the export to .*(ENOENT|EISDIR)/);
+    }
+  });
+
   it('ingests a JSONL file, then reports the same lines as duplicates', async () => {
     const file = path.join(home, 'episodes.jsonl');
     const lines = Array.from({ length: 5 }, (_, i) =>

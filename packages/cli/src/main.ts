@@ -34,7 +34,15 @@ const interrupted = handleInterrupts();
 
 // `start` writes the server's log and `mcp` speaks JSON-RPC on stdout: every other command prints
 // data from the log, shown to a terminal as text and never acted on (visible.ts).
-if (!['start', 'mcp'].includes(process.argv[2] ?? '')) guardTerminal(process.stdout);
+if (!['start', 'mcp'].includes(process.argv[2] ?? '')) {
+  guardTerminal(process.stdout);
+  // The reader of the output went away (`canon changes | head`): stop quietly, as a program
+  // killed by SIGPIPE does (128 + 13), so `set -o pipefail` still sees the output cut short.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(141);
+    throw err;
+  });
+}
 
 function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   return async (...args: A) => {

@@ -21,8 +21,9 @@ const bar = (format: string) =>
  */
 export async function exportCommand(config: Config, opts: ExportOptions): Promise<void> {
   if (opts.subject !== undefined && opts.all) throw new ValidationError('give --subject or --all, not both');
+  // Opened before anything is asked of the server: a path it cannot write is one line, not a stream's error event.
+  const out = opts.output ? fs.createWriteStream('', { fd: openForWriting(opts.output) }) : process.stdout;
   const client = await openPort(config);
-  const out = opts.output ? fs.createWriteStream(opts.output) : process.stdout;
   const progress = bar('export [{bar}] {value}/{total} episodes | {eta_formatted} left');
   try {
     const opened = await client.exportLog(opts.subject !== undefined ? { subject: opts.subject } : {});
@@ -40,6 +41,14 @@ export async function exportCommand(config: Config, opts: ExportOptions): Promis
     progress?.stop();
     if (out !== process.stdout) await new Promise<void>((resolve) => (out as fs.WriteStream).end(resolve));
     await client.close();
+  }
+}
+
+function openForWriting(file: string): number {
+  try {
+    return fs.openSync(file, 'w');
+  } catch (err) {
+    throw new ValidationError(`cannot write the export to ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
 }
 
