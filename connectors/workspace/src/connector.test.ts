@@ -176,6 +176,11 @@ describe('workspace connector', () => {
       'kubeconfig',
       'home/.kube/config',
       'infra/terraform.tfstate',
+      'home/.pgpass',
+      'home/.docker/config.json',
+      '.streamlit/secrets.toml',
+      'config/secrets.yml',
+      'web/.htpasswd',
     ];
     for (const path of secretFiles) write(path, 'SECRET=1\n');
     write('.env.example', 'DATABASE_URL=postgres://localhost/dev\n');

@@ -55,6 +55,14 @@ export const DEFAULT_SECRET_FILES: readonly string[] = Object.freeze([
   // Terraform state holds every secret its resources were given, in plain text.
   '*.tfstate',
   '*.tfstate.backup',
+  // libpq's password file, a registry login (base64 user:password), secrets files by name.
+  '.pgpass',
+  '**/.docker/config.json',
+  'secrets.toml',
+  'secrets.json',
+  'secrets.yml',
+  'secrets.yaml',
+  '.htpasswd',
 ]);
 
 export const WorkspaceConfig = z.strictObject({
