@@ -190,6 +190,17 @@ describe('secrets never become memories', () => {
     expect(await whereIs(dbPassword)).toEqual([]);
   });
 
+  it('a setting named for a secret or a token, a bearer header, a token in a clone URL: redacted at the door (`token-setting`)', async () => {
+    const token = 'f3a9c2e7b1d44e0a9c8b7a6d5e4f3a2b';
+    const texts = [`JWT_SECRET=${token}`, `curl -H "Authorization: Bearer ${token}" https://api.example.com/v1`, `git clone https://${token}@github.com/acme/api.git`];
+    const res = await canon.request('/v1/episodes', { key: owner.key, json: { episodes: texts.map((text, i) => ({ idempotency_key: `tok-${i}`, subject: 'service:tokens', body: { text } })) } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ created: 3, redacted: 3 });
+    expect(body.items.map((i: { redactions: Array<{ rule: string }> }) => i.redactions.map((r) => r.rule))).toEqual([['token-setting'], ['token-setting'], ['token-setting']]);
+    expect(await whereIs(token)).toEqual([]);
+  });
+
   it('under a refuse policy: one episode posted alone answers 400 naming the rule; in a batch the item is refused and the rest proceeds', async () => {
     const strict = await canon.key('owner', { workspace: 'strict' });
     const put = await canon.request('/v1/policies', { method: 'PUT', key: strict.key, json: { secrets: 'refuse' } });

@@ -85,6 +85,18 @@ describe("Canon's secret rules, asked for their literals first", () => {
     ]) {
       expect(hidden(line), line).toEqual([password]);
     }
+    // Settings named for a secret, a token or a key, and credentials in headers and URLs.
+    const token = 'f3a9c2e7b1d44e0a9c8b7a6d5e4f3a2b';
+    for (const setting of [`JWT_SECRET=${token}`, `jwt.secret=${token}`, `API_KEY=${token}`, `export GITHUB_TOKEN=${token}`, `access_token=${token}`, `aws_secret_access_key = ${token}`, `stripe.api-key=${token}`]) {
+      expect(hidden(setting), setting).toEqual([token]);
+    }
+    expect(hidden(`curl -H "Authorization: Bearer ${token}" https://api.example.com`)).toEqual([token]);
+    expect(hidden(`git clone https://${token}@github.com/acme/api.git`)).toEqual([token]);
+    expect(hidden(`{"auths": {"registry.example.com": {"auth": "${Buffer.from(`ci:${token}`).toString('base64')}"}}}`)).toEqual([Buffer.from(`ci:${token}`).toString('base64')]);
+    // A count, a flag or a word is no token.
+    for (const setting of ['max_token=4096', 'USE_API_KEY=true', 'token=none', 'Authorization: Bearer <token>', 'The API key is rotated monthly.']) {
+      expect(hidden(setting), setting).toEqual([]);
+    }
     // Prose after such a label, a flag, a placeholder: not passwords.
     for (const line of [
       '**Password:** see the team vault',

@@ -58,6 +58,11 @@ function isPlaceholder(value: string): boolean {
   return /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\*+|x+|X+|\.\.\.|…)$/.test(value);
 }
 
+/** A value long and varied enough to be a credential, not a count, a flag or a word. */
+function credentialShaped(value: string): boolean {
+  return (value.length >= 12 && /\d/.test(value)) || value.length >= 20;
+}
+
 /**
  * Canon's rules, each a pure function of one string. They fill what secretlint's recommended
  * preset misses: a connection string of any scheme with a password (in its user part or as a
@@ -135,6 +140,35 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
           if (/^(?:true|false|null|~|yes|no|none|required|optional|enabled|disabled|n\/a)$/i.test(m[5] ?? '')) continue;
           take(m, [2, 3, 4, 5]);
         }
+      }
+      return out;
+    },
+  },
+  {
+    // A credential named for what it is: a setting whose name ends in `secret`, `token` or a kind
+    // of key (`JWT_SECRET=…`, `jwt.secret=…`, `API_KEY=…`, `export GITHUB_TOKEN=…`,
+    // `aws_secret_access_key = …`), an `Authorization: Bearer …` or `Basic …` credential, a token
+    // that is a URL's whole user part (`https://<token>@github.com/…`), a registry login's
+    // `"auth": "…"`. The value only, and only one shaped like a credential — 12 characters or
+    // more with a digit, or 20 or more — so `max_token=4096` or `USE_API_KEY=true` stay.
+    rule: 'token-setting',
+    needs: ['=', 'Bearer', 'bearer', 'BEARER', 'Basic', 'basic', 'BASIC', '://', '"auth', '"identitytoken"'],
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      const take = (m: RegExpMatchArray, groups: readonly number[]) => {
+        const group = groups.find((g) => m[g] !== undefined);
+        const span = group === undefined ? undefined : m.indices?.[group];
+        const value = group === undefined ? undefined : m[group];
+        if (!span || value === undefined || isPlaceholder(value) || !credentialShaped(value)) return;
+        out.push({ rule: 'token-setting', start: span[0], end: span[1] });
+      };
+      if (text.includes('=') && /secret|token|key/i.test(text)) {
+        for (const m of text.matchAll(/(?:^|[\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?(?:secret|token|api[_.-]?key|apikey|access[_.-]?key|private[_.-]?key))[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;&#"',)}]+))/dgi)) take(m, [2, 3, 4]);
+      }
+      for (const m of text.matchAll(/\b(?:Bearer|bearer|BEARER|Basic|basic|BASIC)[ \t]+([A-Za-z0-9._~+/-]+=*)/dg)) take(m, [1]);
+      if (text.includes('://')) for (const m of text.matchAll(/\bhttps?:\/\/([A-Za-z0-9_-]{20,})@[A-Za-z0-9.-]+/dgi)) take(m, [1]);
+      if (text.includes('"auth') || text.includes('"identitytoken"')) {
+        for (const m of text.matchAll(/"(?:auth|identitytoken)"[ \t]*:[ \t]*"([^"\s]+)"/dg)) take(m, [1]);
       }
       return out;
     },
