@@ -74,6 +74,9 @@ export function canonParaphrases(access: ParaphraseAccess, run: string): Paraphr
       const shared = ofFirst.filter((m) => ofSecond.includes(m));
       const live = (m: MemoryJson) => m.status === 'current' || m.status === 'conflicted';
       const between = ofFirst.flatMap((a) => a.candidates.filter((c) => ofSecond.some((b) => b.id === c.memory_id && b.id !== a.id)));
+      // Read from each side: a statement of lower standing (a hedge) is a possible contradiction of
+      // the other, which from its own side stands and reads it as a candidate only (standing first).
+      const back = ofSecond.flatMap((b) => b.candidates.filter((c) => ofFirst.some((a) => a.id === c.memory_id && a.id !== b.id)));
       const detail = {
         memories: memories.map((m) => ({ predicate: m.predicate, values: m.current.map((v) => v.value), status: m.status, from: [...from.get(m.id)!] })),
         candidates: between.map((c) => ({ kind: c.kind, score: c.score, reason: c.reason })),
@@ -86,8 +89,8 @@ export function canonParaphrases(access: ParaphraseAccess, run: string): Paraphr
       return {
         records: new Set([...ofFirst, ...ofSecond].map((m) => m.id)).size,
         merged_by_similarity: false,
-        flagged: between.length > 0,
-        flagged_as_contradiction: between.some((c) => c.kind === 'possible_contradiction'),
+        flagged: between.length > 0 || back.length > 0,
+        flagged_as_contradiction: [...between, ...back].some((c) => c.kind === 'possible_contradiction'),
         both_current: ofFirst.some(live) && ofSecond.some(live),
         detail,
       };

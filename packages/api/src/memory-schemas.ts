@@ -85,7 +85,7 @@ export const MemorySummarySchema = z
     qualifiers: z.record(z.string(), z.string()),
     scope: z.enum(['workspace', 'personal']),
     status: z.enum(['current', 'conflicted', 'tombstoned', 'scheduled_only', 'empty']),
-    current: z.array(z.object({ value: z.unknown(), conditions: z.array(z.string()), valid_from: z.string(), valid_to: z.string().nullable(), evidence_count: z.number().int() })),
+    current: z.array(z.object({ value: z.unknown(), standing: z.number().int().openapi({ description: 'the highest standing among the claims supporting the value' }), conditions: z.array(z.string()), valid_from: z.string(), valid_to: z.string().nullable(), evidence_count: z.number().int() })),
     scheduled: z.array(z.object({ value: z.unknown(), effective_from: z.string(), conditions: z.array(z.string()) })),
     conflict: z.array(
       z.object({

@@ -2643,6 +2643,8 @@ export interface components {
             current: {
                 conditions: string[];
                 evidence_count: number;
+                /** @description the highest standing among the claims supporting the value */
+                standing: number;
                 valid_from: string;
                 valid_to: string | null;
                 value?: unknown;

@@ -5,7 +5,10 @@ import { NOTE_PREDICATE, shownCandidates, valueKey, view, type CandidateRef, typ
  * views, so a candidate whose values later agree or part needs no compile to say so:
  * - `possible_contradiction`: both hold values and they differ — shown like a dispute;
  * - `possible_duplicate`: both hold the same values (or, for notes, the same words);
- * - `candidate`: one of them holds nothing at that instant.
+ * - `candidate`: one of them holds nothing at that instant, or — standing first — the other's
+ *   values stand below every value this one holds: had a link made them one memory, the other's
+ *   would be overruled, so it cannot put this one in doubt (from the other side the pair is still a
+ *   `possible_contradiction`).
  */
 export type CandidateKind = 'possible_contradiction' | 'possible_duplicate' | 'candidate';
 
@@ -31,22 +34,36 @@ export interface CandidateSide {
   predicate: string;
   qualifiers: Record<string, string>;
   values: Json[];
+  /** The standing of each held value; null when not known (a side stored before it was kept). */
+  standings: number[] | null;
 }
 
 export function sideOf(t: Timeline, at: string): CandidateSide {
-  return { predicate: t.fact_key.predicate, qualifiers: t.fact_key.qualifiers, values: heldValues(t, at) };
+  const { values, standings } = held(t, at);
+  return { predicate: t.fact_key.predicate, qualifiers: t.fact_key.qualifiers, values, standings };
 }
 
 // A memory of many candidates is asked for its values once per candidate: compute its view once.
-const heldCache = new WeakMap<Timeline, { at: string; values: Json[] }>();
+const heldCache = new WeakMap<Timeline, { at: string; values: Json[]; standings: number[] }>();
+
+function held(t: Timeline, at: string): { values: Json[]; standings: number[] } {
+  const hit = heldCache.get(t);
+  if (hit && hit.at === at) return hit;
+  const v = view(t, at);
+  const list = v.status === 'conflicted' ? v.conflict : v.status === 'current' ? v.current : [];
+  const entry = { at, values: list.map((c) => c.value), standings: list.map((c) => c.standing) };
+  heldCache.set(t, entry);
+  return entry;
+}
 
 function heldValues(t: Timeline, at: string): Json[] {
-  const hit = heldCache.get(t);
-  if (hit && hit.at === at) return hit.values;
-  const v = view(t, at);
-  const values = v.status === 'conflicted' ? v.conflict.map((c) => c.value) : v.status === 'current' ? v.current.map((c) => c.value) : [];
-  heldCache.set(t, { at, values });
-  return values;
+  return held(t, at).values;
+}
+
+/** Whether every value `other` holds stands below every value `self` holds (both known). */
+export function standsBelow(other: CandidateSide, self: CandidateSide): boolean {
+  if (!other.standings || !self.standings || other.standings.length === 0 || self.standings.length === 0) return false;
+  return Math.max(...other.standings) < Math.min(...self.standings);
 }
 
 export function candidateKind(self: CandidateSide, other: CandidateSide, ref: Pick<CandidateRef, 'score' | 'opposite'>): { kind: CandidateKind; values: Json[]; other_values: Json[] } {
@@ -54,6 +71,8 @@ export function candidateKind(self: CandidateSide, other: CandidateSide, ref: Pi
   const other_values = other.values;
   const score = ref.score;
   if (values.length === 0 || other_values.length === 0) return { kind: 'candidate', values, other_values };
+  // Standing first: what stands below this memory's every value cannot put it in doubt.
+  if (standsBelow(other, self)) return { kind: 'candidate', values, other_values };
   // One states what the other denies: whatever the values, they cannot both hold.
   if (ref.opposite) return { kind: 'possible_contradiction', values, other_values };
   // A note's value is its own wording, so values always differ: the words decide instead.

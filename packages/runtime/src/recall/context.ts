@@ -1,5 +1,5 @@
 import { compareInstants, compareStrings, cleanString, Instant, view, parseInput, shownCandidates, type CandidateRef, type MemoryView, type Timeline, type TimelineValue } from '@canon/core';
-import { candidateKind, sideOf } from '../links/candidate-view.js';
+import { candidateKind, sideOf, standsBelow } from '../links/candidate-view.js';
 import { memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
@@ -235,28 +235,39 @@ function joinCandidates(
 ): { line: string; others: string[]; contradiction: ContextPossibleContradiction | null } | null {
   const differ: Array<{ o: Ranked; ref: CandidateRef }> = [];
   const same: Array<{ o: Ranked; ref: CandidateRef }> = [];
+  // Candidates whose values stand above this one's: if one fact, this value is overruled (standing
+  // first) — said on this memory's line; theirs, a fact, keeps a line of its own.
+  const above: Array<{ o: Ranked; ref: CandidateRef }> = [];
   for (const ref of shownCandidates(m.candidates)) {
     const o = byId.get(ref.memory_id);
     // A disputed candidate is joined too: left out, its partner's value read as a plain fact
     // beside the dispute — two facts side by side, the silent contradiction this line exists for.
     if (!o || stated.has(o.id)) continue;
-    const { kind } = candidateKind(sideOf(m.timeline, at), sideOf(o.timeline, at), ref);
-    if (kind === 'possible_contradiction') differ.push({ o, ref });
+    const self = sideOf(m.timeline, at);
+    const other = sideOf(o.timeline, at);
+    const { kind } = candidateKind(self, other, ref);
+    if (kind === 'possible_contradiction' && standsBelow(self, other)) above.push({ o, ref });
+    else if (kind === 'possible_contradiction') differ.push({ o, ref });
     else if (kind === 'possible_duplicate') same.push({ o, ref });
   }
-  if (differ.length === 0 && same.length === 0) return null;
+  if (differ.length === 0 && same.length === 0 && above.length === 0) return null;
   const values = (r: Ranked) =>
     r.seen.status === 'conflicted' ? `DISPUTED ${r.seen.current.map((v) => quoted(v.value)).join(' vs ')}` : r.seen.current.map((v) => quoted(v.value)).join(', ');
   const scores = [...differ, ...same].map((x) => x.ref.score.toFixed(2)).join(', ');
   const also = same.length > 0 ? `; also worded as ${same.map((x) => label(x.o.timeline)).join(' | ')}` : '';
   const others = [...differ, ...same].map((x) => x.o.id);
+  const overruled =
+    above.length > 0
+      ? ` (may be one fact with ${above.map((x) => `${label(x.o.timeline)}: ${values(x.o)}`).join(' | ')}, score ${above.map((x) => x.ref.score.toFixed(2)).join(', ')}, stated with higher standing: if so, this value is overruled)`
+      : '';
   if (differ.length === 0) {
-    return { line: `${lineOf(m)} (same value under another wording, score ${scores}${also})`, others, contradiction: null };
+    const line = same.length > 0 ? `${lineOf(m)} (same value under another wording, score ${scores}${also})` : lineOf(m);
+    return { line: `${line}${overruled}`, others, contradiction: null };
   }
   const sides = [m, ...differ.map((x) => x.o)];
   const line = `- POSSIBLE CONTRADICTION (may be one fact worded differently, score ${scores}; not linked): ${sides
     .map((s) => `${label(s.timeline)}: ${values(s)} (${s.seen.current.flatMap((v) => [sourceText(v)]).join('; ')})`)
-    .join(' vs ')}${also}`;
+    .join(' vs ')}${also}${overruled}`;
   return {
     line,
     others,

@@ -24,7 +24,8 @@ export interface MemorySummary {
   qualifiers: Record<string, string>;
   scope: 'workspace' | 'personal';
   status: MemoryView['status'];
-  current: Array<{ value: unknown; conditions: string[]; valid_from: string; valid_to: string | null; evidence_count: number }>;
+  /** `standing`: the highest standing among the claims supporting the value. */
+  current: Array<{ value: unknown; standing: number; conditions: string[]; valid_from: string; valid_to: string | null; evidence_count: number }>;
   scheduled: Array<{ value: unknown; effective_from: string; conditions: string[] }>;
   conflict: Array<{ value: unknown; standing: number; sources: Array<{ source: string; idempotency_key: string; source_ref: string | null; text: string }> }>;
   needs_verification: boolean;
@@ -52,6 +53,7 @@ export function summarize(row: Pick<MemoryRow, 'id' | 'subject' | 'etag'>, timel
     status: v.status,
     current: v.current.map((x) => ({
       value: x.value,
+      standing: x.standing,
       conditions: x.conditions,
       valid_from: x.valid_from,
       valid_to: x.valid_to,
@@ -90,7 +92,10 @@ interface Stored<M> {
 }
 type StoredSummary = Stored<Omit<MemorySummary, 'candidates'>>;
 /** What a candidate comparison needs of a memory: the words of its key and the values it holds. */
-type SideMemory = Pick<StoredSummary['memory'], 'status' | 'predicate' | 'qualifiers'> & { current: Array<{ value: unknown }>; conflict: Array<{ value: unknown }> };
+type SideMemory = Pick<StoredSummary['memory'], 'status' | 'predicate' | 'qualifiers'> & { current: SideValue[]; conflict: SideValue[] };
+
+/** A value as a candidate compares it; `standing` is absent from a side stored before it was kept. */
+type SideValue = { value: unknown; standing?: number };
 
 /** Computed when a timeline is written; `from` is where the timeline's last change falls. */
 export function storedSummary(row: Pick<MemoryRow, 'id' | 'subject' | 'etag'>, timeline: Timeline): StoredSummary {
@@ -107,7 +112,7 @@ export function storedSummary(row: Pick<MemoryRow, 'id' | 'subject' | 'etag'>, t
  */
 export function storedSide(summary: StoredSummary): Stored<SideMemory> {
   const { status, predicate, qualifiers, current, conflict } = summary.memory;
-  const values = (list: ReadonlyArray<{ value: unknown }>) => list.map((c) => ({ value: c.value }));
+  const values = (list: ReadonlyArray<SideValue>) => list.map((c) => (c.standing === undefined ? { value: c.value } : { value: c.value, standing: c.standing }));
   return { v: summary.v, from: summary.from, memory: { status, predicate, qualifiers, current: values(current), conflict: values(conflict) } };
 }
 
@@ -119,8 +124,9 @@ function storedAt<M>(value: unknown, at: string): M | null {
 }
 
 function summarySide(m: SideMemory): CandidateSide {
-  const values = m.status === 'conflicted' ? m.conflict.map((c) => c.value) : m.status === 'current' ? m.current.map((c) => c.value) : [];
-  return { predicate: m.predicate, qualifiers: m.qualifiers, values: values as CandidateSide['values'] };
+  const held = m.status === 'conflicted' ? m.conflict : m.status === 'current' ? m.current : [];
+  const standings = held.every((c) => typeof c.standing === 'number') ? held.map((c) => c.standing!) : null;
+  return { predicate: m.predicate, qualifiers: m.qualifiers, values: held.map((c) => c.value) as CandidateSide['values'], standings };
 }
 
 function rowVisible(principal: Principal, row: Pick<MemoryRecallRow, 'scope' | 'owner'>): boolean {
