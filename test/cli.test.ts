@@ -31,6 +31,25 @@ afterAll(async () => {
 });
 
 describe('the canon command line', () => {
+  it("refuses to write beside a server of this CANON_HOME that keeps its data in DATABASE_URL's database, when the command has no DATABASE_URL", async () => {
+    // The record `canon start` leaves, of a server that is running (this process stands in for it).
+    const record = path.join(home, 'server.json');
+    fs.writeFileSync(record, `${JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid, database: 'external' })}\n`);
+    try {
+      const { DATABASE_URL: _, ...withoutUrl } = env;
+      for (const args of [['keys', 'list'], ['sync', 'workspace', home]]) {
+        const res = await runCanon(withoutUrl, ...args);
+        expect(res.code, args.join(' ')).toBe(2);
+        expect(res.stderr, args.join(' ')).toMatch(/^canon: the server running on this CANON_HOME \(pid \d+\) keeps its data in DATABASE_URL's database: set DATABASE_URL/);
+        expect(fs.existsSync(path.join(home, 'pg')), 'no embedded database was started').toBe(false);
+      }
+      // With it, the command works on the server's database.
+      expect((await canon('keys', 'list')).code).toBe(0);
+    } finally {
+      fs.rmSync(record, { force: true });
+    }
+  });
+
   it('stops quietly with 141 when the reader of its output goes away (`| head`), and says in one line which output path it cannot write', async () => {
     for (const args of [['export'], ['changes']]) {
       const child = spawn(process.execPath, [path.resolve('packages/cli/bin/canon.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -6,6 +6,8 @@ import type { Config } from '@canon/runtime';
 export interface ServerRecord {
   url: string;
   pid: number;
+  /** Where its database is: its CANON_HOME's embedded one, or DATABASE_URL's (absent in an older record). */
+  database?: 'embedded' | 'external';
 }
 
 export const serverRecordPath = (config: Config) => path.join(config.home, 'server.json');

@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '@canon/core/errors';
+import { UnauthorizedError, ValidationError } from '@canon/core/errors';
 import { httpPort } from '@canon/client';
 import type { CanonPort, Config, RuntimeOptions } from '@canon/runtime';
 import { readDevKey, runningServer, writeDevKey } from './home.js';
@@ -30,8 +30,8 @@ export async function openPort(config: Config, options: RuntimeOptions = { queue
   if (remote) return remote;
   // With the queue and no server, this process works the queue while it lives, so an async
   // compile it starts (or one left queued) gets done; a command fires no schedule (`schedules`).
-  const { createRuntime, localPort } = await import('@canon/runtime');
-  const runtime = await createRuntime(config, options);
+  const { localPort } = await import('@canon/runtime');
+  const runtime = await localRuntime(config, options);
   try {
     let bearer = env['CANON_API_KEY'] || readDevKey(config);
     if (!bearer) {
@@ -57,4 +57,21 @@ export async function withPort(config: Config, fn: (port: CanonPort) => Promise<
   } finally {
     await port.close();
   }
+}
+
+/**
+ * A runtime in this process on this configuration's database. A server running on this CANON_HOME
+ * with DATABASE_URL set keeps its data there, not in the CANON_HOME's embedded database: without
+ * DATABASE_URL this command would start that embedded one and write where no one reads, so it
+ * says so instead.
+ */
+export async function localRuntime(config: Config, options: RuntimeOptions) {
+  const server = runningServer(config);
+  if (server?.database === 'external' && !config.databaseUrl) {
+    throw new ValidationError(
+      `the server running on this CANON_HOME (pid ${server.pid}) keeps its data in DATABASE_URL's database: set DATABASE_URL for this command too, or CANON_URL and CANON_API_KEY to go through the server`,
+    );
+  }
+  const { createRuntime } = await import('@canon/runtime');
+  return createRuntime(config, options);
 }

@@ -1,6 +1,5 @@
 import {
   addConnectorInstance,
-  createRuntime,
   listConnectorInstances,
   removeConnectorInstance,
   resetConnectorCursor,
@@ -11,7 +10,7 @@ import {
 import fs from 'node:fs';
 import path from 'node:path';
 import { NotFoundError, ValidationError } from '@canon/core';
-import { serverPort } from '../port.js';
+import { localRuntime, serverPort } from '../port.js';
 import { runToServer, runWithProgress, type ConnectorTarget } from './sync.js';
 
 /**
@@ -42,7 +41,7 @@ export interface AddOptions {
  */
 export async function connectorsAdd(config: Config, target: ConnectorTarget, opts: AddOptions): Promise<void> {
   localOnly('add');
-  const runtime = await createRuntime(config, { queue: opts.every !== undefined, workers: false, schedules: false });
+  const runtime = await localRuntime(config, { queue: opts.every !== undefined, workers: false, schedules: false });
   try {
     const instance = await addConnectorInstance(runtime, {
       workspace: opts.workspace,
@@ -66,7 +65,7 @@ export async function connectorsAdd(config: Config, target: ConnectorTarget, opt
 
 export async function connectorsList(config: Config, opts: { workspace?: string; json?: boolean }): Promise<void> {
   localOnly('list');
-  const runtime = await createRuntime(config, { queue: false });
+  const runtime = await localRuntime(config, { queue: false });
   try {
     const instances = await listConnectorInstances(runtime, opts.workspace);
     if (opts.json) {
@@ -108,7 +107,7 @@ export async function connectorsRun(config: Config, id: string, opts: { workspac
   if (!config.databaseUrl && !fs.existsSync(path.join(config.home, 'pg', 'PG_VERSION'))) {
     throw new NotFoundError(`no connector instance ${id} on this machine: add it with \`canon connectors add\` (without CANON_URL), then run it with CANON_URL set`);
   }
-  const runtime = await createRuntime(config, { queue: false });
+  const runtime = await localRuntime(config, { queue: false });
   let instance: ConnectorInstance | undefined;
   try {
     instance = (await listConnectorInstances(runtime, opts.workspace)).find((i) => i.id === id);
@@ -123,7 +122,7 @@ export async function connectorsRun(config: Config, id: string, opts: { workspac
 /** `canon connectors remove ID`: the instance and its schedule go; its cursor stays. */
 export async function connectorsRemove(config: Config, id: string, opts: { workspace: string; json?: boolean }): Promise<void> {
   localOnly('remove');
-  const runtime = await createRuntime(config, { queue: true, workers: false, schedules: false });
+  const runtime = await localRuntime(config, { queue: true, workers: false, schedules: false });
   try {
     const removed = await removeConnectorInstance(runtime, { workspace: opts.workspace, instanceId: id });
     if (opts.json) console.log(JSON.stringify(removed));
@@ -136,7 +135,7 @@ export async function connectorsRemove(config: Config, id: string, opts: { works
 /** `canon connectors reset ID`: the next sync of that instance id reads from the beginning. */
 export async function connectorsReset(config: Config, id: string, opts: { workspace: string }): Promise<void> {
   localOnly('reset');
-  const runtime = await createRuntime(config, { queue: false });
+  const runtime = await localRuntime(config, { queue: false });
   try {
     const { reset } = await resetConnectorCursor(runtime, { workspace: opts.workspace, instanceId: id });
     console.log(reset ? `forgot the cursor of ${id}: its next sync reads from the beginning` : `${id} has no cursor in workspace ${opts.workspace}`);

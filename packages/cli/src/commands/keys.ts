@@ -1,10 +1,11 @@
-import { createRuntime, type Config } from '@canon/runtime';
+import type { Config, Runtime } from '@canon/runtime';
+import { localRuntime } from '../port.js';
 import type { Role } from '@canon/core';
 
-async function withRuntime<T>(config: Config, fn: (rt: Awaited<ReturnType<typeof createRuntime>>) => Promise<T>): Promise<T> {
+async function withRuntime<T>(config: Config, fn: (rt: Runtime) => Promise<T>): Promise<T> {
   // Keys are managed on the database directly: on an embedded CANON_HOME with a running
   // server this attaches to its PostgreSQL rather than starting a second one.
-  const runtime = await createRuntime(config, { queue: false });
+  const runtime = await localRuntime(config, { queue: false });
   try {
     return await fn(runtime);
   } finally {

@@ -39,7 +39,7 @@ export async function start(config: Config): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
-  writeServerRecord(config, { url, pid: process.pid });
+  writeServerRecord(config, { url, pid: process.pid, database: config.databaseUrl ? 'external' : 'embedded' });
 
   const database = runtime.embedded ? `embedded PostgreSQL${runtime.embedded.attached ? ', attached' : ''}` : 'DATABASE_URL';
   if (pretty) {

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import cliProgress from 'cli-progress';
 import { NotFoundError } from '@canon/core';
-import { createRuntime, runConnectorTo, syncConnector, type CanonPort, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
+import { runConnectorTo, syncConnector, type CanonPort, type Config, type Runtime, type SyncConnectorResult } from '@canon/runtime';
 import type { RunProgress } from '@canon/connector-kit';
 import { httpDestination } from '../http-sync.js';
-import { serverPort } from '../port.js';
+import { localRuntime, serverPort } from '../port.js';
 
 /** The options every connector command shares. */
 export interface ConnectorCommandOptions {
@@ -121,7 +121,7 @@ export async function runWithProgress(
 ): Promise<void> {
   // The queue, without workers: ingest enqueues the compile of each batch in its transaction
   // (design §6), and this process, which exits when the run ends, works no job.
-  const runtime = await createRuntime(config, { queue: !opts.dryRun, workers: false, schedules: false });
+  const runtime = await localRuntime(config, { queue: !opts.dryRun, workers: false, schedules: false });
   try {
     await withProgress(label, opts, (controls) => run(runtime, controls));
   } finally {
