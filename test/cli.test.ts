@@ -50,7 +50,7 @@ describe('the canon command line', () => {
     }
   });
 
-  it('stops quietly with 141 when the reader of its output goes away (`| head`), and says in one line which output path it cannot write', async () => {
+  it('stops quietly with 141 when the reader of its output goes away (`| head`), and says in one line which file or output path it cannot use', async () => {
     for (const args of [['export'], ['changes']]) {
       const child = spawn(process.execPath, [path.resolve('packages/cli/bin/canon.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout.destroy();
@@ -59,6 +59,11 @@ describe('the canon command line', () => {
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect(stderr, args.join(' ')).toBe('');
       expect(code, args.join(' ')).toBe(141);
+    }
+    for (const args of [['ingest', home], ['import', home]]) {
+      const res = await canon(...args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr).toBe(`canon: not a file: ${home} is a folder\n`);
     }
     for (const output of [path.join(home, 'no-such-dir', 'log.jsonl'), home]) {
       const res = await canon('export', '-o', output);

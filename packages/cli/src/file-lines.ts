@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
+import { ValidationError } from '@canon/core';
 
 /**
  * The lines of a text file, read as a stream: CRLF or LF, and a UTF-8 byte order mark at its start
@@ -17,4 +18,15 @@ export async function* fileLines(file: string): AsyncGenerator<string, void, und
   } finally {
     input.destroy();
   }
+}
+
+/** A file to read, or the one line saying why it is not one (exit 2): missing, or a folder. */
+export function requireFile(file: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new ValidationError(`no such file: ${file}`);
+  }
+  if (!stat.isFile()) throw new ValidationError(`not a file: ${file}${stat.isDirectory() ? ' is a folder' : ''}`);
 }

@@ -4,7 +4,7 @@ import cliProgress from 'cli-progress';
 import { ExportReader, ValidationError, type ExportManifest } from '@canon/core';
 import type { Config, ImportResult } from '@canon/runtime';
 import { openPort } from '../port.js';
-import { fileLines } from '../file-lines.js';
+import { fileLines, requireFile } from '../file-lines.js';
 
 export interface ExportOptions {
   subject?: string;
@@ -64,7 +64,7 @@ export interface ImportOptions {
  * state differs from the manifest's (exit 1).
  */
 export async function importCommand(config: Config, file: string, opts: ImportOptions): Promise<void> {
-  if (!fs.existsSync(file)) throw new ValidationError(`no such file: ${file}`);
+  requireFile(file);
   const manifest = await checkFile(file);
   const client = await openPort(config);
   const remote = client.mode === 'http';

@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import cliProgress from 'cli-progress';
 import { EpisodeInput, LIMITS, ValidationError, type ItemIssue } from '@canon/core';
 import type { Config } from '@canon/runtime';
 import { openPort } from '../port.js';
-import { fileLines } from '../file-lines.js';
+import { fileLines, requireFile } from '../file-lines.js';
 
 export interface IngestOptions {
   batch: number;
@@ -66,7 +65,7 @@ function report(summary: { created: number; duplicates: number; rejected: number
 }
 
 async function readJsonl(file: string): Promise<unknown[]> {
-  if (!fs.existsSync(file)) throw new ValidationError(`no such file: ${file}`);
+  requireFile(file);
   const lines = fileLines(file);
   const items: unknown[] = [];
   const issues: ItemIssue[] = [];
