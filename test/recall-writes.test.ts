@@ -199,6 +199,15 @@ describe('conditional writes', () => {
     expect(values((await memories(subject)).memories[0])).toEqual(['Wednesday']);
     const missing = await canon.request(`/v1/memories/${id}`, { method: 'PATCH', key: keys.get('agent')!, json: { idempotency_key: 'patch-2', value: 'x', reason: 'r' } });
     expect(missing.status).toBe(400);
+    // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag matches nothing, even its own.
+    const now = (await memories(subject)).memories[0]!;
+    const weak = await canon.request(`/v1/memories/${id}`, {
+      method: 'PATCH',
+      key: keys.get('agent')!,
+      headers: { 'if-match': `W/"${now.etag}"` },
+      json: { idempotency_key: 'patch-3', value: 'Sunday', reason: 'weak' },
+    });
+    expect(weak.status).toBe(412);
   });
 
   it('answers 503 with Retry-After when another writer holds the subject, and writes nothing', async () => {

@@ -59,9 +59,10 @@ export interface ProposalResult {
 /** `"abc"` or `W/"abc"` → `abc`. */
 export function parseEtag(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
-  const m = /^\s*(?:W\/)?"([^"]{1,200})"\s*$/.exec(header);
+  const m = /^\s*(W\/)?"([^"]{1,200})"\s*$/.exec(header);
   if (!m) throw new ValidationError('If-Match: expected a quoted ETag such as "3f2a…"');
-  return m[1];
+  // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag matches no ETag, so it stays marked.
+  return m[1] ? `W/${m[2]}` : m[2];
 }
 
 export async function proposeChange(
