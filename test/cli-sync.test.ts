@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,6 +96,34 @@ describe('canon sync workspace', () => {
       fs.rmSync(notes, { recursive: true, force: true });
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('canon sync interrupted', () => {
+  it('stops after the batch in flight on Ctrl-C and exits 130, what was committed kept', async () => {
+    const big = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-cli-big-'));
+    try {
+      for (let i = 0; i < 4000; i++) fs.writeFileSync(path.join(big, `note-${i}.md`), `The service s${i} runs on Tuesday.\n`);
+      const child = spawn(process.execPath, [path.resolve('packages/cli/bin/canon.js'), 'sync', 'workspace', big, '--id', 'big'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      // Interrupted once its first batch is committed, with more to read.
+      let stored = 0;
+      for (let i = 0; i < 600 && stored === 0; i++) {
+        stored = (await runtime.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM episodes WHERE subject LIKE 'workspace:big:%'")).rows[0]!.n;
+        if (stored === 0) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(stored).toBeGreaterThan(0);
+      child.kill('SIGINT');
+      expect(await closed).toBe(130);
+      expect(stderr).not.toContain('aborted');
+      const kept = (await runtime.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM episodes WHERE subject LIKE 'workspace:big:%'")).rows[0]!.n;
+      expect(kept).toBeGreaterThan(0);
+      expect(kept).toBeLessThan(4000);
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
     }
   });
 });

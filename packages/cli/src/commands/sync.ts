@@ -143,6 +143,12 @@ async function withProgress(
     const summary = await run({ dryRun: opts.dryRun ?? false, onProgress: progress.update, signal: controller.signal });
     progress.stop();
     printSummary(summary, opts);
+  } catch (err) {
+    // Ctrl-C: the batch in flight finished or rolled back, what was committed stays, and the next
+    // sync resumes from there. An interrupted command exits 130, as every other one does.
+    if (!controller.signal.aborted) throw err;
+    progress.stop();
+    process.exitCode = 130;
   } finally {
     progress.stop();
     process.off('SIGINT', onSigint);
