@@ -201,6 +201,27 @@ describe('secrets never become memories', () => {
     expect(await whereIs(token)).toEqual([]);
   });
 
+  it('an episode stored before a rule found its secret: the same episode sent again is a duplicate of it, not a key conflict', async () => {
+    const older = await canon.key('owner', { workspace: 'older' });
+    const token = 'c0ffee0ddba11f00dfeedface0123456789';
+    const ep = { idempotency_key: 'before-rule-1', subject: 'service:old', occurred_at: '2026-01-05T10:00:00.000Z', body: { text: `export GITHUB_TOKEN=${token}` } };
+    // Stored by an earlier Canon that had no rule for it: the text as sent.
+    const first = await canon.request('/v1/episodes', { key: older.key, json: { ...ep, idempotency_key: 'before-rule-0', body: { text: 'The old service runs on Tuesday.' } } });
+    expect(first.status).toBe(200);
+    await canon.runtime.pool.query(
+      `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body, occurred_at, occurred_at_defaulted, observed_at, sequence, lineage, snapshot, actor_role, actor_user, source_ref, content_hash, actor_key)
+       SELECT workspace_id, gen_random_uuid(), source, 'before-rule-1', subject, scope, owner, kind, $1::jsonb, occurred_at, occurred_at_defaulted, observed_at, sequence, 'api:before-rule-1', snapshot, actor_role, actor_user, source_ref, 'stale-hash', actor_key
+       FROM episodes WHERE workspace_id = 'older' AND idempotency_key = 'before-rule-0'`,
+      [JSON.stringify(ep.body)],
+    );
+    const again = await canon.request('/v1/episodes', { key: older.key, json: ep });
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await again.json()).toMatchObject({ created: 0, duplicates: 1, items: [{ status: 'duplicate', redactions: [{ rule: 'token-setting', path: 'body.text' }] }] });
+    // Other content under the key is still a conflict.
+    const other = await canon.request('/v1/episodes', { key: older.key, json: { ...ep, body: { text: `export GITHUB_TOKEN=${token}0` } } });
+    expect(other.status).toBe(409);
+  });
+
   it('under a refuse policy: one episode posted alone answers 400 naming the rule; in a batch the item is refused and the rest proceeds', async () => {
     const strict = await canon.key('owner', { workspace: 'strict' });
     const put = await canon.request('/v1/policies', { method: 'PUT', key: strict.key, json: { secrets: 'refuse' } });

@@ -209,13 +209,24 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
   const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques, { pending: true });
   const stored = new Map(existing.map((e) => [keyOf(e.source, e.idempotency_key), e]));
   const conflicts: KeyConflictError['conflicts'] = [];
-  const status = uniques.map((u) => {
+  const status: Array<{ status: 'created' | 'duplicate'; id: string }> = [];
+  for (const u of uniques) {
     const k = keyOf(u.envelope.source, u.envelope.idempotency_key);
-    if (inserted.has(k)) return { status: 'created' as const, id: u.id };
+    if (inserted.has(k)) {
+      status.push({ status: 'created', id: u.id });
+      continue;
+    }
     const prior = stored.get(k);
     // The hash is a shortcut only: equal hashes are confirmed on the canonical envelopes.
     if (prior && prior.content_hash === u.content_hash && canonicalEnvelope(envelopeOf(prior)) === canonicalEnvelope(u.envelope)) {
-      return { status: 'duplicate' as const, id: prior.id };
+      status.push({ status: 'duplicate', id: prior.id });
+      continue;
+    }
+    // Stored before a rule found the secret it holds (an older Canon): sent again, it is the same
+    // episode once redacted — a re-sync after an upgrade, not a key taken by other content.
+    if (prior && (await redactedAlike(envelopeOf(prior), u.envelope))) {
+      status.push({ status: 'duplicate', id: prior.id });
+      continue;
     }
     conflicts.push({
       index: envelopes.indexOf(u.envelope),
@@ -225,8 +236,8 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
       // The key is in use by a row this key may not see (another user's personal episode).
       ...(prior ? {} : { taken: true as const }),
     });
-    return { status: 'duplicate' as const, id: prior?.id ?? u.id };
-  });
+    status.push({ status: 'duplicate', id: prior?.id ?? u.id });
+  }
   if (conflicts.length > 0) throw new KeyConflictError(conflicts);
   if (afterAppend) {
     const created = uniques.filter((_, i) => status[i]!.status === 'created');
@@ -260,6 +271,12 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
     subjects: [...new Set(envelopes.filter((_, i) => written(results[i]!)).map((e) => e.subject))].sort(),
     statements: leftOut(envelopes.filter((e, i) => e.kind === 'document' && results[i]!.status === 'created')),
   };
+}
+
+/** Whether a stored envelope, redacted as ingest redacts today, is the one sent. */
+async function redactedAlike(stored: Envelope, sent: Envelope): Promise<boolean> {
+  const [redacted] = await redactEnvelopes([stored]);
+  return redacted!.redactions.length > 0 && canonicalEnvelope(redacted!.envelope) === canonicalEnvelope(sent);
 }
 
 /** What the compiler's extractor will leave out of these documents, summed by reason. */
