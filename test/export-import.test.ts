@@ -235,6 +235,34 @@ describe('import', () => {
     }
   });
 
+  it("says of a subject whose episodes held a secret the export's Canon missed that they were written here redacted, and counts them", async () => {
+    const older = await source.key('owner', { workspace: 'older-log' });
+    await post(source, older.key, ep('s-0', 'service:legacy', 'deploy_day', 'Tuesday'));
+    // Stored by an earlier Canon that had no rule for it: the text as sent, then compiled.
+    await source.runtime.pool.query(
+      `INSERT INTO episodes (workspace_id, id, source, idempotency_key, subject, scope, owner, kind, body, occurred_at, occurred_at_defaulted, observed_at, sequence, lineage, snapshot, actor_role, actor_user, source_ref, content_hash, actor_key)
+       SELECT workspace_id, gen_random_uuid(), source, 's-1', subject, scope, owner, 'message', $1::jsonb, occurred_at, occurred_at_defaulted, observed_at, sequence, 'api:s-1', snapshot, actor_role, actor_user, source_ref, 'old-hash', actor_key
+       FROM episodes WHERE workspace_id = 'older-log' AND idempotency_key = 's-0'`,
+      [JSON.stringify({ text: 'The deploy token is in the runbook: export GITHUB_TOKEN=c0ffee0ddba11f00dfeedface0123456789' })],
+    );
+    await source.runtime.pool.query(
+      "INSERT INTO pending (workspace_id, subject, episode_id, scope, owner) SELECT workspace_id, subject, id, scope, owner FROM episodes WHERE workspace_id = 'older-log' AND idempotency_key = 's-1'",
+    );
+    await source.runtime.compile(older.principal, { subject: 'service:legacy' });
+    const exported = await exportLines(source, older.principal);
+    const target = await startTestCanon({ queue: false });
+    try {
+      const me = await target.key('owner', { workspace: 'older-log' });
+      const result = await target.runtime.importLog(me.principal, from(exported));
+      expect(result).toMatchObject({ created: 2, redacted: 1 });
+      const legacy = result.subjects.find((s) => s.subject === 'service:legacy')!;
+      expect(legacy.ok).toBe(false);
+      expect(legacy.reason).toBe("1 of its episodes held a secret the rules here find, written here redacted (the export's Canon stored them as they were)");
+    } finally {
+      await target.close();
+    }
+  });
+
   it('is for owners only; refuses other policies unless told to keep them; refuses tombstones bound to another workspace', async () => {
     const target = await startTestCanon({ queue: false });
     try {

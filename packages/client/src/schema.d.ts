@@ -2520,6 +2520,8 @@ export interface components {
             ok: boolean;
             /** @enum {string} */
             policies: "applied" | "same" | "kept" | "none";
+            /** @description episodes written with a secret redacted that the export held as it was */
+            redacted: number;
             /** @description episodes holding a secret this workspace refuses */
             refused: number;
             subjects: {

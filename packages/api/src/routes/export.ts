@@ -48,6 +48,7 @@ const ImportResultSchema = z
     duplicates: z.number().int(),
     erased: z.number().int().openapi({ description: 'episodes whose key is erased here: not written' }),
     refused: z.number().int().openapi({ description: 'episodes holding a secret this workspace refuses' }),
+    redacted: z.number().int().openapi({ description: 'episodes written with a secret redacted that the export held as it was' }),
     tombstones: z.object({ read: z.number().int(), added: z.number().int() }),
     policies: z.enum(['applied', 'same', 'kept', 'none']),
     subjects: z.array(ImportedSubjectSchema),

@@ -83,7 +83,7 @@ export async function importCommand(config: Config, file: string, opts: ImportOp
   if (opts.json) console.log(JSON.stringify(result));
   else {
     console.log(
-      `imported ${result.episodes} episodes from workspace ${result.from_workspace} into ${result.workspace}: created ${result.created}, duplicates ${result.duplicates}, erased ${result.erased}, refused ${result.refused}; ` +
+      `imported ${result.episodes} episodes from workspace ${result.from_workspace} into ${result.workspace}: created ${result.created}, duplicates ${result.duplicates}, erased ${result.erased}, refused ${result.refused}, redacted ${result.redacted}; ` +
         `tombstones ${result.tombstones.added} new of ${result.tombstones.read}; policies ${result.policies}`,
     );
     const differing = result.subjects.filter((s) => !s.ok);

@@ -57,6 +57,8 @@ export interface ImportResult {
   erased: number;
   /** Episodes refused for holding a secret under this workspace's `secrets: "refuse"`. */
   refused: number;
+  /** Episodes written with a secret redacted that the export held as it was (its Canon's rules missed it). */
+  redacted: number;
   tombstones: { read: number; added: number };
   /** `applied`: the export's became this workspace's; `same`; `kept`: this workspace's differ and were kept; `none`: neither states any. */
   policies: 'applied' | 'same' | 'kept' | 'none';
@@ -87,9 +89,10 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
   let started = false;
   let manifest: ExportManifest | null = null;
   let policies: ImportResult['policies'] = 'none';
-  const totals = { episodes: 0, created: 0, duplicates: 0, erased: 0, refused: 0 };
+  const totals = { episodes: 0, created: 0, duplicates: 0, erased: 0, refused: 0, redacted: 0 };
   const tombstones = { read: 0, added: 0 };
   const notWritten = new Map<string, number>();
+  const redactedIn = new Map<string, number>();
   let tombstoneBatch: Array<{ key_hash: string; erasure_id: string }> = [];
   let batch: Array<{ line: number; item: ImportedItem; subject: string }> = [];
 
@@ -148,8 +151,11 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     totals.duplicates += result.duplicates;
     totals.erased += result.erased;
     totals.refused += result.refused;
+    totals.redacted += result.redacted;
+    const count = (map: Map<string, number>, subject: string) => map.set(subject, (map.get(subject) ?? 0) + 1);
     result.items.forEach((r, i) => {
-      if (r.status === 'erased' || r.status === 'refused') notWritten.set(current[i]!.subject, (notWritten.get(current[i]!.subject) ?? 0) + 1);
+      if (r.status === 'erased' || r.status === 'refused') count(notWritten, current[i]!.subject);
+      else if (r.redactions !== undefined) count(redactedIn, current[i]!.subject);
     });
     options.onProgress?.({ line: current.at(-1)!.line, episodes: totals.episodes });
   }
@@ -193,7 +199,7 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     ...totals,
     tombstones,
     policies,
-    ...(await compareSubjects(pool, ws, manifest, notWritten, options.chunkSize)),
+    ...(await compareSubjects(pool, ws, manifest, notWritten, redactedIn, options.chunkSize)),
   };
 }
 
@@ -278,6 +284,7 @@ async function compareSubjects(
   ws: string,
   manifest: ExportManifest,
   notWritten: ReadonlyMap<string, number>,
+  redactedIn: ReadonlyMap<string, number>,
   chunkSize?: number,
 ): Promise<{ subjects: ImportedSubject[]; ok: boolean }> {
   const subjects: ImportedSubject[] = [];
@@ -306,6 +313,8 @@ async function compareSubjects(
       }
       const missing = notWritten.get(s.subject) ?? 0;
       if (missing > 0) reasons.push(`${missing} of its episodes were not written here (their keys are erased here, or they hold secrets this workspace refuses)`);
+      const redacted = redactedIn.get(s.subject) ?? 0;
+      if (redacted > 0) reasons.push(`${redacted} of its episodes held a secret the rules here find, written here redacted (the export's Canon stored them as they were)`);
       if (mine && mine.episodes > there.episodes - missing) {
         reasons.push(`this workspace holds ${mine.episodes} of its episodes, the export ${there.episodes}: episodes of its own change the state`);
       }
