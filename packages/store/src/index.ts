@@ -14,6 +14,7 @@ export { beginAsSystem } from './session/begin-as-system.js';
 export { inSnapshot } from './session/in-snapshot.js';
 export { lockKeyBootstrap } from './session/lock-key-bootstrap.js';
 export { lockSubject, lockSubjectStatement } from './session/lock-subject.js';
+export { lockPolicies } from './session/lock-policies.js';
 export { closeWrites, writesOpenStatement } from './session/close-writes.js';
 export { setAllUsersVisible } from './session/set-all-users-visible.js';
 export { withLockTimeout, LockTimeoutError } from './session/with-lock-timeout.js';

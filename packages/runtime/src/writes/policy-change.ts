@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import { atLeast, canonicalJson, ForbiddenError, policyFor, type PolicySet, type SecretsMode } from '@canon/core';
-import { subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
+import { lockPolicies, subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, type CompileResult } from '../compile/compile.js';
 import { bossDb, QUEUES, type CompileJobData } from '../compile/jobs.js';
 import { checkResolverPolicy } from '../links/workspace-resolver.js';
@@ -69,6 +69,8 @@ export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Pr
   if (stated.success && stated.data.resolver) await checkResolverPolicy(pool, principal, stated.data.resolver, resolverHosts);
   const ws = principal.workspace_id;
   const saved = await withWorkspace(pool, principal, async (tx) => {
+    // After the compiles and writes under way, whose memories it then finds; before any after it.
+    await lockPolicies(tx, ws);
     const before = await loadPolicySet(tx, ws);
     await savePolicySet(tx, ws, input);
     const after = await loadPolicySet(tx, ws);

@@ -10,6 +10,7 @@ import { enterSystemRole } from './enter-system-role.js';
 import { inSnapshot } from './in-snapshot.js';
 import { lockKeyBootstrap } from './lock-key-bootstrap.js';
 import { closeWrites, writesOpenStatement } from './close-writes.js';
+import { lockPolicies } from './lock-policies.js';
 import { lockSubject, lockSubjectStatement } from './lock-subject.js';
 import { setAllUsersVisible } from './set-all-users-visible.js';
 import { LockTimeoutError, withLockTimeout } from './with-lock-timeout.js';
@@ -187,6 +188,27 @@ describe('lockSubject', () => {
       tx.release();
     }
     await inTransaction(pool, (t) => withLockTimeout(t, 100, () => lockSubject(t, 'w-a', subject)));
+  });
+});
+
+describe('lockPolicies', () => {
+  it("waits for the transactions holding a subject's lock in its workspace, and they for it", async () => {
+    const release = await holding((tx) => lockSubject(tx, 'w-a', 's'));
+    try {
+      await expect(inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockPolicies(tx, 'w-a')))).rejects.toBeInstanceOf(LockTimeoutError);
+      await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockPolicies(tx, 'w-b')));
+      // Subjects still take turns only with themselves.
+      await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'w-a', 't')));
+    } finally {
+      await release();
+    }
+    const held = await holding((tx) => lockPolicies(tx, 'w-a'));
+    try {
+      await expect(inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'w-a', 's')))).rejects.toBeInstanceOf(LockTimeoutError);
+      await inTransaction(pool, (tx) => withLockTimeout(tx, 100, () => lockSubject(tx, 'w-b', 's')));
+    } finally {
+      await held();
+    }
   });
 });
 
