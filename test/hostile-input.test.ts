@@ -223,6 +223,12 @@ describe('bodies that would hurt the compiler are refused, and nothing is stored
     expect(verify.ok).toBe(true);
   });
 
+  it('a job id that is not one: 400 naming job_id, before anything is looked up', async () => {
+    await expectProblem(await canon.request('/v1/jobs/not-a-uuid', { key: owner }), 400, 'validation', 'job_id');
+    const body = await (await canon.request('/v1/jobs/not-a-uuid', { key: owner })).json();
+    expect(body.issues.map((i: { path: string }) => i.path)).toEqual(['job_id']);
+  });
+
   it('well-formed text from every plane still goes in', async () => {
     const res = await canon.request('/v1/episodes', { key: owner, json: episode('ok-😀', { subject: 'service:x', body: { text: 'The team emoji is 🚀 and the name is Zoë.' } }) });
     expect(res.status).toBe(200);

@@ -24,7 +24,7 @@ import { importLog } from './export/import.js';
 import { resolveCandidates, type ResolveResult } from './links/resolver.js';
 import { workspaceResolver } from './links/workspace-resolver.js';
 import { compileMany, enqueueCompileAll, enqueueCompiles, QUEUES, type CompileManyData, requeueCompiles, setupQueues, startWorkers } from './compile/jobs.js';
-import { findJob } from './compile/job-status.js';
+import { checkJobId, findJob } from './compile/job-status.js';
 import { authenticate, bootstrapOwnerKey, createApiKey, listKeys, revokeKey } from './auth/keys.js';
 import { collectMetrics } from './ops/metrics.js';
 import { getCompileSchedule, listDeadLetters, redriveDeadLetters, setCompileSchedule } from './compile/operations.js';
@@ -206,6 +206,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     subjects: (principal) => withWorkspace(pool, principal, (tx) => listSubjects(tx, principal.workspace_id, new Date().toISOString())),
 
     async job(principal, jobId) {
+      checkJobId(jobId);
       if (!boss) throw new NotFoundError(`no job ${jobId}`);
       return findJob(boss, pool, principal, jobId);
     },

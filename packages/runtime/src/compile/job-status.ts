@@ -27,8 +27,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * as one of another workspace, unless the key's user asked for it: its result would name the
  * subject.
  */
+/** A job id as sent: a UUID, or a `400` naming `job_id` (before anything is looked up). */
+export function checkJobId(jobId: string): void {
+  if (!UUID.test(jobId)) throw new ValidationError(`job_id: not a job id (a UUID): ${jobId.slice(0, 64)}`);
+}
+
 export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jobId: string): Promise<JobView> {
-  if (!UUID.test(jobId)) throw new ValidationError(`not a job id: ${jobId}`);
+  checkJobId(jobId);
   const workspaceId = principal.workspace_id;
   for (const queue of [QUEUES.compileMany, QUEUES.compileAll, QUEUES.compile, QUEUES.compileDead]) {
     const [job] = await boss.findJobs<{ workspace_id?: string; subject?: string; subjects?: string[]; visible_to?: { user?: unknown } }>(queue, { id: jobId });
