@@ -45,6 +45,8 @@ describe('the canon command line', () => {
       }
       // With it, the command works on the server's database.
       expect((await canon('keys', 'list')).code).toBe(0);
+      const none = await canon('keys', 'list', '--workspace', 'nobody-here');
+      expect(none.stdout).toBe('no keys in workspace nobody-here (create one with `canon keys create`)\n');
     } finally {
       fs.rmSync(record, { force: true });
     }
@@ -60,6 +62,9 @@ describe('the canon command line', () => {
       expect(stderr, args.join(' ')).toBe('');
       expect(code, args.join(' ')).toBe(141);
     }
+    const wait = await canon('compile', '--all', '--wait');
+    expect(wait.code).toBe(2);
+    expect(wait.stderr).toContain('canon: --wait goes with --async');
     for (const args of [['ingest', home], ['import', home]]) {
       const res = await canon(...args);
       expect(res.code, args.join(' ')).toBe(2);

@@ -61,6 +61,8 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON')
     .action(
       run(async (opts: TargetOptions & { async?: boolean; wait?: boolean }) => {
+        // A compile without --async already waits; --wait alone would be read as asked and do nothing.
+        if (opts.wait && !opts.async) throw await invalid('--wait goes with --async (a compile without --async waits already)');
         const port = await openPort(config());
         try {
           const out = await port.compile({ ...(await target(opts)), async: Boolean(opts.async) });

@@ -36,6 +36,10 @@ export async function keysList(config: Config, opts: { workspace?: string; json?
     console.log(JSON.stringify(keys));
     return;
   }
+  if (keys.length === 0) {
+    console.log(`no keys${opts.workspace ? ` in workspace ${opts.workspace}` : ''} (create one with \`canon keys create\`)`);
+    return;
+  }
   console.table(
     keys.map((k) => ({
       id: k.id,
