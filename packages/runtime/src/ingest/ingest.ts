@@ -208,26 +208,28 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
   // Every episode created waits for a compile of its subject: marked in the insert's statement.
   const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques, { pending: true });
   const stored = new Map(existing.map((e) => [keyOf(e.source, e.idempotency_key), e]));
+  // The hash is a shortcut only: equal hashes are confirmed on the canonical envelopes.
+  const same = (prior: (typeof existing)[number], u: NewEpisode) =>
+    prior.content_hash === u.content_hash && canonicalEnvelope(envelopeOf(prior)) === canonicalEnvelope(u.envelope);
+  // A stored episode that differs may have been stored before a rule found the secret it holds (an
+  // older Canon): sent again, it is the same episode once redacted — a re-sync after an upgrade,
+  // not a key taken by other content. Every such prior redacted in one pass.
+  const differing = uniques.flatMap((u) => {
+    const prior = stored.get(keyOf(u.envelope.source, u.envelope.idempotency_key));
+    return prior && !inserted.has(keyOf(u.envelope.source, u.envelope.idempotency_key)) && !same(prior, u) ? [prior] : [];
+  });
+  const redactedPrior = new Map<string, string>(); // prior id → its canonical envelope once redacted
+  if (differing.length > 0) {
+    (await redactEnvelopes(differing.map(envelopeOf))).forEach((r, i) => {
+      if (r.redactions.length > 0) redactedPrior.set(differing[i]!.id, canonicalEnvelope(r.envelope));
+    });
+  }
   const conflicts: KeyConflictError['conflicts'] = [];
-  const status: Array<{ status: 'created' | 'duplicate'; id: string }> = [];
-  for (const u of uniques) {
+  const status = uniques.map((u) => {
     const k = keyOf(u.envelope.source, u.envelope.idempotency_key);
-    if (inserted.has(k)) {
-      status.push({ status: 'created', id: u.id });
-      continue;
-    }
+    if (inserted.has(k)) return { status: 'created' as const, id: u.id };
     const prior = stored.get(k);
-    // The hash is a shortcut only: equal hashes are confirmed on the canonical envelopes.
-    if (prior && prior.content_hash === u.content_hash && canonicalEnvelope(envelopeOf(prior)) === canonicalEnvelope(u.envelope)) {
-      status.push({ status: 'duplicate', id: prior.id });
-      continue;
-    }
-    // Stored before a rule found the secret it holds (an older Canon): sent again, it is the same
-    // episode once redacted — a re-sync after an upgrade, not a key taken by other content.
-    if (prior && (await redactedAlike(envelopeOf(prior), u.envelope))) {
-      status.push({ status: 'duplicate', id: prior.id });
-      continue;
-    }
+    if (prior && (same(prior, u) || redactedPrior.get(prior.id) === canonicalEnvelope(u.envelope))) return { status: 'duplicate' as const, id: prior.id };
     conflicts.push({
       index: envelopes.indexOf(u.envelope),
       source: u.envelope.source,
@@ -236,8 +238,8 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
       // The key is in use by a row this key may not see (another user's personal episode).
       ...(prior ? {} : { taken: true as const }),
     });
-    status.push({ status: 'duplicate', id: prior?.id ?? u.id });
-  }
+    return { status: 'duplicate' as const, id: prior?.id ?? u.id };
+  });
   if (conflicts.length > 0) throw new KeyConflictError(conflicts);
   if (afterAppend) {
     const created = uniques.filter((_, i) => status[i]!.status === 'created');
@@ -271,12 +273,6 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
     subjects: [...new Set(envelopes.filter((_, i) => written(results[i]!)).map((e) => e.subject))].sort(),
     statements: leftOut(envelopes.filter((e, i) => e.kind === 'document' && results[i]!.status === 'created')),
   };
-}
-
-/** Whether a stored envelope, redacted as ingest redacts today, is the one sent. */
-async function redactedAlike(stored: Envelope, sent: Envelope): Promise<boolean> {
-  const [redacted] = await redactEnvelopes([stored]);
-  return redacted!.redactions.length > 0 && canonicalEnvelope(redacted!.envelope) === canonicalEnvelope(sent);
 }
 
 /** What the compiler's extractor will leave out of these documents, summed by reason. */
