@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -115,6 +116,32 @@ describe('canon memories, conflicts, resolve, history, policies, erase', () => {
       expect(out.code, `${args.join(' ')}: ${out.stderr}`).toBe(2);
       expect(out.stderr.trim().split('\n')).toHaveLength(1);
       expect(out.stderr).toMatch(/no folder|not a git repository/);
+    }
+  });
+
+  it('refuses a sync of a repository with no commits, a bare one, or a folder inside one, in one line with exit 2', async () => {
+    const repos = fs.mkdtempSync(path.join(os.tmpdir(), 'canon-git-edges-'));
+    try {
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: repos, stdio: 'ignore' });
+      git('init', '-q', 'empty');
+      git('init', '-q', '--bare', 'bare.git');
+      git('init', '-q', 'full');
+      fs.mkdirSync(path.join(repos, 'full', 'docs'));
+      fs.writeFileSync(path.join(repos, 'full', 'docs', 'a.md'), 'x\n');
+      execFileSync('git', ['-C', path.join(repos, 'full'), '-c', 'user.email=a@b', '-c', 'user.name=a', 'add', '.'], { stdio: 'ignore' });
+      execFileSync('git', ['-C', path.join(repos, 'full'), '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-qm', 'one'], { stdio: 'ignore' });
+      for (const [folder, said] of [
+        ['empty', /has no commits yet/],
+        ['bare.git', /is a bare repository/],
+        [path.join('full', 'docs'), /is inside the repository at .*full: sync that/],
+      ] as const) {
+        const out = await canon({}, 'sync', 'git', path.join(repos, folder));
+        expect(out.code, `${folder}: ${out.stderr}`).toBe(2);
+        expect(out.stderr.trim().split('\n')).toHaveLength(1);
+        expect(out.stderr).toMatch(said);
+      }
+    } finally {
+      fs.rmSync(repos, { recursive: true, force: true });
     }
   });
 

@@ -41,10 +41,20 @@ export function requireFolder(path: string, git = false): void {
   }
   if (!stat.isDirectory()) throw new NotFoundError(`not a folder: ${path}`);
   if (!git) return;
+  const ask = (...args: string[]) => execFileSync('git', ['-C', path, ...args], { stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).trim();
   try {
-    execFileSync('git', ['-C', path, 'rev-parse', '--git-dir'], { stdio: 'ignore' });
+    ask('rev-parse', '--git-dir');
   } catch {
     throw new NotFoundError(`not a git repository: ${path}`);
+  }
+  // The history is read from a work tree's HEAD, of the whole repository: name that, not a part.
+  if (ask('rev-parse', '--is-bare-repository') === 'true') throw new NotFoundError(`${path} is a bare repository: sync a clone of it`);
+  const top = ask('rev-parse', '--show-toplevel');
+  if (fs.realpathSync(top) !== fs.realpathSync(path)) throw new NotFoundError(`${path} is inside the repository at ${top}: sync that`);
+  try {
+    ask('rev-parse', '--verify', '--quiet', 'HEAD');
+  } catch {
+    throw new NotFoundError(`${path} has no commits yet`);
   }
 }
 
