@@ -185,6 +185,9 @@ describe('the canon command line', () => {
     expect((await canon('schedule', 'show')).stdout.trim()).toBe('30 2 * * * (Europe/Paris)');
     const bad = await canon('schedule', 'set', '--cron', 'every day please');
     expect(bad.code).toBe(2);
+    // Without --tz the zone it had stays; an alias is a schedule.
+    const kept = await canon('schedule', 'set', '--cron', '@daily');
+    expect(kept.stdout.trim()).toBe('compile schedule: @daily (Europe/Paris)');
   });
 });
 

@@ -197,6 +197,13 @@ describe('compile jobs', () => {
       expect(await (await call(mine)).json()).toEqual({ cron: '0 3 * * *', time_zone: 'UTC' });
       expect(await (await call(lonely)).json()).toEqual({ cron: '0 3 * * *', time_zone: 'UTC' });
       expect((await call(lonely, 'PUT', { cron: '0 4 * * *', time_zone: 'UTC' })).status).toBe(403);
+      // One rule over HTTP and in process: an alias such as @daily is a schedule; 201+ characters are refused.
+      expect((await call(mine, 'PUT', { cron: '@daily', time_zone: 'UTC' })).status).toBe(200);
+      const long = `${Array.from({ length: 60 }, (_, i) => i).join(',')} ${Array.from({ length: 24 }, (_, i) => i).join(',')} * * *`;
+      expect(long.length).toBeGreaterThan(200);
+      expect((await call(mine, 'PUT', { cron: long, time_zone: 'UTC' })).status).toBe(400);
+      const owner = await runtime.authenticate(mine);
+      await expect(runtime.setSchedule(owner, { cron: long, time_zone: 'UTC' })).rejects.toThrow(/cron/);
       expect((await call(mine, 'PUT', { cron: '45 2 * * *', time_zone: 'UTC' })).status).toBe(200);
       expect(await (await call(theirs)).json()).toEqual({ cron: '30 1 * * *', time_zone: 'Europe/Paris' });
       const keyed = (await runtime.boss!.getSchedules(QUEUES.scheduledCompile)).map((s) => [s.key, s.cron, s.data]).sort();

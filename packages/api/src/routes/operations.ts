@@ -3,7 +3,7 @@ import type { Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
 import { problemResponse } from '../schemas.js';
 
-const Schedule = z.object({ cron: z.string().min(9).max(200), time_zone: z.string().min(1).max(100) }).openapi('CompileSchedule');
+const Schedule = z.object({ cron: z.string().min(1).max(200), time_zone: z.string().min(1).max(100) }).openapi('CompileSchedule');
 
 const verify = createRoute({
   method: 'post',

@@ -21,11 +21,13 @@ export function registerOperationCommands(program: Command, run: Run, config: ()
   schedule
     .command('set')
     .requiredOption('--cron <expression>', 'cron expression, e.g. "0 3 * * *"')
-    .option('--tz <zone>', 'IANA time zone', 'UTC')
+    .option('--tz <zone>', 'IANA time zone (default: the one the schedule has, else UTC)')
     .action(
-      run(async (opts: { cron: string; tz: string }) =>
+      run(async (opts: { cron: string; tz?: string }) =>
         withPort(config(), async (port) => {
-          const s = await port.setSchedule({ cron: opts.cron, time_zone: opts.tz });
+          // Not named, the zone stays: setting the hour alone must not move the night to UTC.
+          const time_zone = opts.tz ?? (await port.schedule())?.time_zone ?? 'UTC';
+          const s = await port.setSchedule({ cron: opts.cron, time_zone });
           console.log(`compile schedule: ${s.cron} (${s.time_zone})`);
         }),
       ),

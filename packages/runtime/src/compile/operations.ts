@@ -1,6 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import type { Pool } from '@canon/store';
-import { ForbiddenError, ValidationError } from '@canon/core';
+import { ForbiddenError, parseInput, ValidationError } from '@canon/core';
+import { z } from 'zod';
 import { DEFAULT_SCHEDULE_KEY, QUEUES, scheduleSingleton, type ScheduledCompileData } from './jobs.js';
 import { publicError } from './job-status.js';
 import { hiddenSubjects } from '../recall/visibility.js';
@@ -27,8 +28,12 @@ export async function getCompileSchedule(boss: PgBoss, workspaceId: string): Pro
   return s ? { cron: s.cron, time_zone: s.timezone ?? 'UTC' } : null;
 }
 
-export async function setCompileSchedule(boss: PgBoss, principal: Principal, schedule: CompileSchedule): Promise<CompileSchedule> {
+/** What a schedule may be, over HTTP and in process alike (a cron alias such as `@daily` is one). */
+const ScheduleInput = z.strictObject({ cron: z.string().min(1).max(200), time_zone: z.string().min(1).max(100) });
+
+export async function setCompileSchedule(boss: PgBoss, principal: Principal, input: CompileSchedule): Promise<CompileSchedule> {
   requireOwner(principal, 'change the compile schedule');
+  const schedule = parseInput(ScheduleInput, input);
   try {
     boss.previewSchedule(schedule.cron, { tz: schedule.time_zone });
   } catch (err) {
