@@ -261,6 +261,34 @@ describe('erasure and the writes racing it', () => {
     expect((await canon.request('/v1/episodes', { key: victim, json: ep('vic-2', subject, 'desk', 'C3') })).status).toBe(401);
   });
 
+  it("a person's write that waited for their erasure finds the key revoked: 401, nothing written in their name", async () => {
+    const wren = (await canon.key('member', { user: 'wren' })).key;
+    const subject = 'workspace:wren-notes:plan.md';
+    expect((await canon.request('/v1/episodes', { key: wren, json: ep('wren-0', subject, 'codename', 'kestrel') })).status).toBe(200);
+    // A scan's cursor naming the file: the erasure rewrites it once the subject is gone, and a
+    // transaction holding its row keeps the erasure open there, the workspace closed to writers.
+    await canon.runtime.pool.query(
+      `INSERT INTO connector_cursors (workspace_id, instance_id, cursor) VALUES ('default', 'workspace:wren-notes', '{"files": {"plan.md": {"hash": "h1", "n": 1}}}')`,
+    );
+    const holder = await canon.runtime.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("SELECT 1 FROM connector_cursors WHERE workspace_id = 'default' AND instance_id = 'workspace:wren-notes' FOR UPDATE");
+      const erasing = canon.request('/v1/erasures', { key: owner, json: { user: 'wren' } });
+      await waitingOn('UPDATE connector_cursors');
+      // Authenticated now, while the key still stands; it waits at the closed workspace.
+      const late = canon.request('/v1/episodes', { key: wren, json: ep('wren-1', 'service:wren-late', 'desk', 'D4') });
+      await waitingOn('pg_advisory_xact_lock_shared');
+      await holder.query('COMMIT');
+      expect(await (await erasing).json()).toMatchObject({ episodes: 1, keys_revoked: 1 });
+      expect((await late).status).toBe(401);
+    } finally {
+      holder.release();
+    }
+    const { rows } = await canon.runtime.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM episodes WHERE actor_user = 'wren'");
+    expect(rows[0]!.n).toBe(0);
+  });
+
   it('a maintainer may not erase a person who holds an owner key; an owner may, and the keys keep no label naming them', async () => {
     const boss = await canon.key('owner', { user: 'bossy' });
     await canon.runtime.pool.query("UPDATE api_keys SET label = 'bossy laptop' WHERE id = $1", [boss.principal.key_id]);
