@@ -208,28 +208,34 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
   // Every episode created waits for a compile of its subject: marked in the insert's statement.
   const { inserted, existing } = await appendEpisodes(tx, principal.workspace_id, uniques, { pending: true });
   const stored = new Map(existing.map((e) => [keyOf(e.source, e.idempotency_key), e]));
-  // The hash is a shortcut only: equal hashes are confirmed on the canonical envelopes.
-  const same = (prior: (typeof existing)[number], u: NewEpisode) =>
-    prior.content_hash === u.content_hash && canonicalEnvelope(envelopeOf(prior)) === canonicalEnvelope(u.envelope);
+  // Each item once: created, the same as stored (the hash a shortcut only, confirmed on the
+  // canonical envelopes), or differing from what is stored under its key.
+  const status: Array<{ status: 'created' | 'duplicate'; id: string } | null> = uniques.map((u) => {
+    const k = keyOf(u.envelope.source, u.envelope.idempotency_key);
+    if (inserted.has(k)) return { status: 'created', id: u.id };
+    const prior = stored.get(k);
+    if (prior && prior.content_hash === u.content_hash && canonicalEnvelope(envelopeOf(prior)) === canonicalEnvelope(u.envelope)) return { status: 'duplicate', id: prior.id };
+    return null;
+  });
   // A stored episode that differs may have been stored before a rule found the secret it holds (an
   // older Canon): sent again, it is the same episode once redacted — a re-sync after an upgrade,
   // not a key taken by other content. Every such prior redacted in one pass.
-  const differing = uniques.flatMap((u) => {
-    const prior = stored.get(keyOf(u.envelope.source, u.envelope.idempotency_key));
-    return prior && !inserted.has(keyOf(u.envelope.source, u.envelope.idempotency_key)) && !same(prior, u) ? [prior] : [];
-  });
+  const differing = uniques.filter((_, i) => status[i] === null);
+  const priors = differing.flatMap((u) => stored.get(keyOf(u.envelope.source, u.envelope.idempotency_key)) ?? []);
   const redactedPrior = new Map<string, string>(); // prior id → its canonical envelope once redacted
-  if (differing.length > 0) {
-    (await redactEnvelopes(differing.map(envelopeOf))).forEach((r, i) => {
-      if (r.redactions.length > 0) redactedPrior.set(differing[i]!.id, canonicalEnvelope(r.envelope));
+  if (priors.length > 0) {
+    (await redactEnvelopes(priors.map(envelopeOf))).forEach((r, i) => {
+      if (r.redactions.length > 0) redactedPrior.set(priors[i]!.id, canonicalEnvelope(r.envelope));
     });
   }
   const conflicts: KeyConflictError['conflicts'] = [];
-  const status = uniques.map((u) => {
-    const k = keyOf(u.envelope.source, u.envelope.idempotency_key);
-    if (inserted.has(k)) return { status: 'created' as const, id: u.id };
-    const prior = stored.get(k);
-    if (prior && (same(prior, u) || redactedPrior.get(prior.id) === canonicalEnvelope(u.envelope))) return { status: 'duplicate' as const, id: prior.id };
+  uniques.forEach((u, i) => {
+    if (status[i] !== null) return;
+    const prior = stored.get(keyOf(u.envelope.source, u.envelope.idempotency_key));
+    if (prior && redactedPrior.get(prior.id) === canonicalEnvelope(u.envelope)) {
+      status[i] = { status: 'duplicate', id: prior.id };
+      return;
+    }
     conflicts.push({
       index: envelopes.indexOf(u.envelope),
       source: u.envelope.source,
@@ -238,11 +244,10 @@ export async function appendBatch(tx: PoolClient, principal: Principal, batch: P
       // The key is in use by a row this key may not see (another user's personal episode).
       ...(prior ? {} : { taken: true as const }),
     });
-    return { status: 'duplicate' as const, id: prior?.id ?? u.id };
   });
   if (conflicts.length > 0) throw new KeyConflictError(conflicts);
   if (afterAppend) {
-    const created = uniques.filter((_, i) => status[i]!.status === 'created');
+    const created = uniques.filter((_, i) => status[i]?.status === 'created');
     await afterAppend(tx, created.map((u) => ({ id: u.id, envelope: u.envelope })));
   }
   const byKey = new Map(uniques.map((u, i) => [u, status[i]!]));
