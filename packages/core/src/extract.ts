@@ -262,13 +262,13 @@ function withinKeyLimit(d: Draft): Draft[] {
  * subject, so no compiled state held it. A date read from words outside the stored years is no date.
  */
 function storable(d: Draft): Draft[] {
-  if (d.effective === null || inStoredYears(isoOrNull(d.effective) ?? '')) return d.predicate === '' ? [] : [d];
-  return d.origin === 'structured' || d.predicate === '' ? [] : [{ ...d, effective: null }];
-}
-
-function isoOrNull(s: string): string | null {
-  const t = Date.parse(s);
-  return Number.isNaN(t) || Math.abs(t) > 8.64e15 ? null : new Date(t).toISOString();
+  if (d.predicate === '') return [];
+  if (!d.effective) return [d];
+  // Written here as the claim keeps it, once.
+  const t = Date.parse(d.effective);
+  const effective = Number.isNaN(t) ? '' : new Date(t).toISOString();
+  if (inStoredYears(effective)) return [{ ...d, effective }];
+  return d.origin === 'structured' ? [] : [{ ...d, effective: null }];
 }
 
 /**
@@ -308,7 +308,7 @@ export function extract(episode: Episode, policies: PolicySet, extractorVersion:
       predicate: d.predicate,
       qualifiers: d.qualifiers,
     });
-    const effective = d.effective ? new Date(d.effective).toISOString() : episode.occurred_at;
+    const effective = d.effective || episode.occurred_at;
     return {
       workspace_id: episode.workspace_id,
       episode_id: episode.id,
