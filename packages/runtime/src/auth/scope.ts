@@ -1,4 +1,4 @@
-import { NotFoundError, UnauthorizedError } from '@canon/core';
+import { isUuid, NotFoundError, UnauthorizedError } from '@canon/core';
 import {
   allUsersVisible,
   beginAsSystem,
@@ -53,15 +53,13 @@ export function withWorkspaceWriting<T>(
 ): Promise<T> {
   const ws = writer.workspace_id;
   // A connector run in this process writes with no API key (its id is `connector:<instance>`).
-  const keyed = UUID.test(writer.key_id);
+  const keyed = isUuid(writer.key_id);
   return inTransaction(pool, fn, undefined, async (tx) => {
     const sent = ['BEGIN', scopeStatement(sessionScope(scopeOf(scope))), writesOpenStatement(ws), ...(keyed ? [keyInForceStatement(ws, writer.key_id)] : [])];
     const results = (await tx.query(sent.join('; '))) as unknown as Array<{ rows: unknown[] }>;
     if (keyed && results[3]!.rows.length === 0) throw new UnauthorizedError('the API key was revoked; nothing was written');
   });
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A read confined as `withWorkspace` confines a transaction, in one round trip: the scope and the

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { NotFoundError, ValidationError } from '@canon/core';
+import { isUuid, NotFoundError, ValidationError } from '@canon/core';
 import { getJobProgress, type Pool } from '@canon/store';
 import type { Principal } from '../auth/principal.js';
 import { hiddenSubjects } from '../recall/visibility.js';
@@ -19,8 +19,6 @@ export interface JobView {
   completed_at?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A compile job of the key's workspace, from pg-boss's own tables (so it survives restarts).
  * A job naming a subject the key may not see (another user's personal subject) is as absent
@@ -29,7 +27,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 /** A job id as sent: a UUID, or a `400` naming `job_id` (before anything is looked up). */
 export function checkJobId(jobId: string): void {
-  if (!UUID.test(jobId)) throw new ValidationError(`job_id: not a job id (a UUID): ${jobId.slice(0, 64)}`);
+  if (!isUuid(jobId)) throw new ValidationError(`job_id: not a job id (a UUID): ${jobId.slice(0, 64)}`);
 }
 
 export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jobId: string): Promise<JobView> {
