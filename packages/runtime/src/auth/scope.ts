@@ -47,9 +47,10 @@ export function withWorkspace<T>(pool: Pool, scope: string | ScopeOf, fn: (tx: P
  */
 export function withWorkspaceWriting<T>(
   pool: Pool,
-  writer: { workspace_id: string; key_id: string },
-  scope: string | ScopeOf,
+  writer: { workspace_id: string; key_id: string; user: string | null },
   fn: (tx: PoolClient) => Promise<T>,
+  /** Whose rows it sees: the writer's own, unless an import restores every user's. */
+  scope: ScopeOf = writer,
 ): Promise<T> {
   const ws = writer.workspace_id;
   // A connector run in this process writes with no API key (its id is `connector:<instance>`).

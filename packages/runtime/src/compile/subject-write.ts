@@ -26,7 +26,7 @@ export interface SubjectWriteContext {
  */
 export function withMemorySubject<T>(pool: Pool, principal: Principal, memoryId: string, fn: (ctx: SubjectWriteContext) => Promise<T>): Promise<T> {
   return busyWhileLocked(`the subject of memory ${memoryId}`, () =>
-    withWorkspaceWriting(pool, principal, principal, async (tx) => {
+    withWorkspaceWriting(pool, principal, async (tx) => {
       // The id of a key linked into another memory writes to that memory, as it reads it.
       const found = await memoryRowOf(tx, principal.workspace_id, memoryId);
       if (!found || !visibleTo(principal, found.timeline)) throw new NotFoundError(`no memory ${memoryId}`);

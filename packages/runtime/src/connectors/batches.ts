@@ -68,7 +68,7 @@ export async function commitConnectorBatch(
     if (!saved.ok) throw new CursorConflictError(ref.instanceId);
   };
   if (input.episodes.length === 0) {
-    await withWorkspaceWriting(pool, principal, principal, save);
+    await withWorkspaceWriting(pool, principal, save);
     return { items: [], created: 0, duplicates: 0, erased: 0, redacted: 0, refused: 0, statements: {}, subjects: [] };
   }
   const writer: Principal = Object.freeze({ ...principal, user: `connector:${ref.instanceId}` });

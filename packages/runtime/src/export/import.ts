@@ -93,6 +93,7 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
   const tombstones = { read: 0, added: 0 };
   const notWritten = new Map<string, number>();
   const redactedIn = new Map<string, number>();
+  const count = (map: Map<string, number>, subject: string) => map.set(subject, (map.get(subject) ?? 0) + 1);
   let tombstoneBatch: Array<{ key_hash: string; erasure_id: string }> = [];
   let batch: Array<{ line: number; item: ImportedItem; subject: string }> = [];
 
@@ -138,11 +139,15 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     // Tombstones first, so a key erased there answers `erased` here.
     await flushTombstones();
     await beforeWrite();
-    const result = await withWorkspaceWriting(pool, principal, allUsersOf(ws), (tx) =>
-      appendBatch(tx, principal, prepared, async (tx, created) => {
-        const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
-        if (options.enqueue && subjects.length > 0) await options.enqueue(tx, subjects);
-      }),
+    const result = await withWorkspaceWriting(
+      pool,
+      principal,
+      (tx) =>
+        appendBatch(tx, principal, prepared, async (tx, created) => {
+          const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
+          if (options.enqueue && subjects.length > 0) await options.enqueue(tx, subjects);
+        }),
+      allUsersOf(ws),
     ).catch((err: unknown) => {
       throw atLine(err, current);
     });
@@ -152,7 +157,6 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     totals.erased += result.erased;
     totals.refused += result.refused;
     totals.redacted += result.redacted;
-    const count = (map: Map<string, number>, subject: string) => map.set(subject, (map.get(subject) ?? 0) + 1);
     result.items.forEach((r, i) => {
       if (r.status === 'erased' || r.status === 'refused') count(notWritten, current[i]!.subject);
       else if (r.redactions !== undefined) count(redactedIn, current[i]!.subject);

@@ -95,7 +95,7 @@ export async function ingestEpisodes(
   afterAppend?: AfterAppend,
 ): Promise<IngestResult> {
   const batch = await prepareBatch(principal, items);
-  return withWorkspaceWriting(pool, principal, principal, (tx) => appendBatch(tx, principal, batch, afterAppend));
+  return withWorkspaceWriting(pool, principal, (tx) => appendBatch(tx, principal, batch, afterAppend));
 }
 
 /** A validated batch, de-duplicated within itself: what `appendBatch` writes. */

@@ -76,7 +76,7 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
   const [first, second] = input.memories;
   if (first === second) throw new ValidationError('memories: name two different memories');
   return busyWhileLocked('the subject', () =>
-    withWorkspaceWriting(pool, principal, principal, async (tx) => {
+    withWorkspaceWriting(pool, principal, async (tx) => {
       const a = await keyOf(tx, principal, first);
       const b = await keyOf(tx, principal, second);
       if (a.subject !== b.subject) throw new ValidationError('memories: a link joins two memories of one subject; these are of different subjects');
