@@ -113,10 +113,9 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
       if (!/pass|pwd|secret/i.test(text)) return [];
       const out: SecretFinding[] = [];
       const take = (m: RegExpMatchArray, groups: readonly number[]) => {
-        const group = groups.find((g) => m[g] !== undefined);
-        const span = group === undefined ? undefined : m.indices?.[group];
-        const value = group === undefined ? undefined : m[group];
-        if (!span || value === undefined || isPlaceholder(value)) return;
+        const found = quotedValue(m, groups);
+        if (!found) return;
+        const { value, span } = found;
         if (/pwd$/i.test(m[1]!) && /^(?:[/~.]|[A-Za-z]:\\)/.test(value)) return;
         // A YAML line is a document label too: one finding for it.
         if (out.some((f) => f.start === span[0] && f.end === span[1])) return;
@@ -156,11 +155,8 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     find(text: string): SecretFinding[] {
       const out: SecretFinding[] = [];
       const take = (m: RegExpMatchArray, groups: readonly number[]) => {
-        const group = groups.find((g) => m[g] !== undefined);
-        const span = group === undefined ? undefined : m.indices?.[group];
-        const value = group === undefined ? undefined : m[group];
-        if (!span || value === undefined || isPlaceholder(value) || !credentialShaped(value)) return;
-        out.push({ rule: 'token-setting', start: span[0], end: span[1] });
+        const found = quotedValue(m, groups);
+        if (found && credentialShaped(found.value)) out.push({ rule: 'token-setting', start: found.span[0], end: found.span[1] });
       };
       if (text.includes('=') && /secret|token|key/i.test(text)) {
         for (const m of text.matchAll(/(?:^|[\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?(?:secret|token|api[_.-]?key|apikey|access[_.-]?key|private[_.-]?key))[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;&#"',)}]+))/dgi)) take(m, [2, 3, 4]);
@@ -222,6 +218,17 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
 ]);
 
 /** Findings for the first capture group of each match (the value, not its setting's name). */
+/**
+ * A setting's value from the first of `groups` that matched (its quoted or bare spelling), with
+ * where it is; none for a placeholder such as `${PASSWORD}`.
+ */
+function quotedValue(m: RegExpMatchArray, groups: readonly number[]): { value: string; span: [number, number] } | null {
+  const group = groups.find((g) => m[g] !== undefined);
+  const span = group === undefined ? undefined : m.indices?.[group];
+  const value = group === undefined ? undefined : m[group];
+  return span && value !== undefined && !isPlaceholder(value) ? { value, span } : null;
+}
+
 function valueGroups(text: string, re: RegExp, rule: string): SecretFinding[] {
   const out: SecretFinding[] = [];
   for (const m of text.matchAll(re)) {
