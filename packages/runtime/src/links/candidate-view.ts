@@ -56,10 +56,6 @@ function held(t: Timeline, at: string): { values: Json[]; standings: number[] } 
   return entry;
 }
 
-function heldValues(t: Timeline, at: string): Json[] {
-  return held(t, at).values;
-}
-
 /** Whether every value `other` holds stands below every value `self` holds (both known). */
 export function standsBelow(other: CandidateSide, self: CandidateSide): boolean {
   if (!other.standings || !self.standings || other.standings.length === 0 || self.standings.length === 0) return false;
@@ -116,5 +112,5 @@ export function shownCandidateIds(rows: Iterable<{ candidates?: readonly Candida
 
 /** A memory's values at an instant (or both sides of a dispute): what a candidate compares. */
 export function heldValuesAt(t: Timeline, at: string): Json[] {
-  return heldValues(t, at);
+  return held(t, at).values;
 }

@@ -238,12 +238,12 @@ function joinCandidates(
   // Candidates whose values stand above this one's: if one fact, this value is overruled (standing
   // first) — said on this memory's line; theirs, a fact, keeps a line of its own.
   const above: Array<{ o: Ranked; ref: CandidateRef }> = [];
+  const self = sideOf(m.timeline, at);
   for (const ref of shownCandidates(m.candidates)) {
     const o = byId.get(ref.memory_id);
     // A disputed candidate is joined too: left out, its partner's value read as a plain fact
     // beside the dispute — two facts side by side, the silent contradiction this line exists for.
     if (!o || stated.has(o.id)) continue;
-    const self = sideOf(m.timeline, at);
     const other = sideOf(o.timeline, at);
     const { kind } = candidateKind(self, other, ref);
     if (kind === 'possible_contradiction' && standsBelow(self, other)) above.push({ o, ref });
