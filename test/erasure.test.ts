@@ -204,29 +204,51 @@ describe('erasure and the writes racing it', () => {
     throw new Error(`nothing waited on ${sql}`);
   }
 
+  /**
+   * A scan's cursor of `instance` naming plan.md, and a transaction holding its row until `release`:
+   * an erasure of the file's subject rewrites the cursor after deleting its episodes, so it waits
+   * there, open — its deletes, tombstones and revoked keys not yet committed, writes kept out.
+   */
+  async function heldCursor(instance: string): Promise<{ release: () => Promise<void> }> {
+    await canon.runtime.pool.query(`INSERT INTO connector_cursors (workspace_id, instance_id, cursor) VALUES ('default', $1, '{"files": {"plan.md": {"hash": "h1", "n": 1}}}')`, [instance]);
+    const holder = await canon.runtime.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("SELECT 1 FROM connector_cursors WHERE workspace_id = 'default' AND instance_id = $1 FOR UPDATE", [instance]);
+    } catch (err) {
+      holder.release();
+      throw err;
+    }
+    let open = true;
+    return {
+      // Once: a test's `finally` may call it again after a failed assertion.
+      release: async () => {
+        if (!open) return;
+        open = false;
+        try {
+          await holder.query('COMMIT');
+        } finally {
+          holder.release();
+        }
+      },
+    };
+  }
+
   it('an erased key re-sent while the erasure commits is answered erased, not stored again', async () => {
     const subject = 'workspace:race:plan.md';
     const batch = { episodes: [ep('race-1', subject, 'codename', 'heron'), ep('race-2', subject, 'launch', 'May')] };
     expect((await canon.request('/v1/episodes', { key: owner, json: batch })).status).toBe(200);
-    // A scan's cursor naming the file: the erasure rewrites it after deleting the episodes, and
-    // a transaction holding its row keeps the erasure there, its deletes not yet committed.
-    await canon.runtime.pool.query(
-      `INSERT INTO connector_cursors (workspace_id, instance_id, cursor) VALUES ('default', 'workspace:race', '{"files": {"plan.md": {"hash": "h1", "n": 1}}}')`,
-    );
-    const holder = await canon.runtime.pool.connect();
+    const held = await heldCursor('workspace:race');
     try {
-      await holder.query('BEGIN');
-      await holder.query("SELECT 1 FROM connector_cursors WHERE workspace_id = 'default' AND instance_id = 'workspace:race' FOR UPDATE");
       const erasing = canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: owner });
       await waitingOn('UPDATE connector_cursors');
       const resent = canon.request('/v1/episodes', { key: owner, json: batch });
       await new Promise((r) => setTimeout(r, 300));
-      await holder.query('COMMIT');
+      await held.release();
       expect((await erasing).status).toBe(200);
-      const body = await (await resent).json();
-      expect(body).toMatchObject({ created: 0, erased: 2 });
+      expect(await (await resent).json()).toMatchObject({ created: 0, erased: 2 });
     } finally {
-      holder.release();
+      await held.release();
     }
     const { rows } = await canon.runtime.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM episodes WHERE subject = $1', [subject]);
     expect(rows[0]!.n).toBe(0);
@@ -265,25 +287,19 @@ describe('erasure and the writes racing it', () => {
     const wren = (await canon.key('member', { user: 'wren' })).key;
     const subject = 'workspace:wren-notes:plan.md';
     expect((await canon.request('/v1/episodes', { key: wren, json: ep('wren-0', subject, 'codename', 'kestrel') })).status).toBe(200);
-    // A scan's cursor naming the file: the erasure rewrites it once the subject is gone, and a
-    // transaction holding its row keeps the erasure open there, the workspace closed to writers.
-    await canon.runtime.pool.query(
-      `INSERT INTO connector_cursors (workspace_id, instance_id, cursor) VALUES ('default', 'workspace:wren-notes', '{"files": {"plan.md": {"hash": "h1", "n": 1}}}')`,
-    );
-    const holder = await canon.runtime.pool.connect();
+    // Once the subject is gone the erasure rewrites the scan's cursor, and waits there.
+    const held = await heldCursor('workspace:wren-notes');
     try {
-      await holder.query('BEGIN');
-      await holder.query("SELECT 1 FROM connector_cursors WHERE workspace_id = 'default' AND instance_id = 'workspace:wren-notes' FOR UPDATE");
       const erasing = canon.request('/v1/erasures', { key: owner, json: { user: 'wren' } });
       await waitingOn('UPDATE connector_cursors');
       // Authenticated now, while the key still stands; it waits at the closed workspace.
       const late = canon.request('/v1/episodes', { key: wren, json: ep('wren-1', 'service:wren-late', 'desk', 'D4') });
       await waitingOn('pg_advisory_xact_lock_shared');
-      await holder.query('COMMIT');
+      await held.release();
       expect(await (await erasing).json()).toMatchObject({ episodes: 1, keys_revoked: 1 });
       expect((await late).status).toBe(401);
     } finally {
-      holder.release();
+      await held.release();
     }
     const { rows } = await canon.runtime.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM episodes WHERE actor_user = 'wren'");
     expect(rows[0]!.n).toBe(0);
