@@ -11,7 +11,7 @@ import { episode } from './test-support.js';
 const P = DEFAULT_POLICY_SET;
 const one = (text: string, over = {}) => {
   const claims = extract(episode({ text, ...over }), P);
-  expect(claims).toHaveLength(1);
+  expect(claims, text).toHaveLength(1);
   return claims[0]!;
 };
 
@@ -433,11 +433,6 @@ describe('a record named before the statement is taken out of its wording', () =
 });
 
 describe('a contrast naming the value a sentence replaces', () => {
-  const one = (text: string) => {
-    const claims = extract(episode({ text }), DEFAULT_POLICY_SET);
-    expect(claims, text).toHaveLength(1);
-    return claims[0]!;
-  };
 
   it('states the value before it, under the key the plain sentence has', () => {
     const plain = one('The staging deploy runs on Tuesday.');
