@@ -46,12 +46,13 @@ describe('canon sync workspace', () => {
   it('queues the compile of what it wrote, compiles it before returning, and honours --include and --exclude', async () => {
     const out = await canon('sync', 'workspace', dir, '--id', 'demo', '--include', 'docs/**', '--include', '*.json', '--include', 'src/**', '--exclude', 'docs/drafts/**', '--json');
     expect(out.code, out.stderr).toBe(0);
-    const summary = JSON.parse(out.stdout) as { created: number; skipped: Record<string, number>; statements: Record<string, number>; compiled: { subjects: number; conflicts_opened: number } };
+    const summary = JSON.parse(out.stdout) as { created: number; skipped: Record<string, number>; statements: Record<string, number>; compiled: { subjects: number; episodes_processed: number; conflicts_opened: number } };
     // tsconfig.json, docs/options.md and src/start.ts; the drafts folder and .gitignore are left out, dist/ is gitignored.
     expect(summary.created).toBe(3);
     expect(summary.skipped).toMatchObject({ ignored: 2, not_included: 1 });
     expect(summary.statements).toEqual({});
-    expect(summary.compiled).toMatchObject({ subjects: 3, conflicts_opened: 0 });
+    // No worker here: the command's own compile read every episode the run created.
+    expect(summary.compiled).toMatchObject({ subjects: 3, episodes_processed: 3, conflicts_opened: 0 });
 
     // Memory is current when the command returns: nothing pending, the facts in force.
     const { rows: pending } = await runtime.pool.query(`SELECT count(*)::int AS n FROM pending`);

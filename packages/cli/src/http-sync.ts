@@ -51,12 +51,13 @@ export function httpDestination(port: CanonPort, options: { workspace?: string }
       };
     },
     async compile(subjects): Promise<SyncCompileSummary> {
-      const sum: SyncCompileSummary = { subjects: 0, memories_created: 0, memories_updated: 0, conflicts_opened: 0, tombstoned: 0, failed: 0 };
+      const sum: SyncCompileSummary = { subjects: 0, episodes_processed: 0, memories_created: 0, memories_updated: 0, conflicts_opened: 0, tombstoned: 0, failed: 0 };
       for (let i = 0; i < subjects.length; i += COMPILE_CHUNK) {
         const compiled = await port.compile({ subjects: subjects.slice(i, i + COMPILE_CHUNK) });
         if (compiled.async || !('totals' in compiled.result)) throw new Error('the server answered a compile of many subjects with something else');
         const many = compiled.result;
         sum.subjects += many.subjects;
+        sum.episodes_processed += many.totals['episodes_processed'] ?? 0;
         sum.memories_created += many.totals['memories_created'] ?? 0;
         sum.memories_updated += many.totals['memories_updated'] ?? 0;
         sum.conflicts_opened += many.totals['conflicts_opened'] ?? 0;

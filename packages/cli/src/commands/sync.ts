@@ -214,10 +214,18 @@ export function printSummary(summary: SyncConnectorResult, opts: { json?: boolea
   }
   if (!opts.json && summary.compiled) {
     const c = summary.compiled;
-    console.log(
-      `compiled ${c.subjects} subject${c.subjects === 1 ? '' : 's'}: memories created ${c.memories_created}, updated ${c.memories_updated}, ` +
-        `ended ${c.tombstoned}, conflicts opened ${c.conflicts_opened}${c.failed > 0 ? `, failed ${c.failed} (see \`canon compile\`)` : ''}`,
-    );
+    const subjects = `${c.subjects} subject${c.subjects === 1 ? '' : 's'}`;
+    const failed = c.failed > 0 ? `, failed ${c.failed} (see \`canon compile\`)` : '';
+    // Zeros here would read as "the run changed no memory" when a server's workers compiled the
+    // new episodes before this compile asked: say so instead.
+    if (c.episodes_processed === 0 && summary.created > 0) {
+      console.log(`compiled ${subjects}: nothing was left to compile (the new episodes were compiled as they arrived)${failed}`);
+    } else {
+      console.log(
+        `compiled ${subjects}: memories created ${c.memories_created}, updated ${c.memories_updated}, ` +
+          `ended ${c.tombstoned}, conflicts opened ${c.conflicts_opened}${failed}`,
+      );
+    }
   }
   for (const c of summary.key_conflicts) {
     console.error(`canon: key conflict: ${c.idempotency_key} is stored as episode ${c.stored_episode_id || '(in this batch)'} with other content; item skipped`);

@@ -33,6 +33,11 @@ export interface SyncConnectorOptions {
 /** What the compile after a run did (`compile: 'wait'`), summed over the subjects it wrote. */
 export interface SyncCompileSummary {
   subjects: number;
+  /**
+   * Episodes this compile read. None while the run created some: they were compiled already (a
+   * server's workers compile what a run writes as it arrives), so the counts below are zero.
+   */
+  episodes_processed: number;
   memories_created: number;
   memories_updated: number;
   conflicts_opened: number;
@@ -96,8 +101,8 @@ function postgresDestination(runtime: ConnectorRuntime, workspace: string): Conn
     },
     async compile(subjects) {
       const many = await compileMany(runtime.pool, workspace, subjects, null, runtime.config?.jobs.compileChunk);
-      const { memories_created, memories_updated, conflicts_opened, tombstoned } = many.totals;
-      return { subjects: many.subjects, memories_created, memories_updated, conflicts_opened, tombstoned, failed: many.failed.length };
+      const { episodes_processed, memories_created, memories_updated, conflicts_opened, tombstoned } = many.totals;
+      return { subjects: many.subjects, episodes_processed, memories_created, memories_updated, conflicts_opened, tombstoned, failed: many.failed.length };
     },
   };
 }
