@@ -77,7 +77,112 @@ describe('slot extractor: values masked, every other word kept', () => {
   });
 
   it('several slots make an array value, in reading order', () => {
-    expect(one('Deploy v2 on Tuesday at 2pm').value).toEqual(['v2', 'Tuesday', '14:00']);
+    expect(one('The deploy of v2 happens on Tuesday at 2pm').value).toEqual(['v2', 'Tuesday', '14:00']);
+  });
+
+  it.each([
+    ['Deploy region: us-east-1', 'Deploy region: {code}', 'us-east-1'],
+    ['The primary region is US-WEST-2.', 'The primary region is {code}', 'US-WEST-2'],
+    ['The license is Apache-2.0.', 'The license is {code}', 'Apache-2.0'],
+    ['The license is BSD-3-Clause.', 'The license is {code}', 'BSD-3-Clause'],
+    ['The assistant model is gpt-4o.', 'The assistant model is {code}', 'gpt-4o'],
+    ['Support is staffed 24/7.', 'Support is staffed {code}', '24/7'],
+    ['The contract renews on 01/02/2027.', 'The contract renews on {code}', '01/02/2027'],
+    ['The support email is support@example.com.', 'The support email is {email}', 'support@example.com'],
+    ['The annual contract is worth $1.2M.', 'The annual contract is worth {money}', '$1.2M'],
+    ['The annual contract is worth $1.2K.', 'The annual contract is worth {money}', '$1.2K'],
+    ['Billing runs on Node.js 20.', 'Billing runs on Node.js {quantity}', '20'],
+    ['The entry point is setup.py, run with 4 workers.', 'The entry point is setup.py, run with {quantity} workers', '4'],
+    ['Python 3.12 support ends October 2028.', 'Python 3.12 support ends {date}', '2028-10'],
+  ])('a whole value: %s', (text, predicate, value) => {
+    const c = one(text);
+    expect(c.predicate).toBe(predicate);
+    expect(c.value).toBe(value);
+  });
+
+  it('reads a word with an invisible character in it as the word: one fact key', () => {
+    const plain = one('The nightly backup runs on Monday.');
+    for (const text of ['The night\u200bly backup runs on Friday.', 'The nightly\u00a0backup runs on Friday.', 'The nightly backup runs on Friday\u200b.', '\ufeffThe night\u00adly backup runs on Fri\u2060day.']) {
+      const c = one(text);
+      expect(c.key, JSON.stringify(text)).toBe(plain.key);
+      expect(c.value, JSON.stringify(text)).toBe('Friday');
+    }
+    // Joiners shape scripts and emoji: kept.
+    expect(one('The team emoji is "\u{1F468}\u200d\u{1F4BB}".').value).toBe('"\u{1F468}\u200d\u{1F4BB}"');
+  });
+
+  it('reads "not 100% sure" as the hedge "not sure" is', () => {
+    const firm = one('The staging deploy runs on Wednesday.');
+    for (const text of ['Not 100% sure but I believe the staging deploy runs on Wednesday.', "I'm not entirely sure, but the staging deploy runs on Wednesday."]) {
+      const c = one(text);
+      expect(c.key, text).toBe(firm.key);
+      expect(c.standing, text).toBeLessThan(firm.standing);
+    }
+  });
+
+  it('leaves hyphenated words with no number part, and numbers inside a word, alone', () => {
+    expect(one('Follow-up meetings happen on Tuesday.').predicate).toBe('Follow-up meetings happen on {weekday}');
+    expect(one('The e2e-tests job runs on Tuesday.').predicate).toBe('The e2e-tests job runs on {weekday}');
+    // A chain of any length is one token, read in one pass, whether it ends as a code or not.
+    const ctx = { occurredAt: '2024-05-01T00:00:00Z', timeZone: 'UTC' };
+    const chain = `a${'-1'.repeat(50_000)}`;
+    expect(maskSlots(`The zone is ${chain} and the limit is 5 GB.`, ctx).slots.map((s) => s.type)).toEqual(['code', 'quantity']);
+    expect(maskSlots(`The zone is ${chain}_x.`, ctx).slots.every((s) => s.type === 'quantity')).toBe(true);
+  });
+
+  it('writes a quantity one way: spacing, and the unit of a length of time spelled out — never converted', () => {
+    const value = (text: string) => one(text).value;
+    expect(value('The API timeout is 30s.')).toBe('30 seconds');
+    expect(value('The API timeout is 30 sec.')).toBe('30 seconds');
+    expect(value('The API timeout is 30 seconds.')).toBe('30 seconds');
+    expect(value('The API timeout is 1s.')).toBe('1 second');
+    expect(value('p99 latency budget is 300ms.')).toBe('300 milliseconds');
+    expect(value('p99 latency budget is 300 ms.')).toBe('300 milliseconds');
+    expect(value('The cache node has 64GB.')).toBe('64 GB');
+    expect(value('The queue takes 12k messages.')).toBe('12k');
+    expect(value('Sprints last 2 weeks.')).not.toBe(value('Sprints last 14 days.'));
+    expect(one('The API timeout is 30s.').key).toBe(one('The API timeout is 30 seconds.').key);
+  });
+
+  it('reads a change told "from A to B" as B; a range stays two values', () => {
+    const moved = one('We moved the staging deploy from Tuesday to Thursday.');
+    expect(moved.predicate).toBe('We moved the staging deploy to {weekday}');
+    expect(moved.value).toBe('Thursday');
+    expect(one('We bumped the cache TTL from 300 to 600 seconds.').value).toBe('600 seconds');
+    expect(one('We migrated the primary DB host from db1.internal to db2.internal.').value).toBe('db2.internal');
+    expect(one('The price went from $10 to $12 per seat.').predicate).toBe('The price went to {money} per seat');
+    expect(one('The office is open from Monday to Friday.').value).toEqual(['Monday', 'Friday']);
+    expect(one('The office is now open from Monday to Saturday.').value).toEqual(['Monday', 'Saturday']);
+  });
+
+  it('reads "(changed yesterday)" at a sentence\'s end as when the value changed, not as words of the fact', () => {
+    const c = one('The cache TTL is 600 seconds (changed yesterday).', { occurred_at: '2024-05-02T12:00:00Z' });
+    expect(c.key).toBe(one('The cache TTL is 300 seconds.').key);
+    expect(c.value).toBe('600 seconds');
+    expect(c.effective_from).toBe('2024-05-01T00:00:00.000Z');
+    expect(c.effective_explicit).toBe(true);
+  });
+
+  it('keeps a name said first in the key when a measure follows it: two tiers are two facts', () => {
+    const tier1 = one('Tier 1 customers get a 4 hour response time.');
+    const tier2 = one('Tier 2 customers get a 24 hour response time.');
+    expect(tier1.predicate).toBe('Tier 1 customers get a {quantity} response time');
+    expect(tier1.value).toBe('4 hours');
+    expect(tier2.key).not.toBe(tier1.key);
+    for (const [a, b] of [
+      ['Node 18 reaches end of life on 2025-04-30.', 'Node 20 reaches end of life on 2026-04-30.'],
+      ['SEV 1 incidents must be acknowledged within 15 minutes.', 'SEV 2 incidents must be acknowledged within 60 minutes.'],
+      ['The 2025 budget is $1.2M.', 'The 2026 budget is $1.5M.'],
+      ['The v1 API is shut down on 2026-03-01.', 'The v2 API is shut down on 2027-03-01.'],
+      ['us-east-1 has 6 availability zones.', 'us-east-2 has 3 availability zones.'],
+      ['web-01.prod.example.com has 32 GB of RAM.', 'web-02.prod.example.com has 64 GB of RAM.'],
+    ]) {
+      expect(one(a!).key, a).not.toBe(one(b!).key);
+    }
+    // A name alone is the value; names only, or a name said late, stay values too.
+    expect(one('Billing runs on Node 20.').value).toBe('20');
+    expect(one('The service is deployed in eu-central-1 and ap-southeast-2.').value).toEqual(['eu-central-1', 'ap-southeast-2']);
+    expect(one('The orders service moved to db-9.internal on March 3, 2026.').value).toEqual(['db-9.internal', '2026-03-03']);
   });
 
   it('text with no slot is a note keyed by its fingerprint', () => {
@@ -449,6 +554,10 @@ describe('a contrast naming the value a sentence replaces', () => {
       expect(c.text, text).toBe(text);
     }
     expect(one('Correction: the staging deploy runs on Thursday, not Tuesday.').correction).toBe(true);
+    // Named, the replaced value makes the sentence a correction without the label.
+    expect(one('The staging deploy runs on Thursday, not Tuesday.').correction).toBe(true);
+    expect(one('The staging deploy runs on Thursday rather than Tuesday.').correction).toBe(true);
+    expect(one('The staging deploy runs on Thursday.').correction).toBe(false);
     expect(one('Correction: the on-call rotation starts at 09:00, not 10:00.').key).toBe(one('The on-call rotation starts at 10:00.').key);
     expect(one('Correction: the rate is $120 per hour, not $100.').key).toBe(one('The rate is $100 per hour.').key);
   });

@@ -9,8 +9,8 @@ import type { PolicySet } from './policy.js';
 import { policyFor } from './policy.js';
 import type { CueMatch } from './cues.js';
 import { qualifyingCues, readCues } from './cues.js';
-import { resolveDate, maskSlots, quantityUnit } from './slots.js';
-import type { DateContext } from './slots.js';
+import { resolveDate, maskSlots, quantityUnit, templateOf } from './slots.js';
+import type { DateContext, Masked, Slot, SlotType } from './slots.js';
 import { startOfDay } from './dates.js';
 import { compareInstants } from './order.js';
 import { standingFor } from './standing.js';
@@ -133,7 +133,8 @@ function effectiveOf(matches: readonly CueMatch[], ctx: DateContext): string | n
     const resolved = resolveDate(m.when, ctx);
     if (!resolved) continue;
     if (resolved.length > 10) return resolved;
-    const [y, mo, d] = resolved.split('-').map(Number) as [number, number, number];
+    // A month of a year ("effective October 2027") starts on its first day.
+    const [y, mo, d = 1] = resolved.split('-').map(Number) as [number, number, number?];
     return startOfDay({ year: y, month: mo, day: d }, ctx.timeZone);
   }
   return null;
@@ -154,6 +155,65 @@ function withoutContrast(sentence: string): string {
   return m && m.index > 0 ? sentence.slice(0, m.index) + sentence.slice(m.index + m[0].length) : sentence;
 }
 
+/**
+ * Which of a sentence's slots are its values. Two readings change what `maskSlots` found:
+ * - a change told "from A to B" (a change cue, two values of one kind) states B: "We moved the
+ *   staging deploy from Tuesday to Thursday" is `We moved the staging deploy to {weekday}` =
+ *   Thursday, not a fact whose value is the pair;
+ * - a name said first, with a measure after it ("Tier 1 customers get a 4 hour response time",
+ *   "Node 18 reaches end of life on 2025-04-30", "us-east-1 has 6 availability zones"), is what
+ *   the fact is about, not a value: kept in the predicate, so Tier 2's response time is a fact of
+ *   its own rather than a change of Tier 1's.
+ */
+function readSlots(masked: Masked): Masked {
+  let { parts, slots } = masked;
+  if (slots.length < 2) return masked;
+  for (let i = 0; i + 1 < slots.length; i += 1) {
+    if (slots[i]!.type !== slots[i + 1]!.type || !/\bfrom\s+$/iu.test(parts[i]!) || !/^\s+to\s+$/iu.test(parts[i + 1]!)) continue;
+    // "open from Monday to Friday" is a range, even "now open from …": only a verb of change
+    // before it moves a fact from one value to the other.
+    if (CHANGE_VERB.test(parts.slice(0, i + 1).join(' '))) {
+      parts = [...parts.slice(0, i), parts[i]!.replace(/from\s+$/iu, '') + parts[i + 1]!.trimStart(), ...parts.slice(i + 2)];
+      slots = [...slots.slice(0, i), ...slots.slice(i + 1)];
+    }
+    break;
+  }
+  const named = slots.map((slot, i) => namesTheFact(slot, i, parts, slots));
+  if (named.some(Boolean) && !named.every(Boolean)) {
+    const keptParts: string[] = [parts[0]!];
+    const kept: Slot[] = [];
+    slots.forEach((slot, i) => {
+      if (named[i]) keptParts[keptParts.length - 1] += slot.text + parts[i + 1]!;
+      else {
+        kept.push(slot);
+        keptParts.push(parts[i + 1]!);
+      }
+    });
+    parts = keptParts;
+    slots = kept;
+  }
+  return parts === masked.parts ? masked : { template: templateOf(parts, slots), slots, parts };
+}
+
+const CHANGE_VERB = /\b(?:(?:migrat|mov|switch|chang|upgrad|downgrad|bump|rais|lower|increas|decreas|reduc|rotat|renam|transferr|reassign|shift|updat)\w*|cut over|went|grew|dropped)\b/iu;
+
+const NAME_SLOTS = new Set<SlotType>(['host', 'code', 'email', 'ip', 'url', 'quoted', 'version']);
+
+/**
+ * A slot among a sentence's first three words that names a thing rather than measuring it: a
+ * host, a code, an address, a quoted name, a version, a year, or a bare number after a
+ * capitalized word ("Tier 1", "SEV 2", "Node 18"). Only read so when the sentence holds a
+ * value that is not a name (`readSlots`).
+ */
+function namesTheFact(slot: Slot, i: number, parts: readonly string[], slots: readonly Slot[]): boolean {
+  let before = parts[0]!;
+  for (let j = 0; j < i; j += 1) before += `${slots[j]!.text}${parts[j + 1]!}`;
+  if (before.split(/\s+/u).filter((w) => w !== '').length > 2) return false;
+  if (NAME_SLOTS.has(slot.type)) return true;
+  if (slot.type !== 'quantity' || !/^\d+(?:\.\d+)*$/u.test(slot.text)) return false;
+  return /^(?:19|20)\d\d$/u.test(slot.text) || /(?:^|\s)\p{Lu}[\p{L}\p{N}.+#-]*\s+$/u.test(parts[i]!);
+}
+
 function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
   const drafts: Draft[] = [];
   let episodeCorrection = episode.kind === 'correction';
@@ -161,8 +221,10 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
     const read = readCues(sentence);
     const { matches } = read;
     const rest = withoutContrast(read.rest);
-    const correction = matches.some((m) => m.cue.class === 'correction');
-    const masked = maskSlots(rest, ctx);
+    const masked = readSlots(maskSlots(rest, ctx));
+    // "…runs on Thursday, not Tuesday." names the value it replaces: a correction, as
+    // "Correction: …" says it.
+    const correction = matches.some((m) => m.cue.class === 'correction') || (rest !== read.rest && masked.slots.length > 0);
     const body = rest.replace(/[\s.!;:,]+$/u, '');
     if (masked.slots.length === 0 && correction) {
       // "That was wrong." states no fact of its own: it marks the episode's claims as corrections.

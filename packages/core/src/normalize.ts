@@ -7,6 +7,10 @@ export const Json: z.ZodType<Json> = z.json() as z.ZodType<Json>;
 
 // Horizontal white space only: line breaks carry structure (lists, paragraphs) and are kept.
 const HORIZONTAL_SPACE = /[ \t\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
+// Characters that show nothing and mean nothing in a word: a zero-width space, a word joiner, a
+// soft hyphen, a byte order mark. Left in, "night\u200bly" was a fact key of its own that reads
+// as "nightly". The zero-width (non-)joiners stay: they shape scripts and emoji.
+const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/g;
 
 /**
  * Conservative text normalization (design §3). It only removes differences no reader would call a
@@ -14,13 +18,16 @@ const HORIZONTAL_SPACE = /[ \t\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/
  * - line endings (CRLF, CR → LF);
  * - Unicode NFC (composed and decomposed "é" are the same letter; NFC, unlike NFKC, never folds
  *   digits, superscripts or units into something else);
- * - runs of horizontal white space → one space; white space around each line and the whole text.
+ * - runs of horizontal white space → one space; white space around each line and the whole text;
+ * - invisible characters that are no part of a word (zero-width space, word joiner, soft hyphen,
+ *   byte order mark) removed.
  * It never touches case, digits, units, dates, negation or punctuation: "Staging" and "staging",
  * "5 ms" and "5ms" stay different, because for identifiers and quantities they can differ.
  */
 export function normalizeText(text: string): string {
   return text
     .normalize('NFC')
+    .replace(INVISIBLE, '')
     .replace(/\r\n?/g, '\n')
     .replace(HORIZONTAL_SPACE, ' ')
     .split('\n')

@@ -15,10 +15,12 @@ import {
 export type SlotType =
   | 'quoted'
   | 'url'
+  | 'email'
   | 'date'
   | 'ip'
   | 'version'
   | 'host'
+  | 'code'
   | 'money'
   | 'percent'
   | 'time'
@@ -46,6 +48,8 @@ const ORD = String.raw`(?:st|nd|rd|th)?`;
 const DATE_FORMS = [
   String.raw`\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?`,
   String.raw`${MONTH}\.?\s+\d{1,2}${ORD}(?:,?\s+\d{4})?`,
+  // "October 2027": a month of a year, read as YYYY-MM.
+  String.raw`${MONTH}\.?\s+\d{4}`,
   String.raw`\d{1,2}${ORD}\s+(?:of\s+)?${MONTH}\.?(?:,?\s+\d{4})?`,
   String.raw`(?:next|this|last)\s+(?:${DAY_NAME}|week|month)`,
   String.raw`today|tomorrow|yesterday`,
@@ -84,8 +88,15 @@ const PATTERNS: ReadonlyArray<[SlotType, RegExp]> = [
   ['date', new RegExp(String.raw`\b(?:${DATE_FORMS.join('|')})\b`, 'gi')],
   ['ip', /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g],
   ['version', /\bv\d+(?:\.\d+)*(?:-[0-9A-Za-z.]+)?\b|\b\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?\b/g],
+  // "support@example.com": the address whole, before its domain could be taken for a host.
+  ['email', /(?<![\w.+%-])[a-z0-9][a-z0-9._%+-]{0,63}@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}\b/gi],
   ['host', /\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}(?::\d{2,5})?\b/gi],
-  ['money', /(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|thousand|million|billion)\b)?|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars|euros|pounds)\b)/g],
+  // A name with a number as one of its hyphenated parts ("us-east-1", "Apache-2.0", "gpt-4o",
+  // "BSD-3-Clause"), or numbers joined by slashes ("24/7", "01/02/2027"): one value as written,
+  // not a word and a number cut apart ("us-east-{quantity}"). Which hyphenated words qualify is
+  // decided by `canonical`; the expression only finds whole tokens, in one pass.
+  ['code', /(?<![\w.@/-])(?:[a-z][a-z0-9]*(?:-[a-z0-9]+(?:\.\d+)*)+|\d{1,4}(?:\/\d{1,4}){1,2})(?![\w@/-]|\.\d)/gi],
+  ['money', /(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:[kKmMbB]|bn|thousand|million|billion)\b)?|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars|euros|pounds)\b)/g],
   ['percent', /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/gi],
   ['time', /\b(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?(?:am|pm))?(?:\s?(?:UTC|GMT|Z))?\b|\b(?:1[0-2]|0?[1-9])\s?(?:am|pm)\b(?:\s?(?:UTC|GMT))?/gi],
   ['weekday', /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?/gi],
@@ -157,6 +168,11 @@ export function resolveDate(text: string, ctx: DateContext): string | null {
     const idx = weekdayIndex(rw[2]!);
     return isoDate(rw[1] === 'last' ? previousWeekday(today, idx) : nextWeekday(today, idx));
   }
+  const my = /^([a-z]+)\.? (\d{4})$/.exec(t);
+  if (my) {
+    const month = monthIndex(my[1]!);
+    return month > 0 ? `${my[2]}-${pad(month)}` : null;
+  }
   const md = /^([a-z]+)\.? (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?$/.exec(t) ?? null;
   const dm = /^(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]+)\.?(?:,? (\d{4}))?$/.exec(t) ?? null;
   const [monthName, dayText, yearText] = md ? [md[1], md[2], md[3]] : dm ? [dm[2], dm[1], dm[3]] : [];
@@ -181,15 +197,64 @@ function canonical(type: SlotType, text: string, ctx: DateContext): string | nul
       return canonicalTime(text);
     case 'quoted':
       return spaced;
+    case 'host':
+      // "Node.js", "setup.py", "README.md": a file or a library, not a machine.
+      return FILE_EXTENSION.test(text) ? null : spaced;
+    case 'code':
+      // A hyphenated word is a code only when one of its later parts is a number ("us-east-1",
+      // "gpt-4o", "Apache-2.0"); "follow-up", "e2e-tests" stay words.
+      return text.includes('/') || /-\d+(?:\.\d+)*[a-z]?(?:-|$)/i.test(text) ? text : null;
+    case 'quantity':
+      return canonicalQuantity(spaced);
     default:
       return spaced;
   }
+}
+
+/** Names ending in these are files (or libraries named like them) far more often than hosts. */
+const FILE_EXTENSION = /\.(?:[cm]?js|jsx|tsx?|json5?|ya?ml|toml|txt|lock|cfg|ini|conf|log|csv|md|mdx|py|rb|rs|go|java|kt|swift|sql|html?|css|xml|sh|env|pem|ts)(?::\d+)?$/i;
+
+/** Units of time as written, and the word a value spells them with. */
+const TIME_UNITS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(?:ms|msecs?|milliseconds?)$/i, 'millisecond'],
+  [/^(?:s|secs?|seconds?)$/i, 'second'],
+  [/^(?:mins?|minutes?)$/i, 'minute'],
+  [/^(?:h|hrs?|hours?)$/i, 'hour'],
+  [/^days?$/i, 'day'],
+  [/^weeks?$/i, 'week'],
+  [/^months?$/i, 'month'],
+  [/^years?$/i, 'year'],
+];
+
+/**
+ * A quantity's value: its number and unit one space apart, a unit of time spelled out ("30s",
+ * "30 sec" and "30 seconds" are one value; "300ms" and "300 ms" too), other units as written.
+ * Never a conversion: "2 weeks" and "14 days" stay two values (design §3).
+ */
+function canonicalQuantity(text: string): string {
+  const m = /^([-+]?\d[\d.,]*)\s?(.*)$/.exec(text);
+  if (!m || m[2] === '') return text;
+  const [, number, unit] = m as unknown as [string, string, string];
+  const time = TIME_UNITS.find(([re]) => re.test(unit));
+  if (time) return `${number} ${time[1]}${Number(number.replace(/,/g, '')) === 1 ? '' : 's'}`;
+  // "12k", "3x": a multiplier, written against its number.
+  if (/^[kx]$/i.test(unit)) return `${number}${unit}`;
+  return `${number} ${unit}`;
 }
 
 export interface Masked {
   /** The text with every slot replaced by `{type}`: the predicate of a text claim. */
   template: string;
   slots: Slot[];
+  /** The text around the slots: `slots.length + 1` pieces, the template being them joined by `{type}`. */
+  parts: string[];
+}
+
+/** The template of pieces and the slots between them. */
+export function templateOf(parts: readonly string[], slots: readonly Slot[]): string {
+  let out = parts[0] ?? '';
+  for (let i = 0; i < slots.length; i += 1) out += `{${slots[i]!.type}}${parts[i + 1] ?? ''}`;
+  return out;
 }
 
 const OPEN = '\uE000';
@@ -215,10 +280,14 @@ export function maskSlots(sentence: string, ctx: DateContext): Masked {
   }
   // Slots are reported in reading order, whatever pattern found them.
   const ordered: Slot[] = [];
-  const template = work.replace(new RegExp(`${OPEN}(.)${CLOSE}`, 'gu'), (_m, i: string) => {
-    const slot = found[i.charCodeAt(0) - 0xe100]!;
-    ordered.push(slot);
-    return `{${slot.type}}`;
-  });
-  return { template, slots: ordered };
+  const parts: string[] = [];
+  const placeholder = new RegExp(`${OPEN}(.)${CLOSE}`, 'gu');
+  let last = 0;
+  for (let m = placeholder.exec(work); m !== null; m = placeholder.exec(work)) {
+    parts.push(work.slice(last, m.index));
+    ordered.push(found[m[1]!.charCodeAt(0) - 0xe100]!);
+    last = m.index + m[0].length;
+  }
+  parts.push(work.slice(last));
+  return { template: templateOf(parts, ordered), slots: ordered, parts };
 }
