@@ -1,13 +1,14 @@
-import { EXPORT_LINE_BYTES, IMPORT_REQUEST_BYTES, PayloadTooLargeError } from '@canon/core';
+import { EXPORT_LINE_BYTES, ExportInvalidError, IMPORT_REQUEST_BYTES, PayloadTooLargeError } from '@canon/core';
 import type { Context } from 'hono';
 import { UnsupportedMediaTypeError } from './read-json.js';
 
 const NDJSON_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i;
 
 /**
- * The lines of an NDJSON request body, read as they arrive (never the whole body in memory):
- * each line at most EXPORT_LINE_BYTES, the body at most IMPORT_REQUEST_BYTES, else a 413. What a
- * line holds is the reader's to judge (core ExportReader).
+ * The lines of an NDJSON request body, read as they arrive (never the whole body in memory): the
+ * body at most IMPORT_REQUEST_BYTES, else a 413; a line longer than EXPORT_LINE_BYTES is refused
+ * as the reader refuses it (`export_invalid`, naming the line) without waiting for its end. What
+ * a line holds is the reader's to judge (core ExportReader).
  */
 export async function* ndjsonLines(c: Context): AsyncGenerator<string, void, undefined> {
   const type = c.req.header('content-type') ?? '';
@@ -19,17 +20,19 @@ export async function* ndjsonLines(c: Context): AsyncGenerator<string, void, und
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let total = 0;
   let partial = '';
+  let lines = 0;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     total += chunk.byteLength;
     if (total > IMPORT_REQUEST_BYTES) throw new PayloadTooLargeError(`the body is larger than ${IMPORT_REQUEST_BYTES} bytes`);
     partial += decoder.decode(chunk, { stream: true });
     let at: number;
     while ((at = partial.indexOf('\n')) >= 0) {
+      lines += 1;
       yield stripCr(partial.slice(0, at));
       partial = partial.slice(at + 1);
     }
     // A line's characters never outnumber its bytes: past the limit in characters, it is too long.
-    if (partial.length > EXPORT_LINE_BYTES) throw new PayloadTooLargeError(`a line is longer than ${EXPORT_LINE_BYTES} bytes`);
+    if (partial.length > EXPORT_LINE_BYTES) throw new ExportInvalidError(lines + 1, `longer than ${EXPORT_LINE_BYTES} bytes`);
   }
   partial += decoder.decode();
   if (partial.length > 0) yield stripCr(partial);

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { canonicalJson, sha256 } from './hash.js';
 import { ExportInvalidError } from './errors.js';
-import { jsonFault } from './json-guard.js';
+import { jsonFault, jsonTextTooDeep, MAX_JSON_DEPTH } from './json-guard.js';
 import { ROLES } from './roles.js';
+import { Instant } from './episode.js';
 
 /**
  * The export format (NDJSON, one JSON object a line), in this order:
@@ -108,6 +109,9 @@ export const LoggedEpisode = z.object({
  */
 export const ExportEpisode = LoggedEpisode.extend({
   type: z.literal('episode'),
+  // The time the log defaulted to is stored as it is, with no ingest to check it: checked here,
+  // as an ingest checks the time a source gives (a year-0 instant stored broke its workspace).
+  occurred_at: Instant,
   log_position: z.string().regex(/^\d{1,20}\.\d{1,19}$/),
   actor_key: z.string().nullable(),
   hash: z.string(),
@@ -173,6 +177,8 @@ export class ExportReader {
     if (text.trim() === '') return null;
     if (this.manifest) throw new ExportInvalidError(n, 'a line after the manifest');
     if (Buffer.byteLength(text, 'utf8') > EXPORT_LINE_BYTES) throw new ExportInvalidError(n, `longer than ${EXPORT_LINE_BYTES} bytes`);
+    // On the raw text, before anything recurses into it: an episode's body one level down.
+    if (jsonTextTooDeep(text, MAX_JSON_DEPTH + 2)) throw new ExportInvalidError(n, `nested deeper than ${MAX_JSON_DEPTH + 2} levels`);
     let value: unknown;
     try {
       value = JSON.parse(text);
