@@ -164,6 +164,56 @@ describe('the change feed', { timeout: 180_000 }, () => {
     expect(byPredicate.map((c) => c.subject)).toEqual(['service:live', 'service:live', 'service:elsewhere']);
   });
 
+  it('reads a cursor with leading zeros as the same place, not as an octal number', async () => {
+    await say(carol, 'z-1', 'service:zeros', 'region', 'eu-west-1');
+    await say(carol, 'z-2', 'service:zeros', 'region', 'us-east-1');
+    const changes = await until(() => all(owner.key, '0.0', '&subject=service:zeros'), (c) => c.length >= 2, 'the two changes');
+    const [tx, position] = changes[0]!.cursor.split('.');
+    const plain = await page(owner.key, `?after=${tx}.${position}&subject=service:zeros`);
+    const padded = await page(owner.key, `?after=0${tx}.00${position}&subject=service:zeros`);
+    expect(plain.changes.map((c) => c.cursor)).toEqual([changes[1]!.cursor]);
+    expect(padded).toEqual(plain);
+    const episodes = async (after: string) => (await (await canon.request(`/v1/episodes?after=${after}`, { key: owner.key })).json()).episodes.map((e: { id: string }) => e.id);
+    const [etx, epos] = (await (await canon.request('/v1/episodes?limit=1', { key: owner.key })).json()).next.split('.');
+    expect(await episodes(`0${etx}.0${epos}`)).toEqual(await episodes(`${etx}.${epos}`));
+  });
+
+  it('ends a stream whose key is revoked, or whose user is erased, while it follows: nothing after that reaches it', async () => {
+    for (const how of ['revoked', 'erased'] as const) {
+      const follower = await canon.key('reader', how === 'erased' ? { user: `eve-${how}` } : {});
+      const head = (await all(owner.key)).at(-1)!.cursor;
+      const res = await sse(follower.key, `?after=${head}&subject=service:watched-${how}`);
+      expect(res.status).toBe(200);
+      const first = readEvents(res, (e) => e.length >= 1);
+      await say(carol, `w-1-${how}`, `service:watched-${how}`, 'region', 'eu-west-1');
+      const { events: before, reader } = await first;
+      expect(before.map((e) => e.data.after?.values)).toEqual([['eu-west-1']]);
+
+      if (how === 'revoked') await canon.runtime.revokeKey(follower.principal.key_id);
+      else await canon.runtime.erase(owner.principal, { user: `eve-${how}` });
+      await say(carol, `w-2-${how}`, `service:watched-${how}`, 'region', 'us-east-1');
+      await until(() => all(owner.key, head, `&subject=service:watched-${how}`), (c) => c.length >= 2, 'the change after the revocation');
+
+      // The stream says why in its last event and ends; the change after it never came.
+      const rest: Array<{ event: string; data: unknown }> = [];
+      const decoder = new TextDecoder();
+      let text = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      for (const block of text.split('\n\n')) {
+        const fields = Object.fromEntries(block.split('\n').filter((l) => l !== '' && !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]));
+        if (fields['data'] !== undefined) rest.push({ event: fields['event'] ?? '', data: JSON.parse(fields['data']) });
+      }
+      expect(text, how).not.toContain('us-east-1');
+      expect(rest.map((e) => e.event), how).toEqual(['revoked']);
+      expect(rest[0]!.data).toMatchObject({ type: 'urn:canon:problem:unauthorized', status: 401 });
+      expect((await sse(follower.key, `?after=${head}`)).status).toBe(401);
+    }
+  });
+
   it('never shows another user’s personal memory, on a page or a stream', async () => {
     const head = (await all(owner.key)).at(-1)!.cursor;
     await say(alice, 'p-1', 'note:alice', 'favourite editor', 'mkalicesecret1', { scope: 'personal' });

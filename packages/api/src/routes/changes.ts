@@ -1,8 +1,9 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { ValidationError } from '@canon/core';
+import { UnauthorizedError, ValidationError } from '@canon/core';
 import { ChangesParams, Cursor, type Runtime } from '@canon/runtime';
 import type { AppEnv } from '../auth.js';
+import { problemTypeUri } from '../problem.js';
 import { problemResponse } from '../schemas.js';
 
 const SideSchema = z.object({ status: z.enum(['current', 'conflicted', 'tombstoned', 'scheduled_only', 'empty']), values: z.array(z.unknown()) });
@@ -77,8 +78,15 @@ export function changeRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
       stream.onAbort(() => gone.abort());
       const onIdle = () => stream.write(': heartbeat\n\n').then(() => undefined);
       await stream.write(': following\n\n');
-      for await (const e of runtime.followChanges(principal, parsed.data, { signal: gone.signal, onIdle })) {
-        await stream.writeSSE({ id: e.cursor, event: 'change', data: JSON.stringify(e) });
+      try {
+        for await (const e of runtime.followChanges(principal, parsed.data, { signal: gone.signal, onIdle })) {
+          await stream.writeSSE({ id: e.cursor, event: 'change', data: JSON.stringify(e) });
+        }
+      } catch (err) {
+        // The key was revoked while it followed (by hand, or with its user's erasure): the stream
+        // says why in its last event and ends; a reconnect with that key is a 401.
+        if (!(err instanceof UnauthorizedError)) throw err;
+        await stream.writeSSE({ event: 'revoked', data: JSON.stringify({ type: problemTypeUri('unauthorized'), status: 401, detail: err.message }) });
       }
     });
   });

@@ -52,14 +52,25 @@ export function withWorkspaceWriting<T>(
   /** Whose rows it sees: the writer's own, unless an import restores every user's. */
   scope: ScopeOf = writer,
 ): Promise<T> {
-  const ws = writer.workspace_id;
+  return inTransaction(pool, fn, undefined, (tx) => beginAsKey(tx, writer, scope, [writesOpenStatement(writer.workspace_id)], 'the API key was revoked; nothing was written'));
+}
+
+/**
+ * `withWorkspace` for a key that reads on after it was authenticated (a change feed followed for
+ * hours): whether the key is still in force is asked in the BEGIN round trip, and a key revoked
+ * since — by hand, or with its user's erasure — reads nothing more (`401`).
+ */
+export function withWorkspaceAsKey<T>(pool: Pool, reader: { workspace_id: string; key_id: string; user: string | null }, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, fn, undefined, (tx) => beginAsKey(tx, reader, reader, [], 'the API key was revoked'));
+}
+
+/** BEGIN, the scope, the statements, and whether the key is in force, in one round trip. */
+async function beginAsKey(tx: PoolClient, key: { workspace_id: string; key_id: string }, scope: string | ScopeOf, statements: readonly string[], revoked: string): Promise<void> {
   // A connector run in this process writes with no API key (its id is `connector:<instance>`).
-  const keyed = isUuid(writer.key_id);
-  return inTransaction(pool, fn, undefined, async (tx) => {
-    const sent = ['BEGIN', scopeStatement(sessionScope(scopeOf(scope))), writesOpenStatement(ws), ...(keyed ? [keyInForceStatement(ws, writer.key_id)] : [])];
-    const results = (await tx.query(sent.join('; '))) as unknown as Array<{ rows: unknown[] }>;
-    if (keyed && results[3]!.rows.length === 0) throw new UnauthorizedError('the API key was revoked; nothing was written');
-  });
+  const keyed = isUuid(key.key_id);
+  const sent = ['BEGIN', scopeStatement(sessionScope(scopeOf(scope))), ...statements, ...(keyed ? [keyInForceStatement(key.workspace_id, key.key_id)] : [])];
+  const results = (await tx.query(sent.join('; '))) as unknown as Array<{ rows: unknown[] }>;
+  if (keyed && results.at(-1)!.rows.length === 0) throw new UnauthorizedError(revoked);
 }
 
 /**

@@ -2,7 +2,7 @@ import { cleanString, ValidationError, parseInput } from '@canon/core';
 import { changesAfter, parseCursor, type ChangeRow, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
-import { withWorkspace } from '../auth/scope.js';
+import { withWorkspaceAsKey } from '../auth/scope.js';
 import type { ChangeKind, ChangeSide } from './kinds.js';
 
 /** One change as the feed, a JSON page and a webhook delivery all carry it. */
@@ -68,7 +68,9 @@ export const toEvent = (r: ChangeRow): ChangeEvent => ({
 export async function readChanges(pool: Pool, principal: Principal, params: unknown): Promise<ChangesPage> {
   const p = parseChangesParams(params);
   const after = p.after ?? FEED_START;
-  const page = await withWorkspace(pool, principal, (tx) => changesAfter(tx, principal.workspace_id, { after, subject: p.subject, predicate: p.predicate, limit: p.limit }));
+  // As the key, every page: a follower reads pages for as long as it stays connected, and a key
+  // revoked meanwhile (or its user erased) must stop reading the workspace then, not at reconnect.
+  const page = await withWorkspaceAsKey(pool, principal, (tx) => changesAfter(tx, principal.workspace_id, { after, subject: p.subject, predicate: p.predicate, limit: p.limit }));
   if (!page.ok) throw new ValidationError('after: not a cursor of the change feed');
   const changes = page.changes.map(toEvent);
   return { changes, next: changes.at(-1)?.cursor ?? after };
