@@ -92,6 +92,16 @@ describe('free text as agents write it', () => {
     expect(deploy!.current.map((v) => v.value)).toEqual(['Thursday']);
   });
 
+  it('reads two statements joined in one sentence as two facts, so a later change of one changes it', async () => {
+    await say(alice, 't:mf', 'a', T1, 'The read timeout is 30 seconds and the write timeout is 60 seconds.');
+    await say(alice, 't:mf', 'b', T3, 'The write timeout is 90 seconds.');
+    const ms = await memories('t:mf');
+    expect(Object.fromEntries(ms.map((m) => [m.predicate, m.current.map((v) => v.value)]))).toEqual({
+      'The read timeout is {quantity}': ['30 seconds'],
+      'The write timeout is {quantity}': ['90 seconds'],
+    });
+  });
+
   it('gives a word with a zero-width space in it no fact of its own', async () => {
     await say(alice, 't:zw', 'a', T1, 'The nightly backup runs on Monday.');
     await say(alice, 't:zw', 'b', T3, 'The night\u200bly backup runs on Friday.');

@@ -163,6 +163,21 @@ describe('slot extractor: values masked, every other word kept', () => {
     expect(c.effective_explicit).toBe(true);
   });
 
+  it('reads a sentence joining two statements, each with a value of its own, as two facts', () => {
+    const claims = (text: string) => extract(episode({ text }), P);
+    const joined = claims('The read timeout is 30 seconds and the write timeout is 60 seconds.');
+    expect(joined.map((c) => [c.predicate, c.value])).toEqual([
+      ['The read timeout is {quantity}', '30 seconds'],
+      ['The write timeout is {quantity}', '60 seconds'],
+    ]);
+    expect(joined[1]!.key).toBe(one('The write timeout is 90 seconds.').key);
+    expect(claims('Backups run at 01:00; the retention is 30 days.').map((c) => c.value)).toEqual(['01:00', '30 days']);
+    // One statement of two values, a quoted "and", a part that states nothing: one claim.
+    expect(claims('Deploys run on Tuesday and Thursday.').map((c) => c.value)).toEqual([['Tuesday', 'Thursday']]);
+    expect(claims('The motto is "fast and the furious" and it runs on Tuesday.')).toHaveLength(1);
+    expect(claims('The window is 10:00 and the 12:00 slot.')).toHaveLength(1);
+  });
+
   it('keeps a name said first in the key when a measure follows it: two tiers are two facts', () => {
     const tier1 = one('Tier 1 customers get a 4 hour response time.');
     const tier2 = one('Tier 2 customers get a 24 hour response time.');

@@ -155,6 +155,42 @@ function withoutContrast(sentence: string): string {
   return m && m.index > 0 ? sentence.slice(0, m.index) + sentence.slice(m.index + m[0].length) : sentence;
 }
 
+// Where a sentence joins two statements: ", and the …", "; ", " while our …". Read between the
+// slots only, so a value (a quoted name with "and" in it) is never cut.
+const CLAUSE_BREAK = /(?:,\s*|\s+)(?:and|while|whereas|but)\s+(?=(?:the|our|its|their|a|an|each|every)\s)|;\s+/iu;
+const STATES = /\b(?:is|are|was|were|runs?|uses?|has|have|takes?|lives?|stays?|points?|goes|opens?|closes?|starts?|ends?)\b/iu;
+
+/**
+ * The statements of a sentence that joins several, each with its own value: "The read timeout is
+ * 30 seconds and the write timeout is 60 seconds" is two facts, not one whose value is the pair
+ * (a later "The write timeout is 90 seconds." would then stand beside it, unflagged). Split only
+ * when every part states something (a verb of state) about a value of its own; else the sentence
+ * is one statement ("Deploys run on Tuesday and Thursday").
+ */
+function clausesOf(masked: Masked): Masked[] {
+  if (masked.slots.length < 2) return [masked];
+  const clauses: Array<{ parts: string[]; slots: Slot[] }> = [{ parts: [''], slots: [] }];
+  masked.parts.forEach((part, i) => {
+    part.split(CLAUSE_BREAK).forEach((piece, j) => {
+      if (j > 0) clauses.push({ parts: [''], slots: [] });
+      const c = clauses.at(-1)!;
+      c.parts[c.parts.length - 1] += piece;
+    });
+    if (i < masked.slots.length) {
+      const c = clauses.at(-1)!;
+      c.slots.push(masked.slots[i]!);
+      c.parts.push('');
+    }
+  });
+  if (clauses.length < 2 || !clauses.every((c) => c.slots.length > 0 && STATES.test(c.parts.join(' ')))) return [masked];
+  // A statement that began a sentence with a capital keeps it, so it is keyed as it is said alone.
+  const capital = /^\p{Lu}/u.test(masked.parts[0]!);
+  return clauses.map(({ parts, slots }, k) => {
+    const own = k > 0 && capital ? [parts[0]!.replace(/^\p{Ll}/u, (ch) => ch.toUpperCase()), ...parts.slice(1)] : parts;
+    return { template: templateOf(own, slots), slots, parts: own };
+  });
+}
+
 /**
  * Which of a sentence's slots are its values. Two readings change what `maskSlots` found:
  * - a change told "from A to B" (a change cue, two values of one kind) states B: "We moved the
@@ -221,7 +257,8 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
     const read = readCues(sentence);
     const { matches } = read;
     const rest = withoutContrast(read.rest);
-    const masked = readSlots(maskSlots(rest, ctx));
+    const clauses = clausesOf(maskSlots(rest, ctx)).map(readSlots);
+    const masked = clauses[0]!;
     // "…runs on Thursday, not Tuesday." names the value it replaces: a correction, as
     // "Correction: …" says it.
     const correction = matches.some((m) => m.cue.class === 'correction') || (rest !== read.rest && masked.slots.length > 0);
@@ -236,11 +273,13 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
     if (masked.slots.length === 0) {
       drafts.push({ ...base, predicate: NOTE_PREDICATE, qualifiers: { fingerprint: fingerprint(body) }, value: body, origin: 'note' });
     } else {
-      const predicate = masked.template.replace(/[\s.!;:,]+$/u, '');
-      const values = masked.slots.map((s) => s.value);
-      const units = masked.slots.flatMap((s) => (s.type === 'quantity' ? [quantityUnit(s.text)] : [])).filter((u) => u !== null);
-      const qualifiers = units.length > 0 ? { unit: units.join(', ') } : undefined;
-      drafts.push({ ...base, predicate, qualifiers, value: values.length === 1 ? values[0]! : values, origin: 'text' });
+      for (const clause of clauses) {
+        const predicate = clause.template.replace(/[\s.!;:,]+$/u, '');
+        const values = clause.slots.map((s) => s.value);
+        const units = clause.slots.flatMap((s) => (s.type === 'quantity' ? [quantityUnit(s.text)] : [])).filter((u) => u !== null);
+        const qualifiers = units.length > 0 ? { unit: units.join(', ') } : undefined;
+        drafts.push({ ...base, predicate, qualifiers, value: values.length === 1 ? values[0]! : values, origin: 'text' });
+      }
     }
   }
   return episodeCorrection ? drafts.map((d) => ({ ...d, correction: true })) : drafts;
