@@ -56,7 +56,7 @@ const THAT = '(?:\\s+that)?';
 export const CUES: readonly Cue[] = Object.freeze([
   // — correction —
   { name: 'correction-label', class: 'correction', place: 'lead', pattern: '(?:correction|erratum|errata|amendment|fix)\\s*[:–—-]', example: 'Correction: the staging deploy runs on Thursday.' },
-  { name: 'actually', class: 'correction', place: 'lead', pattern: 'actually,', example: 'Actually, the staging deploy runs on Thursday.' },
+  { name: 'actually', class: 'correction', place: 'lead', pattern: 'actually(?:,|:|\\s+(?=(?:the|it|its|it.s|we|our|they|their|this|that)\\b))', example: 'Actually, the staging deploy runs on Thursday.' },
   { name: 'scratch-that', class: 'correction', place: 'lead', pattern: '(?:scratch that|ignore my (?:last|previous|earlier) (?:message|note)|disregard my (?:last|previous|earlier) (?:message|note))[,.:;]?', example: 'Scratch that, the staging deploy runs on Thursday.' },
   { name: 'misspoke', class: 'correction', place: 'lead', pattern: '(?:sorry,?\\s+)?(?:i|we) (?:misspoke|was wrong|were wrong|made a mistake)[,.:;]?', example: 'I misspoke: the staging deploy runs on Thursday.' },
   { name: 'to-correct', class: 'correction', place: 'lead', pattern: 'to correct (?:my|our|the) (?:earlier|previous|last) (?:message|note|statement|post)[,:]?', example: 'To correct my earlier message, the staging deploy runs on Thursday.' },

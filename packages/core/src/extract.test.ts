@@ -573,6 +573,9 @@ describe('a contrast naming the value a sentence replaces', () => {
     expect(one('The staging deploy runs on Thursday, not Tuesday.').correction).toBe(true);
     expect(one('The staging deploy runs on Thursday rather than Tuesday.').correction).toBe(true);
     expect(one('The staging deploy runs on Thursday.').correction).toBe(false);
+    // "Actually" opening a sentence corrects with or without its comma; used as a word, it does not.
+    expect(one('Actually the staging deploy runs on Thursday.')).toMatchObject({ key: plain.key, correction: true });
+    expect(one('Actually useful: the deploy runs on Thursday.').correction).toBe(false);
     expect(one('Correction: the on-call rotation starts at 09:00, not 10:00.').key).toBe(one('The on-call rotation starts at 10:00.').key);
     expect(one('Correction: the rate is $120 per hour, not $100.').key).toBe(one('The rate is $100 per hour.').key);
   });
