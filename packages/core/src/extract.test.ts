@@ -155,6 +155,14 @@ describe('slot extractor: values masked, every other word kept', () => {
     expect(one('The office is now open from Monday to Saturday.').value).toEqual(['Monday', 'Saturday']);
   });
 
+  it('reads a month of a year as a date: a change from its first day, but no record of a month not yet over', () => {
+    const change = one('Effective October 2027, the rate is $100.', { occurred_at: '2026-11-01T12:00:00Z' });
+    expect(change.effective_from).toBe('2027-10-01T00:00:00.000Z');
+    const maybe = one('The lease might end in March 2026.', { occurred_at: '2025-10-02T14:48:00Z' });
+    expect(maybe.value).toBe('2026-03');
+    expect(maybe.effective_explicit).toBe(false);
+  });
+
   it('reads "(changed yesterday)" at a sentence\'s end as when the value changed, not as words of the fact', () => {
     const c = one('The cache TTL is 600 seconds (changed yesterday).', { occurred_at: '2024-05-02T12:00:00Z' });
     expect(c.key).toBe(one('The cache TTL is 300 seconds.').key);

@@ -132,6 +132,9 @@ function effectiveOf(matches: readonly CueMatch[], ctx: DateContext): string | n
     if (period) return period;
     const resolved = resolveDate(m.when, ctx);
     if (!resolved) continue;
+    // A month not yet over dates nothing ("might end in March 2026" is no record of March): only
+    // a change names a month ahead, from its first day ("effective October 2027").
+    if (/^\d{4}-\d{2}$/.test(resolved) && cls !== 'change') continue;
     if (resolved.length > 10) return resolved;
     // A month of a year ("effective October 2027") starts on its first day.
     const [y, mo, d = 1] = resolved.split('-').map(Number) as [number, number, number?];
