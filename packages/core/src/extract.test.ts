@@ -163,6 +163,14 @@ describe('slot extractor: values masked, every other word kept', () => {
     expect(maybe.effective_explicit).toBe(false);
   });
 
+  it('ends a range written without years in the year after it starts when it crosses the new year', () => {
+    const at = { occurred_at: '2026-11-03T10:00:00Z' };
+    expect(one('Deploy freeze: Dec 20 – Jan 3.', at).value).toEqual(['2026-12-20', '2027-01-03']);
+    expect(one('The freeze runs from December 20 to January 3.', at).value).toEqual(['2026-12-20', '2027-01-03']);
+    expect(one('Deploy freeze: Dec 20 – Dec 28.', at).value).toEqual(['2026-12-20', '2026-12-28']);
+    expect(one('Deploy freeze: Dec 20, 2026 – Jan 3, 2026.', at).value).toEqual(['2026-12-20', '2026-01-03']);
+  });
+
   it('reads "(changed yesterday)" at a sentence\'s end as when the value changed, not as words of the fact', () => {
     const c = one('The cache TTL is 600 seconds (changed yesterday).', { occurred_at: '2024-05-02T12:00:00Z' });
     expect(c.key).toBe(one('The cache TTL is 300 seconds.').key);

@@ -217,6 +217,17 @@ function readSlots(masked: Masked): Masked {
     }
     break;
   }
+  // "Dec 20 – Jan 3", written without a year, ends in the year after it starts.
+  for (let i = 0; i + 1 < slots.length; i += 1) {
+    const [from, to] = [slots[i]!, slots[i + 1]!];
+    if (from.type !== 'date' || to.type !== 'date' || !/^\s*(?:-|–|—|to|until|till|through|thru)\s*$/iu.test(parts[i + 1]!)) continue;
+    if (/\d{4}/u.test(to.text) || !/^\d{4}-\d{2}-\d{2}$/u.test(to.value) || !/^\d{4}-\d{2}-\d{2}$/u.test(from.value) || to.value >= from.value) continue;
+    const later = `${Number(to.value.slice(0, 4)) + 1}${to.value.slice(4)}`;
+    // February 29 has no year after it: the range stays as written.
+    if (later > from.value && !Number.isNaN(Date.parse(`${later}T00:00:00Z`)) && new Date(`${later}T00:00:00Z`).toISOString().startsWith(later)) {
+      slots = slots.map((s, j) => (j === i + 1 ? { ...s, value: later } : s));
+    }
+  }
   const named = slots.map((slot, i) => namesTheFact(slot, i, parts, slots));
   if (named.some(Boolean) && !named.every(Boolean)) {
     const keptParts: string[] = [parts[0]!];
@@ -231,7 +242,7 @@ function readSlots(masked: Masked): Masked {
     parts = keptParts;
     slots = kept;
   }
-  return parts === masked.parts ? masked : { template: templateOf(parts, slots), slots, parts };
+  return parts === masked.parts && slots === masked.slots ? masked : { template: templateOf(parts, slots), slots, parts };
 }
 
 const CHANGE_VERB = /\b(?:(?:migrat|mov|switch|chang|upgrad|downgrad|bump|rais|lower|increas|decreas|reduc|rotat|renam|transferr|reassign|shift|updat)\w*|cut over|went|grew|dropped)\b/iu;
