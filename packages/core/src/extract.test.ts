@@ -153,6 +153,9 @@ describe('slot extractor: values masked, every other word kept', () => {
     expect(one('The price went from $10 to $12 per seat.').predicate).toBe('The price went to {money} per seat');
     expect(one('The office is open from Monday to Friday.').value).toEqual(['Monday', 'Friday']);
     expect(one('The office is now open from Monday to Saturday.').value).toEqual(['Monday', 'Saturday']);
+    expect(one('The night shift runs from 22:00 to 06:00.').value).toEqual(['22:00', '06:00']);
+    expect(one('The change window runs from Friday to Sunday.').value).toEqual(['Friday', 'Sunday']);
+    expect(one('The movie night runs from Monday to Friday.').value).toEqual(['Monday', 'Friday']);
   });
 
   it('reads a month of a year as a date: a change from its first day, but no record of a month not yet over', () => {

@@ -245,7 +245,9 @@ function readSlots(masked: Masked): Masked {
   return parts === masked.parts && slots === masked.slots ? masked : { template: templateOf(parts, slots), slots, parts };
 }
 
-const CHANGE_VERB = /\b(?:(?:migrat|mov|switch|chang|upgrad|downgrad|bump|rais|lower|increas|decreas|reduc|rotat|renam|transferr|reassign|shift|updat)\w*|cut over|went|grew|dropped)\b/iu;
+// Verbs only: "the change window", "the night shift", "the rotation" run from one time to another.
+const CHANGE_VERB =
+  /\b(?:migrat(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|upgrad(?:e|es|ed|ing)|downgrad(?:e|es|ed|ing)|bump(?:s|ed|ing)?|rais(?:e|es|ed|ing)|lower(?:ed|ing)|increas(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)|rotat(?:e|es|ed|ing)|renam(?:e|es|ed|ing)|transferr(?:ed|ing)|reassign(?:s|ed|ing)?|shift(?:ed|ing)|updat(?:ed|ing)|cut over|went|grew|dropped)\b/iu;
 
 const NAME_SLOTS = new Set<SlotType>(['host', 'code', 'email', 'ip', 'url', 'quoted', 'version']);
 
