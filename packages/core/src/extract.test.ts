@@ -213,8 +213,10 @@ describe('slot extractor: values masked, every other word kept', () => {
     ]) {
       expect(one(a!).key, a).not.toBe(one(b!).key);
     }
-    // A name alone is the value; names only, or a name said late, stay values too.
+    // A name alone is the value; names only, or a name said late, stay values too; a verb opening
+    // a sentence names nothing.
     expect(one('Billing runs on Node 20.').value).toBe('20');
+    expect(one('Run 4 workers on Tuesday.').value).toEqual(['4', 'Tuesday']);
     expect(one('The service is deployed in eu-central-1 and ap-southeast-2.').value).toEqual(['eu-central-1', 'ap-southeast-2']);
     expect(one('The orders service moved to db-9.internal on March 3, 2026.').value).toEqual(['db-9.internal', '2026-03-03']);
   });

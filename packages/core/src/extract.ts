@@ -263,8 +263,14 @@ function namesTheFact(slot: Slot, i: number, parts: readonly string[], slots: re
   if (before.split(/\s+/u).filter((w) => w !== '').length > 2) return false;
   if (NAME_SLOTS.has(slot.type)) return true;
   if (slot.type !== 'quantity' || !/^\d+(?:\.\d+)*$/u.test(slot.text)) return false;
-  return /^(?:19|20)\d\d$/u.test(slot.text) || /(?:^|\s)\p{Lu}[\p{L}\p{N}.+#-]*\s+$/u.test(parts[i]!);
+  if (/^(?:19|20)\d\d$/u.test(slot.text)) return true;
+  const word = /(?:^|\s)(\p{Lu}[\p{L}\p{N}.+#-]*)\s+$/u.exec(parts[i]!)?.[1];
+  // "Run 4 workers on Tuesday": a verb opening a sentence is capitalized for that, not a name.
+  return word !== undefined && !(before.trim() === word && OPENING_VERB.test(word));
 }
+
+const OPENING_VERB =
+  /^(?:run|use|keep|allow|set|add|deploy|retry|wait|give|take|send|expect|need|make|scale|limit|cap|start|stop|spin|provision|reserve|allocate|create|buy|hire|ship|book|schedule|plan|budget|pay|charge|rotate|store|retain|bump|raise|increase|decrease|reduce|lower|restart|reboot|allot|assign|get|have|hold|require|want|try)$/iu;
 
 function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
   const drafts: Draft[] = [];
