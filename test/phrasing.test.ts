@@ -102,6 +102,14 @@ describe('free text as agents write it', () => {
     });
   });
 
+  it('reads "weekly" then "daily" as one fact with two values, not two notes', async () => {
+    await say(alice, 't:fq', 'a', T1, 'Backups run weekly.');
+    await say(bob, 't:fq', 'b', T3, 'Backups run daily.');
+    const ms = await memories('t:fq');
+    expect(ms).toHaveLength(1);
+    expect(ms[0]).toMatchObject({ predicate: 'Backups run {frequency}', status: 'conflicted' });
+  });
+
   it('gives a word with a zero-width space in it no fact of its own', async () => {
     await say(alice, 't:zw', 'a', T1, 'The nightly backup runs on Monday.');
     await say(alice, 't:zw', 'b', T3, 'The night\u200bly backup runs on Friday.');

@@ -182,6 +182,20 @@ describe('slot extractor: values masked, every other word kept', () => {
     expect(c.effective_explicit).toBe(true);
   });
 
+  it('reads how often as the value of a sentence that holds no other', () => {
+    const weekly = one('Backups run weekly.');
+    expect(weekly).toMatchObject({ predicate: 'Backups run {frequency}', value: 'weekly' });
+    expect(one('Backups run daily.').key).toBe(weekly.key);
+    expect(one('Backups run every week.').value).toBe('weekly');
+    expect(one('Payroll runs fortnightly.').value).toBe('biweekly');
+    expect(one('Payroll runs fortnightly on Fridays.').value).toBe('Friday');
+    expect(one('Correction: the rotation is biweekly, not weekly.')).toMatchObject({ value: 'biweekly', correction: true });
+    // A word before a noun, or beside another value, stays a word.
+    expect(one('We hold the weekly sync.').predicate).toBe('note');
+    expect(one('Nightly backups of orders-db are kept for 30 days.')).toMatchObject({ predicate: 'Nightly backups of orders-db are kept for {quantity}', value: '30 days' });
+    expect(one('The fee is $49 billed annually.').predicate).toBe('The fee is {money} billed annually');
+  });
+
   it('reads a sentence joining two statements, each with a value of its own, as two facts', () => {
     const claims = (text: string) => extract(episode({ text }), P);
     const joined = claims('The read timeout is 30 seconds and the write timeout is 60 seconds.');

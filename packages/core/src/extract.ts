@@ -9,7 +9,7 @@ import type { PolicySet } from './policy.js';
 import { policyFor } from './policy.js';
 import type { CueMatch } from './cues.js';
 import { qualifyingCues, readCues } from './cues.js';
-import { resolveDate, maskSlots, quantityUnit, templateOf } from './slots.js';
+import { resolveDate, maskFrequency, maskSlots, quantityUnit, templateOf } from './slots.js';
 import type { DateContext, Masked, Slot, SlotType } from './slots.js';
 import { startOfDay } from './dates.js';
 import { compareInstants } from './order.js';
@@ -279,7 +279,8 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
     const read = readCues(sentence);
     const { matches } = read;
     const rest = withoutContrast(read.rest);
-    const clauses = clausesOf(maskSlots(rest, ctx)).map(readSlots);
+    const found = maskSlots(rest, ctx);
+    const clauses = clausesOf(found.slots.length > 0 ? found : (maskFrequency(rest) ?? found)).map(readSlots);
     const masked = clauses[0]!;
     // "…runs on Thursday, not Tuesday." names the value it replaces: a correction, as
     // "Correction: …" says it.

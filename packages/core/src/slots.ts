@@ -25,7 +25,8 @@ export type SlotType =
   | 'percent'
   | 'time'
   | 'weekday'
-  | 'quantity';
+  | 'quantity'
+  | 'frequency';
 
 export interface Slot {
   type: SlotType;
@@ -240,6 +241,47 @@ function canonicalQuantity(text: string): string {
   // "12k", "3x": a multiplier, written against its number.
   if (/^[kx]$/i.test(unit)) return `${number}${unit}`;
   return `${number} ${unit}`;
+}
+
+/**
+ * How often, in the words people use, and the value each is written as: "every day" and "daily"
+ * are one value, "weekly" and "every week" another.
+ */
+const FREQUENCIES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(?:hourly|every hour)$/i, 'hourly'],
+  [/^(?:daily|every day|once a day)$/i, 'daily'],
+  [/^(?:nightly|every night)$/i, 'nightly'],
+  [/^(?:twice a day)$/i, 'twice daily'],
+  [/^(?:bi-?weekly|fortnightly|every other week|every (?:two|2) weeks)$/i, 'biweekly'],
+  [/^(?:weekly|every week|once a week)$/i, 'weekly'],
+  [/^(?:twice a week)$/i, 'twice weekly'],
+  [/^(?:monthly|every month|once a month)$/i, 'monthly'],
+  [/^(?:quarterly|every quarter|once a quarter)$/i, 'quarterly'],
+  [/^(?:semi-?annually|twice a year)$/i, 'semiannually'],
+  [/^(?:yearly|annually|every year|once a year)$/i, 'yearly'],
+];
+
+// A frequency said as how something happens ("Backups run weekly.", "… weekly on Fridays"), not
+// as a word before a noun ("the weekly sync", "nightly backups"): followed by the end of a clause
+// or a preposition.
+const FREQUENCY =
+  /\b(?:hourly|daily|nightly|bi-?weekly|fortnightly|weekly|monthly|quarterly|semi-?annually|yearly|annually|every (?:other week|(?:two|2) weeks|hour|day|night|week|month|quarter|year)|(?:once|twice) a (?:day|week|month|quarter|year))(?=\s*(?:[.,;:!?)]|$)|\s+(?:at|on|in|from|until|till|for|and|but|or|so|now|instead|starting|effective|since|after|before|during|by|with|via|through)\b)/i;
+
+/**
+ * A sentence with no other value whose one value is how often something happens: "Backups run
+ * weekly." is `Backups run {frequency}` = weekly, so "Backups run daily." is the same fact with
+ * another value rather than a note of its own. Only where no other slot is found: "The fee is $49
+ * billed annually." keeps "annually" in its wording, as before.
+ */
+export function maskFrequency(sentence: string): Masked | null {
+  const m = FREQUENCY.exec(sentence);
+  if (!m) return null;
+  const text = m[0];
+  const value = FREQUENCIES.find(([re]) => re.test(text.replace(/\s+/g, ' ')))?.[1];
+  if (value === undefined) return null;
+  const parts = [sentence.slice(0, m.index), sentence.slice(m.index + text.length)];
+  const slots: Slot[] = [{ type: 'frequency', text, value }];
+  return { template: templateOf(parts, slots), slots, parts };
 }
 
 export interface Masked {
