@@ -8,7 +8,7 @@ export interface paths {
         };
         /**
          * What compiles changed, after a cursor: a JSON page, or a live stream (server-sent events)
-         * @description One event per memory whose view a compile changed (added, removed, value, status, dispute opened or closed; `erased` when an erasure changed it, without what it read before), in commit order, only what the key may see. With `Accept: text/event-stream`: the backlog, then each new change as it settles, as SSE events `change` whose `id` is the cursor (a reconnecting client resumes from `Last-Event-ID`), a comment every 15 s while quiet; the stream ends when the client goes or the server stops. Otherwise a JSON page `{changes, next}`: ask again with `after=next`.
+         * @description One event per memory whose view a compile changed (added, removed, value, status, dispute opened or closed; `erased` when an erasure changed it, without what it read before), in commit order, only what the key may see. With `Accept: text/event-stream`: the backlog, then each new change as it settles, as SSE events `change` whose `id` is the cursor (a reconnecting client resumes from `Last-Event-ID`), a comment every 15 s while quiet; the stream ends when the client goes or the server stops, or with an event `revoked` (a problem as its data) when its key is revoked or its user erased while it follows. Otherwise a JSON page `{changes, next}`: ask again with `after=next`.
          */
         get: {
             parameters: {
