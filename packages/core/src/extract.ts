@@ -11,7 +11,7 @@ import type { CueMatch } from './cues.js';
 import { qualifyingCues, readCues } from './cues.js';
 import { resolveDate, maskFrequency, maskSlots, quantityUnit, templateOf } from './slots.js';
 import type { DateContext, Masked, Slot, SlotType } from './slots.js';
-import { startOfDay } from './dates.js';
+import { isoDate, isValidDate, startOfDay } from './dates.js';
 import { compareInstants } from './order.js';
 import { standingFor } from './standing.js';
 import { EXTRACTOR_VERSION } from './version.js';
@@ -222,11 +222,10 @@ function readSlots(masked: Masked): Masked {
     const [from, to] = [slots[i]!, slots[i + 1]!];
     if (from.type !== 'date' || to.type !== 'date' || !/^\s*(?:-|–|—|to|until|till|through|thru)\s*$/iu.test(parts[i + 1]!)) continue;
     if (/\d{4}/u.test(to.text) || !/^\d{4}-\d{2}-\d{2}$/u.test(to.value) || !/^\d{4}-\d{2}-\d{2}$/u.test(from.value) || to.value >= from.value) continue;
-    const later = `${Number(to.value.slice(0, 4)) + 1}${to.value.slice(4)}`;
+    const [y, m, d] = to.value.split('-').map(Number) as [number, number, number];
+    const later = { year: y + 1, month: m, day: d };
     // February 29 has no year after it: the range stays as written.
-    if (later > from.value && !Number.isNaN(Date.parse(`${later}T00:00:00Z`)) && new Date(`${later}T00:00:00Z`).toISOString().startsWith(later)) {
-      slots = slots.map((s, j) => (j === i + 1 ? { ...s, value: later } : s));
-    }
+    if (isValidDate(later) && isoDate(later) > from.value) slots = slots.map((s, j) => (j === i + 1 ? { ...s, value: isoDate(later) } : s));
   }
   const named = slots.map((slot, i) => namesTheFact(slot, i, parts, slots));
   if (named.some(Boolean) && !named.every(Boolean)) {
