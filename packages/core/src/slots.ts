@@ -213,7 +213,7 @@ function canonical(type: SlotType, text: string, ctx: DateContext): string | nul
 }
 
 /** Names ending in these are files (or libraries named like them) far more often than hosts. */
-const FILE_EXTENSION = /\.(?:[cm]?js|jsx|tsx?|json5?|ya?ml|toml|txt|lock|cfg|ini|conf|log|csv|md|mdx|py|rb|rs|go|java|kt|swift|sql|html?|css|xml|sh|env|pem|ts)(?::\d+)?$/i;
+const FILE_EXTENSION = /\.(?:[cm]?js|jsx|tsx?|json5?|ya?ml|toml|txt|lock|cfg|ini|conf|log|csv|md|mdx|py|rb|rs|go|java|kt|swift|sql|html?|css|xml|sh|env|pem)(?::\d+)?$/i;
 
 /** Units of time as written, and the word a value spells them with. */
 const TIME_UNITS: ReadonlyArray<readonly [RegExp, string]> = [
