@@ -153,14 +153,36 @@ function effectiveOf(matches: readonly CueMatch[], ctx: DateContext): string | n
 const CONTRAST_TAIL =
   /(?:,\s*(?:and\s+)?(?:not(?!\s+(?:even|only|just|yet|ever|always|necessarily|quite|so|too|very|all|every|any|really|entirely|exactly|until|unless|because|if|when)\b)|rather than|instead of)|\s+(?:rather than|instead of))\s+[^\s,;()]+(?:\s+[^\s,;()]+){0,5}(?=[\s.!?]*$)|\s*\((?:not|rather than|instead of)\s+[^()]{1,60}\)(?=[\s.!?]*$)/iu;
 
-function withoutContrast(sentence: string): string {
+/**
+ * The sentence without its contrast, and the value the contrast names — only when it names one
+ * value of a kind the sentence states (", not Tuesday" beside a weekday; ", not 10:00" beside a
+ * time). ", not on holidays", ", not MySQL", "instead of Tuesday during holiday weeks" name no such
+ * value, or say more than one: they stay words of the statement, and correct nothing.
+ */
+function contrastOf(sentence: string, ctx: DateContext): { rest: string; replaced: Slot } | null {
   const m = CONTRAST_TAIL.exec(sentence);
-  return m && m.index > 0 ? sentence.slice(0, m.index) + sentence.slice(m.index + m[0].length) : sentence;
+  if (!m || m.index <= 0) return null;
+  const named = m[0].replace(/^[\s,(]*(?:and\s+)?(?:not|rather than|instead of)\s+(?:(?:on|at|in|to|from|for|by|of)\s+)?/iu, '').replace(/[\s).!?]*$/u, '');
+  const masked = valuesOf(named, ctx);
+  if (masked.slots.length !== 1 || masked.parts.some((p) => p.trim() !== '')) return null;
+  return { rest: sentence.slice(0, m.index) + sentence.slice(m.index + m[0].length), replaced: masked.slots[0]! };
+}
+
+/** The values of a sentence: its slots, or, with none, how often it says something happens. */
+function valuesOf(text: string, ctx: DateContext): Masked {
+  const found = maskSlots(text, ctx);
+  return found.slots.length > 0 ? found : (maskFrequency(text) ?? found);
+}
+
+/** Two values of one kind: the same slot, and for a quantity the same unit ("16 GB" is no "16 cores"). */
+function sameKind(a: Slot, b: Slot): boolean {
+  return a.type === b.type && (a.type !== 'quantity' || quantityUnit(a.text) === quantityUnit(b.text));
 }
 
 // Where a sentence joins two statements: ", and the …", "; ", " while our …". Read between the
 // slots only, so a value (a quoted name with "and" in it) is never cut.
 const CLAUSE_BREAK = /(?:,\s*|\s+)(?:and|while|whereas|but)\s+(?=(?:the|our|its|their|a|an|each|every)\s)|;\s+/iu;
+const LEAD_IN = /^\s*(?:in|for|before|after|during|on|at|when|whenever|if|while|until|since|unless|once|because|with|without|under|from|as|by|per|according|within|outside|across)\b/iu;
 const STATES = /\b(?:is|are|was|were|runs?|uses?|has|have|takes?|lives?|stays?|points?|goes|opens?|closes?|starts?|ends?)\b/iu;
 
 /**
@@ -172,6 +194,9 @@ const STATES = /\b(?:is|are|was|were|runs?|uses?|has|have|takes?|lives?|stays?|p
  */
 function clausesOf(masked: Masked): Masked[] {
   if (masked.slots.length < 2) return [masked];
+  // "In staging, the read timeout is … and the write timeout is …", "If …": what opens the
+  // sentence bears on every part of it; cut apart, the later parts would lose it.
+  if (/,/u.test(masked.parts[0]!) || LEAD_IN.test(masked.parts[0]!)) return [masked];
   const clauses: Array<{ parts: string[]; slots: Slot[] }> = [{ parts: [''], slots: [] }];
   masked.parts.forEach((part, i) => {
     part.split(CLAUSE_BREAK).forEach((piece, j) => {
@@ -211,7 +236,7 @@ function readSlots(masked: Masked): Masked {
     if (slots[i]!.type !== slots[i + 1]!.type || !/\bfrom\s+$/iu.test(parts[i]!) || !/^\s+to\s+$/iu.test(parts[i + 1]!)) continue;
     // "open from Monday to Friday" is a range, even "now open from …": only a verb of change
     // before it moves a fact from one value to the other.
-    if (CHANGE_VERB.test(parts.slice(0, i + 1).join(' '))) {
+    if (changeBefore(parts.slice(0, i + 1).join(' '))) {
       parts = [...parts.slice(0, i), parts[i]!.replace(/from\s+$/iu, '') + parts[i + 1]!.trimStart(), ...parts.slice(i + 2)];
       slots = [...slots.slice(0, i), ...slots.slice(i + 1)];
     }
@@ -244,6 +269,20 @@ function readSlots(masked: Masked): Masked {
   return parts === masked.parts && slots === masked.slots ? masked : { template: templateOf(parts, slots), slots, parts };
 }
 
+/**
+ * Whether the words before "from" tell a change: a verb of change, then what it changed, with no
+ * other verb, clause or label between ("We moved the staging deploy from …"; not "We changed the
+ * backup window to run from …", "… was moved and now runs from …", "Opening hours changed: from …").
+ */
+function changeBefore(lead: string): boolean {
+  let last: RegExpExecArray | null = null;
+  const verbs = new RegExp(CHANGE_VERB.source, 'giu');
+  for (let m = verbs.exec(lead); m !== null; m = verbs.exec(lead)) last = m;
+  if (!last) return false;
+  const between = lead.slice(last.index + last[0].length).replace(/\bfrom\s*$/iu, '');
+  return !/[:;]/u.test(between) && !STATES.test(between) && !/\b(?:and|to|then|now)\b/iu.test(between) && between.split(/\s+/u).filter((w) => w !== '').length <= 6;
+}
+
 // Verbs only: "the change window", "the night shift", "the rotation" run from one time to another.
 const CHANGE_VERB =
   /\b(?:migrat(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|upgrad(?:e|es|ed|ing)|downgrad(?:e|es|ed|ing)|bump(?:s|ed|ing)?|rais(?:e|es|ed|ing)|lower(?:ed|ing)|increas(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)|rotat(?:e|es|ed|ing)|renam(?:e|es|ed|ing)|transferr(?:ed|ing)|reassign(?:s|ed|ing)?|shift(?:ed|ing)|updat(?:ed|ing)|cut over|went|grew|dropped)\b/iu;
@@ -262,14 +301,16 @@ function namesTheFact(slot: Slot, i: number, parts: readonly string[], slots: re
   if (before.split(/\s+/u).filter((w) => w !== '').length > 2) return false;
   if (NAME_SLOTS.has(slot.type)) return true;
   if (slot.type !== 'quantity' || !/^\d+(?:\.\d+)*$/u.test(slot.text)) return false;
-  if (/^(?:19|20)\d\d$/u.test(slot.text)) return true;
+  // "The 2025 budget", "2025 revenue"; not "Since 2023 the team has …", a time said first.
+  if (/^(?:19|20)\d\d$/u.test(slot.text)) return /^(?:|.*\b(?:the|our|their|its|this|that|each|every|a|an))\s*$/iu.test(parts[i]!);
   const word = /(?:^|\s)(\p{Lu}[\p{L}\p{N}.+#-]*)\s+$/u.exec(parts[i]!)?.[1];
-  // "Run 4 workers on Tuesday": a verb opening a sentence is capitalized for that, not a name.
+  // "Run 4 workers on Tuesday", "Currently 12 engineers …": a verb or an adverb opening a sentence
+  // is capitalized for that, not a name.
   return word !== undefined && !(before.trim() === word && OPENING_VERB.test(word));
 }
 
 const OPENING_VERB =
-  /^(?:run|use|keep|allow|set|add|deploy|retry|wait|give|take|send|expect|need|make|scale|limit|cap|start|stop|spin|provision|reserve|allocate|create|buy|hire|ship|book|schedule|plan|budget|pay|charge|rotate|store|retain|bump|raise|increase|decrease|reduce|lower|restart|reboot|allot|assign|get|have|hold|require|want|try)$/iu;
+  /^(?:run|use|keep|allow|set|add|deploy|retry|wait|give|take|send|expect|need|make|scale|limit|cap|start|stop|spin|provision|reserve|allocate|create|buy|hire|ship|book|schedule|plan|budget|pay|charge|rotate|store|retain|bump|raise|increase|decrease|reduce|lower|restart|reboot|allot|assign|get|have|hold|require|want|try|currently|over|about|around|roughly|nearly|almost|only|just|still|now|today|approximately|some|all|up|our|we|they|their|my|your|since|after|before|by|within|under)$/iu;
 
 function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
   const drafts: Draft[] = [];
@@ -277,13 +318,17 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
   for (const sentence of sentences(text)) {
     const read = readCues(sentence);
     const { matches } = read;
-    const rest = withoutContrast(read.rest);
-    const found = maskSlots(rest, ctx);
-    const clauses = clausesOf(found.slots.length > 0 ? found : (maskFrequency(rest) ?? found)).map(readSlots);
+    let contrast = contrastOf(read.rest, ctx);
+    let found = valuesOf(contrast?.rest ?? read.rest, ctx);
+    if (contrast && !found.slots.some((s) => sameKind(s, contrast!.replaced))) {
+      contrast = null;
+      found = valuesOf(read.rest, ctx);
+    }
+    const rest = contrast?.rest ?? read.rest;
+    // A cue of its own qualifies every statement of the sentence: read as one statement.
+    const clauses = (matches.length > 0 ? [found] : clausesOf(found)).map(readSlots);
     const masked = clauses[0]!;
-    // "…runs on Thursday, not Tuesday." names the value it replaces: a correction, as
-    // "Correction: …" says it.
-    const correction = matches.some((m) => m.cue.class === 'correction') || (rest !== read.rest && masked.slots.length > 0);
+    const correction = matches.some((m) => m.cue.class === 'correction');
     const body = rest.replace(/[\s.!;:,]+$/u, '');
     if (masked.slots.length === 0 && correction) {
       // "That was wrong." states no fact of its own: it marks the episode's claims as corrections.
@@ -292,15 +337,18 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
     }
     if (!/[\p{L}\p{N}]/u.test(body)) continue;
     const base = { op: 'assert' as const, text: sentence, conditions: [], correction, settles: [], matches, effective: effectiveOf(matches, ctx) };
+    // "…runs on Thursday, not Tuesday." names the value it replaces: a correction, as "Correction:"
+    // says it — of the statement the contrast closes (the last of the sentence), not of the others.
+    const corrects = (k: number) => correction || (contrast !== null && k === clauses.length - 1);
     if (masked.slots.length === 0) {
       drafts.push({ ...base, predicate: NOTE_PREDICATE, qualifiers: { fingerprint: fingerprint(body) }, value: body, origin: 'note' });
     } else {
-      for (const clause of clauses) {
+      for (const [k, clause] of clauses.entries()) {
         const predicate = clause.template.replace(/[\s.!;:,]+$/u, '');
         const values = clause.slots.map((s) => s.value);
         const units = clause.slots.flatMap((s) => (s.type === 'quantity' ? [quantityUnit(s.text)] : [])).filter((u) => u !== null);
         const qualifiers = units.length > 0 ? { unit: units.join(', ') } : undefined;
-        drafts.push({ ...base, predicate, qualifiers, value: values.length === 1 ? values[0]! : values, origin: 'text' });
+        drafts.push({ ...base, correction: corrects(k), predicate, qualifiers, value: values.length === 1 ? values[0]! : values, origin: 'text' });
       }
     }
   }

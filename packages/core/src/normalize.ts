@@ -8,9 +8,10 @@ export const Json: z.ZodType<Json> = z.json() as z.ZodType<Json>;
 // Horizontal white space only: line breaks carry structure (lists, paragraphs) and are kept.
 const HORIZONTAL_SPACE = /[ \t\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
 // Characters that show nothing and mean nothing in a word: a zero-width space, a word joiner, a
-// soft hyphen, a byte order mark. Left in, "night\u200bly" was a fact key of its own that reads
-// as "nightly". The zero-width (non-)joiners stay: they shape scripts and emoji.
-const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/g;
+// soft hyphen, a byte order mark, the invisible operators of mathematics. Left in, "night\u200bly"
+// was a fact key of its own that reads as "nightly". The zero-width (non-)joiners stay: they shape
+// scripts and emoji.
+const INVISIBLE = /[\u00ad\u180e\u200b\u2060-\u2064\ufeff]/g;
 
 /**
  * Conservative text normalization (design §3). It only removes differences no reader would call a

@@ -91,13 +91,15 @@ const PATTERNS: ReadonlyArray<[SlotType, RegExp]> = [
   ['version', /\bv\d+(?:\.\d+)*(?:-[0-9A-Za-z.]+)?\b|\b\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?\b/g],
   // "support@example.com": the address whole, before its domain could be taken for a host.
   ['email', /(?<![\w.+%-])[a-z0-9][a-z0-9._%+-]{0,63}@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}\b/gi],
-  ['host', /\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}(?::\d{2,5})?\b/gi],
+  // Tried only where a name starts (not inside one after a dot or a hyphen): from every dot of
+  // "1.1.1.…" it read to the end and back, 13 s for a 100 KB text.
+  ['host', /(?<![a-z0-9.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}(?::\d{2,5})?\b/gi],
   // A name with a number as one of its hyphenated parts ("us-east-1", "Apache-2.0", "gpt-4o",
   // "BSD-3-Clause"), or numbers joined by slashes ("24/7", "01/02/2027"): one value as written,
   // not a word and a number cut apart ("us-east-{quantity}"). Which hyphenated words qualify is
   // decided by `canonical`; the expression only finds whole tokens, in one pass.
   ['code', /(?<![\w.@/-])(?:[a-z][a-z0-9]*(?:-[a-z0-9]+(?:\.\d+)*)+|\d{1,4}(?:\/\d{1,4}){1,2})(?![\w@/-]|\.\d)/gi],
-  ['money', /(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:[kKmMbB]|bn|thousand|million|billion)\b)?|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars|euros|pounds)\b)/g],
+  ['money', /(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:[kKmMbB]|bn|thousand|million|billion)\b)?|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:[kKmMbB]|bn|thousand|million|billion)\b)?|\b\d[\d,]*(?:\.\d+)?(?:\s?(?:[kKmMbB]|bn|thousand|million|billion))?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars|euros|pounds)\b)/g],
   ['percent', /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/gi],
   ['time', /\b(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?(?:am|pm))?(?:\s?(?:UTC|GMT|Z))?\b|\b(?:1[0-2]|0?[1-9])\s?(?:am|pm)\b(?:\s?(?:UTC|GMT))?/gi],
   ['weekday', /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?/gi],
@@ -236,6 +238,8 @@ function canonicalQuantity(text: string): string {
   const m = /^([-+]?\d[\d.,]*)\s?(.*)$/.exec(text);
   if (!m || m[2] === '') return text;
   const [, number, unit] = m as unknown as [string, string, string];
+  // "the 1990s" is a decade, not a length of time.
+  if (/^s$/i.test(unit) && /^(?:1[89]|20)\d0$/.test(number)) return text;
   const time = TIME_UNITS.find(([re]) => re.test(unit));
   if (time) return `${number} ${time[1]}${Number(number.replace(/,/g, '')) === 1 ? '' : 's'}`;
   // "12k", "3x": a multiplier, written against its number.
@@ -256,6 +260,8 @@ const FREQUENCIES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^(?:weekly|every week|once a week)$/i, 'weekly'],
   [/^(?:twice a week)$/i, 'twice weekly'],
   [/^(?:monthly|every month|once a month)$/i, 'monthly'],
+  [/^(?:bimonthly|every other month|every (?:two|2) months)$/i, 'bimonthly'],
+  [/^(?:twice a month)$/i, 'twice monthly'],
   [/^(?:quarterly|every quarter|once a quarter)$/i, 'quarterly'],
   [/^(?:semi-?annually|twice a year)$/i, 'semiannually'],
   [/^(?:yearly|annually|every year|once a year)$/i, 'yearly'],
@@ -265,7 +271,7 @@ const FREQUENCIES: ReadonlyArray<readonly [RegExp, string]> = [
 // as a word before a noun ("the weekly sync", "nightly backups"): followed by the end of a clause
 // or a preposition.
 const FREQUENCY =
-  /\b(?:hourly|daily|nightly|bi-?weekly|fortnightly|weekly|monthly|quarterly|semi-?annually|yearly|annually|every (?:other week|(?:two|2) weeks|hour|day|night|week|month|quarter|year)|(?:once|twice) a (?:day|week|month|quarter|year))(?=\s*(?:[.,;:!?)]|$)|\s+(?:at|on|in|from|until|till|for|and|but|or|so|now|instead|starting|effective|since|after|before|during|by|with|via|through)\b)/i;
+  /\b(?:hourly|daily|nightly|bi-?weekly|fortnightly|weekly|bimonthly|monthly|quarterly|semi-?annually|yearly|annually|every (?:other (?:week|month)|(?:two|2) (?:weeks|months)|hour|day|night|week|month|quarter|year)|(?:once|twice) a (?:day|week|month|quarter|year))(?=\s*(?:[.,;:!?)]|$)|\s+(?:at|on|in|from|until|till|for|and|but|or|so|now|instead|starting|effective|since|after|before|during|by|with|via|through)\b)/i;
 
 /**
  * A sentence with no other value whose one value is how often something happens: "Backups run
