@@ -77,6 +77,14 @@ describe('free text as agents write it', () => {
     expect(moved.candidates.map((c) => [c.memory_id, c.kind])).toEqual([[tuesday.id, 'possible_contradiction']]);
   });
 
+  it('reads "Tuesday → Thursday" as a change of the fact it names', async () => {
+    await say(alice, 't:ar', 'a', T1, 'Deploy day: Tuesday.');
+    await say(alice, 't:ar', 'b', T3, 'Deploy day: Tuesday → Thursday.');
+    const ms = await memories('t:ar');
+    expect(ms).toHaveLength(1);
+    expect(ms[0]!.current.map((v) => v.value)).toEqual(['Thursday']);
+  });
+
   it('reads 30s and 30 seconds as one value, and a contrast naming the old value as a correction', async () => {
     await say(alice, 't:to', 'a', T1, 'The API timeout is 30 seconds.');
     await say(bob, 't:to', 'b', T3, 'The API timeout is 30s.');

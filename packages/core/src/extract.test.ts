@@ -210,6 +210,15 @@ describe('slot extractor: values masked, every other word kept', () => {
     }
   });
 
+  it('reads an arrow between two values of a kind as a change to the second', () => {
+    const moved = one('Deploy day: Tuesday → Thursday.');
+    expect(moved).toMatchObject({ predicate: 'Deploy day: {weekday}', value: 'Thursday' });
+    expect(moved.key).toBe(one('Deploy day: Tuesday.').key);
+    expect(one('The cache TTL went 300s -> 600s.').value).toBe('600 seconds');
+    // Two kinds: no change told.
+    expect(one('Tuesday -> 10:00 is the slot.').value).toEqual(['Tuesday', '10:00']);
+  });
+
   it('reads a range after a verb of change as a range when another verb, a label or a clause comes between', () => {
     expect(one('Opening hours changed: from 9:00 to 17:00.').value).toEqual(['09:00', '17:00']);
     expect(one('We changed the backup window to run from 1:00 to 3:00.').value).toEqual(['01:00', '03:00']);

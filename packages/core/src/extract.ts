@@ -232,6 +232,13 @@ function clausesOf(masked: Masked): Masked[] {
 function readSlots(masked: Masked): Masked {
   let { parts, slots } = masked;
   if (slots.length < 2) return masked;
+  // "Deploy day: Tuesday → Thursday": an arrow between two values of a kind states the second.
+  for (let i = 0; i + 1 < slots.length; i += 1) {
+    if (slots[i]!.type !== slots[i + 1]!.type || !/^\s*(?:→|->|=>|⇒)\s*$/u.test(parts[i + 1]!)) continue;
+    parts = [...parts.slice(0, i + 1), ...parts.slice(i + 2)];
+    slots = [...slots.slice(0, i), ...slots.slice(i + 1)];
+    break;
+  }
   for (let i = 0; i + 1 < slots.length; i += 1) {
     if (slots[i]!.type !== slots[i + 1]!.type || !/\bfrom\s+$/iu.test(parts[i]!) || !/^\s+to\s+$/iu.test(parts[i + 1]!)) continue;
     // "open from Monday to Friday" is a range, even "now open from …": only a verb of change
