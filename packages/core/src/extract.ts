@@ -259,7 +259,8 @@ function readSlots(masked: Masked): Masked {
     // February 29 has no year after it: the range stays as written.
     if (isValidDate(later) && isoDate(later) > from.value) slots = slots.map((s, j) => (j === i + 1 ? { ...s, value: isoDate(later) } : s));
   }
-  const named = slots.map((slot, i) => namesTheFact(slot, i, parts, slots));
+  const leads = leadsOf(parts, slots);
+  const named = slots.map((slot, i) => leads[i] !== undefined && namesTheFact(slot, i, leads[i]!, parts));
   if (named.some(Boolean) && !named.every(Boolean)) {
     const keptParts: string[] = [parts[0]!];
     const kept: Slot[] = [];
@@ -283,8 +284,8 @@ function readSlots(masked: Masked): Masked {
  */
 function changeBefore(lead: string): boolean {
   let last: RegExpExecArray | null = null;
-  const verbs = new RegExp(CHANGE_VERB.source, 'giu');
-  for (let m = verbs.exec(lead); m !== null; m = verbs.exec(lead)) last = m;
+  // A global pattern's exec walks its matches and, at the end, leaves it where it began.
+  for (let m = CHANGE_VERBS.exec(lead); m !== null; m = CHANGE_VERBS.exec(lead)) last = m;
   if (!last) return false;
   const between = lead.slice(last.index + last[0].length).replace(/\bfrom\s*$/iu, '');
   return !/[:;]/u.test(between) && !STATES.test(between) && !/\b(?:and|to|then|now)\b/iu.test(between) && between.split(/\s+/u).filter((w) => w !== '').length <= 6;
@@ -293,6 +294,7 @@ function changeBefore(lead: string): boolean {
 // Verbs only: "the change window", "the night shift", "the rotation" run from one time to another.
 const CHANGE_VERB =
   /\b(?:migrat(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|upgrad(?:e|es|ed|ing)|downgrad(?:e|es|ed|ing)|bump(?:s|ed|ing)?|rais(?:e|es|ed|ing)|lower(?:ed|ing)|increas(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)|rotat(?:e|es|ed|ing)|renam(?:e|es|ed|ing)|transferr(?:ed|ing)|reassign(?:s|ed|ing)?|shift(?:ed|ing)|updat(?:ed|ing)|cut over|went|grew|dropped)\b/iu;
+const CHANGE_VERBS = new RegExp(CHANGE_VERB.source, 'giu');
 
 const NAME_SLOTS = new Set<SlotType>(['host', 'code', 'email', 'ip', 'url', 'quoted', 'version']);
 
@@ -302,10 +304,7 @@ const NAME_SLOTS = new Set<SlotType>(['host', 'code', 'email', 'ip', 'url', 'quo
  * capitalized word ("Tier 1", "SEV 2", "Node 18"). Only read so when the sentence holds a
  * value that is not a name (`readSlots`).
  */
-function namesTheFact(slot: Slot, i: number, parts: readonly string[], slots: readonly Slot[]): boolean {
-  let before = parts[0]!;
-  for (let j = 0; j < i; j += 1) before += `${slots[j]!.text}${parts[j + 1]!}`;
-  if (before.split(/\s+/u).filter((w) => w !== '').length > 2) return false;
+function namesTheFact(slot: Slot, i: number, before: string, parts: readonly string[]): boolean {
   if (NAME_SLOTS.has(slot.type)) return true;
   if (slot.type !== 'quantity' || !/^\d+(?:\.\d+)*$/u.test(slot.text)) return false;
   // "The 2025 budget", "2025 revenue"; not "Since 2023 the team has …", a time said first.
@@ -314,6 +313,28 @@ function namesTheFact(slot: Slot, i: number, parts: readonly string[], slots: re
   // "Run 4 workers on Tuesday", "Currently 12 engineers …": a verb or an adverb opening a sentence
   // is capitalized for that, not a name.
   return word !== undefined && !(before.trim() === word && OPENING_VERB.test(word));
+}
+
+/**
+ * The words before each slot said among a sentence's first three words; the slots after those get
+ * none. Built only that far: a sentence of 255 values and 100 KB of words is read once, not once a
+ * slot.
+ */
+function leadsOf(parts: readonly string[], slots: readonly Slot[]): string[] {
+  const leads: string[] = [];
+  let before = parts[0]!;
+  for (let i = 0; i < slots.length && !beyondTwoWords(before); i += 1) {
+    leads.push(before);
+    before += `${slots[i]!.text}${parts[i + 1]!}`;
+  }
+  return leads;
+}
+
+/** More than two words, counted no further than the third. */
+function beyondTwoWords(text: string): boolean {
+  const word = /\S+/gu;
+  for (let n = 0; word.exec(text) !== null; ) if (++n > 2) return true;
+  return false;
 }
 
 const OPENING_VERB =
