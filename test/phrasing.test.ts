@@ -133,4 +133,23 @@ describe('free text as agents write it', () => {
     expect(ms).toHaveLength(1);
     expect(ms[0]!.current.map((v) => v.value)).toEqual(['Tuesday']);
   });
+
+  it('makes a change said later the same day current, whether dated "today" or said with the value it replaced', async () => {
+    const morning = '2026-11-05T10:00:00Z';
+    const afternoon = '2026-11-05T15:00:00Z';
+    for (const [subject, text] of [
+      ['t:td1', 'The staging deploy runs on Thursday (changed today).'],
+      ['t:td2', 'Effective today, the staging deploy runs on Thursday.'],
+      ['t:td3', 'The staging deploy runs on Thursday (previously Tuesday).'],
+    ] as const) {
+      await say(alice, subject, 'a', morning, 'The staging deploy runs on Tuesday.');
+      await say(alice, subject, 'b', afternoon, text);
+      const ms = await memories(subject);
+      expect(ms, text).toHaveLength(1);
+      expect(ms[0]!.current.map((v) => v.value), text).toEqual(['Thursday']);
+      // What was true that morning is still Tuesday.
+      const then = await canon.request(`/v1/subjects/${encodeURIComponent(subject)}/memories?as_of=2026-11-05T12:00:00Z`, { key: owner });
+      expect((await then.json()).memories[0].current.map((v: { value: unknown }) => v.value), text).toEqual(['Tuesday']);
+    }
+  });
 });

@@ -2,7 +2,7 @@ import { compareStrings } from './normalize.js';
 import type { FactKey } from './fact-key.js';
 import { NOTE_PREDICATE } from './extract.js';
 import type { Claim } from './claim.js';
-import { CUES } from './cues.js';
+import { CUES, PREVIOUS_VALUE_CUE } from './cues.js';
 import { canonicalWord, COMMON, DETAIL_AXES, dropE, FILLER, LIGHT, QUALIFIER_AXIS, sameAxis } from './candidate-words.js';
 import { predicateWords } from './candidate-reading.js';
 
@@ -92,7 +92,7 @@ export interface PredicateShape {
 
 // Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
 // are taken out of a statement's wording before its predicate is made.
-const CHANGE_CUES = new Set(CUES.filter((c) => c.class === 'change' || c.class === 'correction').map((c) => c.name));
+const CHANGE_CUES = new Set([...CUES, PREVIOUS_VALUE_CUE].filter((c) => c.class === 'change' || c.class === 'correction').map((c) => c.name));
 
 /**
  * Whether any of a memory's claims was told as a change or a correction by a cue: such a

@@ -202,6 +202,20 @@ function gate(place: 'lead' | 'trail' | 'any'): RegExp {
  * peeled repeatedly ("Correction: from now on, …"); when a lead is removed, the remainder gets
  * its sentence capital back, so the template matches how the sentence is written on its own.
  */
+/**
+ * The value a statement replaced, said after it: "(previously Tuesday)", ", formerly 30 seconds",
+ * "(up from 40%)". Not in `CUES`: extraction reads it only when the words name one value of the
+ * kind the sentence states (as a contrast), and then the statement is told as a change — the old
+ * value was true before, not wrong (", not Tuesday" corrects).
+ */
+export const PREVIOUS_VALUE_CUE: Cue = Object.freeze({
+  name: 'previous-value',
+  class: 'change',
+  place: 'trail',
+  pattern: '(?:,\\s*|\\s*\\(\\s*)(?:previously|formerly|was|were|used to be|up from|down from|changed from|moved from)\\s+[^()]{1,60}?\\)?',
+  example: 'The staging deploy runs on Thursday (previously Tuesday).',
+});
+
 export function readCues(sentence: string): CueResult {
   const matches: CueMatch[] = [];
   let rest = sentence;

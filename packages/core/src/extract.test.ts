@@ -182,6 +182,41 @@ describe('slot extractor: values masked, every other word kept', () => {
     expect(c.effective_explicit).toBe(true);
   });
 
+  it('puts a change dated the day or month it is said at the moment it is said, not at the start of that day', () => {
+    const at = { occurred_at: '2024-05-02T15:00:00Z' };
+    for (const text of ['The cache TTL is 600 seconds (changed today).', 'Effective today, the cache TTL is 600 seconds.', 'As of today, the cache TTL is 600 seconds.', 'Effective May 2024, the cache TTL is 600 seconds.']) {
+      const c = one(text, at);
+      expect(c.key, text).toBe(one('The cache TTL is 300 seconds.').key);
+      expect(c.effective_from, text).toBe('2024-05-02T15:00:00.000Z');
+      expect(c.effective_explicit, text).toBe(true);
+    }
+    // A day before the statement's, or after it, keeps its start.
+    expect(one('Effective May 1, 2024, the cache TTL is 600 seconds.', at).effective_from).toBe('2024-05-01T00:00:00.000Z');
+    expect(one('Effective tomorrow, the cache TTL is 600 seconds.', at).effective_from).toBe('2024-05-03T00:00:00.000Z');
+    expect(one('Effective June 2024, the cache TTL is 600 seconds.', at).effective_from).toBe('2024-06-01T00:00:00.000Z');
+  });
+
+  it('reads the value a statement replaced, said after it, as a change of the fact — not a correction, not words of the fact', () => {
+    const at = { occurred_at: '2024-05-02T15:00:00Z' };
+    for (const text of [
+      'The staging deploy runs on Thursday (previously Tuesday).',
+      'The staging deploy runs on Thursday, formerly Tuesday.',
+      'The staging deploy runs on Thursday (was Tuesday).',
+      'The staging deploy runs on Thursday (used to be on Tuesday).',
+    ]) {
+      const c = one(text, at);
+      expect(c.key, text).toBe(one('The staging deploy runs on Tuesday.').key);
+      expect(c.value, text).toBe('Thursday');
+      expect(c.correction, text).toBe(false);
+      expect(c.cues, text).toContain('previous-value');
+      expect(c.effective_from, text).toBe('2024-05-02T15:00:00.000Z');
+    }
+    expect(one('Disk usage is 85% (up from 70%).', at)).toMatchObject({ predicate: 'Disk usage is {percent}', value: '85%' });
+    // Words that name no value of the sentence's kind stay words of the fact.
+    expect(one('The CEO is Jane Doe, formerly the CTO.', at).cues).not.toContain('previous-value');
+    expect(one('Deploys run on Thursday (previously on demand).', at).predicate).toBe('Deploys run on {weekday} (previously on demand)');
+  });
+
   it('corrects only by a contrast naming one value of the kind the sentence states', () => {
     for (const text of [
       'We deploy on Thursday, not on holidays.',

@@ -8,10 +8,10 @@ import { compareStrings, fingerprint, normalizeConditions, normalizeText, normal
 import type { PolicySet } from './policy.js';
 import { policyFor } from './policy.js';
 import type { CueMatch } from './cues.js';
-import { qualifyingCues, readCues } from './cues.js';
+import { PREVIOUS_VALUE_CUE, qualifyingCues, readCues } from './cues.js';
 import { resolveDate, maskFrequency, maskSlots, quantityUnit, templateOf } from './slots.js';
 import type { DateContext, Masked, Slot, SlotType } from './slots.js';
-import { isoDate, isValidDate, startOfDay } from './dates.js';
+import { addDays, isoDate, isValidDate, startOfDay } from './dates.js';
 import { compareInstants } from './order.js';
 import { standingFor } from './standing.js';
 import { EXTRACTOR_VERSION } from './version.js';
@@ -137,8 +137,13 @@ function effectiveOf(matches: readonly CueMatch[], ctx: DateContext): string | n
     if (/^\d{4}-\d{2}$/.test(resolved) && cls !== 'change') continue;
     if (resolved.length > 10) return resolved;
     // A month of a year ("effective October 2027") starts on its first day.
-    const [y, mo, d = 1] = resolved.split('-').map(Number) as [number, number, number?];
-    return startOfDay({ year: y, month: mo, day: d }, ctx.timeZone);
+    const [y, mo, d] = resolved.split('-').map(Number) as [number, number, number?];
+    const start = startOfDay({ year: y, month: mo, day: d ?? 1 }, ctx.timeZone);
+    // A day or month the statement is made in ("effective today", "(changed today)", "as of this
+    // month") holds no hour: from its start, the change landed before what the same writer said
+    // earlier that day, and the older value stayed current. It is in effect when it is said.
+    const end = startOfDay(d === undefined ? { year: y + Math.floor(mo / 12), month: (mo % 12) + 1, day: 1 } : addDays({ year: y, month: mo, day: d }, 1), ctx.timeZone);
+    return compareInstants(start, ctx.occurredAt) <= 0 && compareInstants(ctx.occurredAt, end) < 0 ? ctx.occurredAt : start;
   }
   return null;
 }
@@ -159,14 +164,26 @@ const CONTRAST_TAIL =
  * time). ", not on holidays", ", not MySQL", "instead of Tuesday during holiday weeks" name no such
  * value, or say more than one: they stay words of the statement, and correct nothing.
  */
-function contrastOf(sentence: string, ctx: DateContext): { rest: string; replaced: Slot } | null {
+function contrastOf(sentence: string, ctx: DateContext): Contrast | null {
   const m = CONTRAST_TAIL.exec(sentence);
-  if (!m || m.index <= 0) return null;
-  const named = m[0].replace(/^[\s,(]*(?:and\s+)?(?:not|rather than|instead of)\s+(?:(?:on|at|in|to|from|for|by|of)\s+)?/iu, '').replace(/[\s).!?]*$/u, '');
+  const previous = m ? null : PREVIOUS_TAIL.exec(sentence);
+  const tail = m ?? previous;
+  if (!tail || tail.index <= 0) return null;
+  const lead = m ? /^[\s,(]*(?:and\s+)?(?:not|rather than|instead of)\s+/iu : /^[\s,(]*[a-z]+(?:\s+(?:to be|from))?\s+/iu;
+  const named = tail[0].replace(lead, '').replace(/^(?:(?:on|at|in|to|from|for|by|of)\s+)/iu, '').replace(/[\s).!?]*$/u, '');
   const masked = valuesOf(named, ctx);
   if (masked.slots.length !== 1 || masked.parts.some((p) => p.trim() !== '')) return null;
-  return { rest: sentence.slice(0, m.index) + sentence.slice(m.index + m[0].length), replaced: masked.slots[0]! };
+  return { rest: sentence.slice(0, tail.index) + sentence.slice(tail.index + tail[0].length), replaced: masked.slots[0]!, kind: m ? 'correction' : 'change' };
 }
+
+interface Contrast {
+  rest: string;
+  replaced: Slot;
+  /** ", not Tuesday" says the old value was wrong; "(previously Tuesday)" that it changed. */
+  kind: 'correction' | 'change';
+}
+
+const PREVIOUS_TAIL = new RegExp(`(?:${PREVIOUS_VALUE_CUE.pattern})(?=[\\s.!?]*$)`, 'iu');
 
 /** The values of a sentence: its slots, or, with none, how often it says something happens. */
 function valuesOf(text: string, ctx: DateContext): Masked {
@@ -367,7 +384,11 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
     const base = { op: 'assert' as const, text: sentence, conditions: [], correction, settles: [], matches, effective: effectiveOf(matches, ctx) };
     // "…runs on Thursday, not Tuesday." names the value it replaces: a correction, as "Correction:"
     // says it — of the statement the contrast closes (the last of the sentence), not of the others.
-    const corrects = (k: number) => correction || (contrast !== null && k === clauses.length - 1);
+    const corrects = (k: number) => correction || (contrast?.kind === 'correction' && k === clauses.length - 1);
+    // "…runs on Thursday (previously Tuesday)." names the value it replaced: a change of it, in
+    // effect when said — of the statement the aside closes, as a contrast.
+    const told = [...matches, { cue: PREVIOUS_VALUE_CUE, when: null }];
+    const asChange = (k: number) => (contrast?.kind === 'change' && k === clauses.length - 1 ? { matches: told, effective: effectiveOf(told, ctx) } : {});
     if (masked.slots.length === 0) {
       drafts.push({ ...base, predicate: NOTE_PREDICATE, qualifiers: { fingerprint: fingerprint(body) }, value: body, origin: 'note' });
     } else {
@@ -376,7 +397,7 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
         const values = clause.slots.map((s) => s.value);
         const units = clause.slots.flatMap((s) => (s.type === 'quantity' ? [quantityUnit(s.text)] : [])).filter((u) => u !== null);
         const qualifiers = units.length > 0 ? { unit: units.join(', ') } : undefined;
-        drafts.push({ ...base, correction: corrects(k), predicate, qualifiers, value: values.length === 1 ? values[0]! : values, origin: 'text' });
+        drafts.push({ ...base, ...asChange(k), correction: corrects(k), predicate, qualifiers, value: values.length === 1 ? values[0]! : values, origin: 'text' });
       }
     }
   }
