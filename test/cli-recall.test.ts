@@ -72,6 +72,22 @@ describe('canon memories, conflicts, resolve, history, policies, erase', () => {
     expect(bad.stderr).toMatch(/as_of/);
   });
 
+  it('writes a --json answer larger than a pipe holds whole before it exits', async () => {
+    // A pipe takes 64 KiB at once; the rest of an answer written asynchronously was lost when the
+    // command exited, and `canon memories S --json | jq` read broken JSON after exit 0.
+    const claims = Array.from({ length: 600 }, (_, i) => ({ predicate: `setting number ${i} of the big service`, value: `value ${i} `.repeat(20) }));
+    await runtime.ingest(owner, [{ source: 'api', idempotency_key: 'big-1', subject: 'service:cli-big', kind: 'claim', body: { claims } }], { compile: 'wait' });
+    for (const target of [{}, { CANON_URL: url }]) {
+      const out = await canon(target, 'memories', 'service:cli-big', '--json');
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout.length).toBeGreaterThan(200_000);
+      expect(JSON.parse(out.stdout).memories).toHaveLength(600);
+      const inspected = await canon(target, 'inspect', 'service:cli-big', '--json');
+      expect(inspected.code, inspected.stderr).toBe(0);
+      expect(() => JSON.parse(inspected.stdout)).not.toThrow();
+    }
+  });
+
   it('resolves the conflict and shows the history', async () => {
     const resolved = await canon({ CANON_URL: url }, 'resolve', id, '--value', 'Friday', '--reason', 'release calendar', '--json');
     expect(resolved.code, resolved.stderr).toBe(0);

@@ -53,11 +53,24 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
       // Interrupted: the database going away under the command is expected, not an error to print.
       if (interrupted()) return;
       console.error(`canon: ${visible(err instanceof Error ? err.message.split('\n')[0]! : String(err))}`);
-      process.exit((await import('./exit-code.js')).exitCodeOf(err));
+      const code = (await import('./exit-code.js')).exitCodeOf(err);
+      await flushed();
+      process.exit(code);
     }
     // Open handles (a pool's idle timers, a progress bar) must not keep a finished command alive.
+    await flushed();
     process.exit(process.exitCode ?? 0);
   };
+}
+
+/**
+ * Everything written to stdout and stderr handed to the reader. A pipe takes 64 KiB at once and
+ * Node writes the rest as the reader empties it: exiting first cut a large `--json` answer short,
+ * with exit 0. A write's callback runs once it, and so every write before it, is flushed.
+ */
+function flushed(): Promise<void> {
+  const drain = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => (stream.writableLength === 0 || stream.destroyed ? resolve() : stream.write('', () => resolve())));
+  return Promise.all([drain(process.stdout), drain(process.stderr)]).then(() => undefined);
 }
 
 // A usage error (a missing argument, an unknown option) is invalid input, exit 2 as the README's
