@@ -289,6 +289,33 @@ describe('import', () => {
   });
 });
 
+describe('into another workspace', () => {
+  it('keeps a link: the linked memories are one there too, with the same state_hash', async () => {
+    // A link names its two fact keys, and a fact key names its workspace: read as written, a link
+    // exported from one workspace joined nothing in another, and a fact it had settled went back
+    // to its old value there.
+    const canon = await startTestCanon({ queue: false });
+    try {
+      const here = await canon.key('owner', { user: 'olivia' });
+      await post(canon, here.key, { episodes: [ep('l-1', 'service:checkout', 'sla', '99.9%'), ep('l-2', 'service:checkout', 'availability', '99.5%', { occurred_at: '2026-03-02T09:00:00Z' })] });
+      const listed = (await (await canon.request(`/v1/subjects/${enc('service:checkout')}/memories`, { key: here.key })).json()).memories as Array<{ id: string }>;
+      const link = await canon.request('/v1/links', { key: here.key, json: { memories: [listed[0]!.id, listed[1]!.id], same: true, idempotency_key: 'link-1' } });
+      expect(link.status, await link.clone().text()).toBe(200);
+      const exported = await exportLines(canon, here.principal);
+      const other = await canon.key('owner', { workspace: 'team2', user: 'olivia' });
+      const imported = await canon.runtime.importLog(other.principal, from(exported));
+      expect(imported.subjects.map((s) => [s.subject, s.ok, s.reason ?? null]), JSON.stringify(imported)).toEqual([['service:checkout', true, null]]);
+      expect(await stateHashes(canon, other.principal)).toEqual(await stateHashes(canon, here.principal));
+      const mems = (await (await canon.request(`/v1/subjects/${enc('service:checkout')}/memories`, { key: other.key })).json()).memories as Array<{ linked: unknown[]; current: Array<{ value: unknown }> }>;
+      expect(mems).toHaveLength(1);
+      expect(mems[0]!.linked).toHaveLength(1);
+      expect(mems[0]!.current.map((v) => v.value)).toEqual(['99.5%']);
+    } finally {
+      await canon.close();
+    }
+  });
+});
+
 describe('over HTTP', () => {
   it('GET /v1/export streams the export; POST /v1/import takes it; errors are problems with stable types', async () => {
     const res = await source.request('/v1/export', { key: owner.key });

@@ -46,11 +46,15 @@ export function linkOf(episode: Pick<Episode, 'kind' | 'body' | 'subject' | 'wor
   if (episode.kind !== LINK_KIND) return null;
   const parsed = LinkBody.safeParse(episode.body);
   if (!parsed.success) return null;
-  const [k1, k2] = parsed.data.link.keys;
-  // Only keys of the episode's own subject, workspace and scope: a link never reaches into a
-  // memory its author could not see or another subject's compile would not know to refold.
+  // A key is read in the episode's own workspace, as a claim's is: a log exported from one
+  // workspace and imported into another links there what it linked here (read as written, its
+  // links joined nothing, and what they had settled came undone). So a link can never name a
+  // memory of another workspace either.
+  const [k1, k2] = parsed.data.link.keys.map((k) => (k.workspace_id === episode.workspace_id ? k : { ...k, workspace_id: episode.workspace_id })) as [FactKey, FactKey];
+  // Only keys of the episode's own subject and scope: a link never reaches into a memory its
+  // author could not see or another subject's compile would not know to refold.
   for (const k of [k1, k2]) {
-    if (k.workspace_id !== episode.workspace_id || k.subject !== episode.subject || k.scope !== episode.scope) return null;
+    if (k.subject !== episode.subject || k.scope !== episode.scope) return null;
     if ((k.owner ?? null) !== (episode.scope === 'personal' ? episode.owner : null)) return null;
   }
   const s1 = factKeyString(k1);
