@@ -85,6 +85,7 @@ export { staleSubjects } from './subjects/stale-subjects.js';
 export { subjectLogStates, type SubjectLogState } from './subjects/subject-log-states.js';
 export { subjectsAmong, subjectSeenStatement } from './subjects/subjects-among.js';
 export { subjectsOfPredicates } from './subjects/subjects-of-predicates.js';
+export { restampSubjects } from './subjects/restamp-subjects.js';
 export { subjectsOfWorkspace } from './subjects/subjects-of-workspace.js';
 export { upsertSubject } from './subjects/upsert-subject.js';
 export { type SubjectRow } from './subjects/rows.js';

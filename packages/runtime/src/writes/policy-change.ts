@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
-import { atLeast, canonicalJson, ForbiddenError, policyFor, type PolicySet, type SecretsMode } from '@canon/core';
-import { lockPolicies, subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
+import { atLeast, canonicalJson, COMPILER_VERSION, ForbiddenError, policyFor, type PolicySet, type SecretsMode } from '@canon/core';
+import { lockPolicies, restampSubjects, subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, type CompileResult } from '../compile/compile.js';
 import { bossDb, QUEUES, type CompileJobData } from '../compile/jobs.js';
 import { checkResolverPolicy } from '../links/workspace-resolver.js';
@@ -59,8 +59,8 @@ export async function subjectsAffected(tx: PoolClient, workspaceId: string, befo
  * subject whose fingerprint differs — so a compile job per affected subject is enough, sent in
  * the transaction that saves the change (both or neither). Affected: subjects holding memories
  * of a predicate whose policy changed, or every subject when the defaults or the time zone did.
- * Unaffected subjects keep their old fingerprint until the nightly sweep rebuilds them, which
- * gives the same state.
+ * Unaffected subjects are stamped with the new fingerprint in the same transaction: their state is
+ * what the new policies give.
  */
 export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Principal, input: unknown, resolverHosts: readonly string[] = []): Promise<PolicyChange> {
   if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may change policies, not a ${principal.role}`);
@@ -76,6 +76,9 @@ export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Pr
     const after = await loadPolicySet(tx, ws);
     // Every user's subjects are rebuilt; the answer names only those this key may see.
     const affected = await asAllUsers(tx, () => subjectsAffected(tx, ws, before.set, after.set));
+    // The others' state is the same under the new policies: stamped so, their next compile is
+    // the no-op it would have been, not a rebuild counting every memory as created.
+    if (before.fingerprint !== after.fingerprint) await asAllUsers(tx, () => restampSubjects(tx, ws, before.fingerprint, after.fingerprint, COMPILER_VERSION, affected));
     if (boss && affected.length > 0) await enqueueRebuilds(boss, tx, ws, affected);
     const visible = new Set(await subjectsOfWorkspace(tx, ws));
     return {
