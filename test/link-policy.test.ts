@@ -36,7 +36,9 @@ beforeAll(async () => {
     ['sla-1', 'Checkout has an uptime SLA of 99.95%.', '2026-11-04T15:00:00Z'],
     ['sla-2', 'We promise 99.9% availability for checkout.', '2026-11-16T18:00:00Z'],
   ] as const) {
-    const res = await canon.request('/v1/episodes?compile=wait', { key: member, json: { idempotency_key: k, subject: SUBJECT, occurred_at: at, body: { text } } });
+    // An agent's statements: a link is in force only from a writer standing as high as both keys'
+    // claims, so an agent may link only what agents said, whatever the policy lets it.
+    const res = await canon.request('/v1/episodes?compile=wait', { key: agent, json: { idempotency_key: k, subject: SUBJECT, occurred_at: at, body: { text } } });
     expect(res.status, await res.clone().text()).toBe(200);
   }
 });
@@ -118,5 +120,57 @@ describe('links.min_role', () => {
     const undone = await canon.request('/v1/links', { key: owner, json: { ...unlink, idempotency_key: 'owner-unlink' } });
     expect(await undone.json()).toMatchObject({ outcome: 'unlinked', in_force: true });
     expect(await memories()).toHaveLength(2);
+  });
+});
+
+describe('a link needs the standing of what it joins', () => {
+  const S = 'service:db';
+  const ids = async () => {
+    const res = await canon.request(`/v1/subjects/${encodeURIComponent(S)}/memories`, { key: owner });
+    return ((await res.json()).memories as Array<{ id: string; qualifiers: Record<string, string>; status: string; current: Array<{ value: unknown }> }>);
+  };
+
+  it("leaves a member's link of an owner's two facts a proposal: both still hold", async () => {
+    // Joined, the owner's later statement would end the earlier one (the author rule): the staging
+    // host gone from recall, by a member who could not change either value.
+    const claim = (k: string, env: string, value: string, at: string) => ({ idempotency_key: k, subject: S, occurred_at: at, kind: 'claim', body: { claims: [{ predicate: 'db host', qualifiers: { env }, value }] } });
+    const res = await canon.request('/v1/episodes?compile=wait', { key: owner, json: { episodes: [claim('db-s', 'staging', 'db-s.internal', '2026-11-01T10:00:00Z'), claim('db-p', 'production', 'db-p.internal', '2026-11-02T10:00:00Z')] } });
+    expect(res.status).toBe(200);
+    const [a, b] = await ids();
+    const link = await canon.request('/v1/links', { key: member, json: { memories: [a!.id, b!.id], same: true, idempotency_key: 'member-joins-owner' } });
+    expect(await link.json()).toMatchObject({ outcome: 'proposed', in_force: false });
+    const after = await ids();
+    expect(after.map((m) => [m.qualifiers['env'], m.status, m.current.map((v) => v.value)]).sort()).toEqual([
+      ['production', 'current', ['db-p.internal']],
+      ['staging', 'current', ['db-s.internal']],
+    ]);
+    // The same link sent as a raw episode is no stronger.
+    const keys = await Promise.all([a!, b!].map(async (m) => (await (await canon.request(`/v1/memories/${m.id}`, { key: owner })).json()).timeline.fact_key));
+    const raw = await canon.request('/v1/episodes?compile=wait', { key: member, json: { idempotency_key: 'raw-link', subject: S, kind: 'link', body: { link: { keys, same: true } } } });
+    expect(raw.status).toBe(200);
+    expect(await ids()).toHaveLength(2);
+    const principal = await canon.runtime.authenticate(owner);
+    expect((await canon.runtime.verify(principal, S)).ok).toBe(true);
+  });
+
+  it('takes a link out of force when a writer above it states one of its keys, and a rebuild agrees', async () => {
+    const T = 'service:queue';
+    const say = (key: string, k: string, text: string, at: string) =>
+      canon.request('/v1/episodes?compile=wait', { key, json: { idempotency_key: k, subject: T, occurred_at: at, body: { text } } });
+    await say(agent, 'q-1', 'The job queue holds 40 workers.', '2026-11-01T10:00:00Z');
+    await say(agent, 'q-2', 'We run 40 workers on the job queue.', '2026-11-02T10:00:00Z');
+    const list = async () => ((await (await canon.request(`/v1/subjects/${encodeURIComponent(T)}/memories`, { key: owner })).json()).memories as Array<{ id: string; predicate: string }>);
+    const [a, b] = await list();
+    const link = await canon.request('/v1/links', { key: member, json: { memories: [a!.id, b!.id], same: true, idempotency_key: 'member-joins-agents' } });
+    expect(await link.json()).toMatchObject({ outcome: 'linked', in_force: true });
+    expect(await list()).toHaveLength(1);
+    expect((await say(owner, 'q-3', 'The job queue holds 60 workers.', '2026-11-03T10:00:00Z')).status).toBe(200);
+    const split = await list();
+    expect(split).toHaveLength(2);
+    const principal = await canon.runtime.authenticate(owner);
+    expect((await canon.runtime.verify(principal, T)).ok).toBe(true);
+    const rebuilt = await canon.request('/v1/rebuild', { key: owner, json: { subject: T } });
+    expect(rebuilt.status).toBe(200);
+    expect((await list()).map((m) => m.id).sort()).toEqual(split.map((m) => m.id).sort());
   });
 });

@@ -28,6 +28,7 @@ const resolver = http.createServer((req, res) => {
 let db: TestDatabase;
 let runtime: Runtime;
 let owner: Principal;
+let writer: Principal;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => resolver.listen(0, '127.0.0.1', resolve));
@@ -36,6 +37,9 @@ beforeAll(async () => {
   const setup = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false });
   const resolverKey = (await setup.createKey({ workspace: 'default', role: 'member', label: 'resolver' })).key;
   const ownerKey = (await setup.createKey({ workspace: 'default', role: 'owner' })).key;
+  // The statements a resolver links are a member's: a link is in force only from a writer standing
+  // as high as both keys' claims, and the resolver's key is a member's.
+  const writerKey = (await setup.createKey({ workspace: 'default', role: 'member', user: 'mia' })).key;
   await setup.close();
   runtime = await createTestRuntime(
     loadConfig(
@@ -45,6 +49,7 @@ beforeAll(async () => {
     { queue: true },
   );
   owner = await runtime.authenticate(ownerKey);
+  writer = await runtime.authenticate(writerKey);
 });
 afterAll(async () => {
   await runtime.close();
@@ -67,7 +72,7 @@ const teamResolver = http.createServer((req, res) => {
 });
 
 const say = (subject: string, key: string, text: string, at: string) =>
-  runtime.ingest(owner, [{ idempotency_key: key, subject, occurred_at: at, body: { text } }], { compile: 'wait' });
+  runtime.ingest(writer, [{ idempotency_key: key, subject, occurred_at: at, body: { text } }], { compile: 'wait' });
 
 describe('a resolver proposes links, recorded in the log and replayed', () => {
   it('asks about the candidate pair, records its answer as a link by its key, and never asks again', async () => {
@@ -130,7 +135,7 @@ describe('a resolver proposes links, recorded in the log and replayed', () => {
 
   it('runs after a compile job: ingest, the queued compile, then the resolver', async () => {
     const subject = 'service:queued';
-    await runtime.ingest(owner, [
+    await runtime.ingest(writer, [
       { idempotency_key: 'q-1', subject, occurred_at: '2026-11-01T10:00:00Z', body: { text: 'The staging deploy runs on Tuesday.' } },
       { idempotency_key: 'q-2', subject, occurred_at: '2026-11-05T10:00:00Z', body: { text: 'Staging deploys now happen on Thursday.' } },
     ]);

@@ -110,7 +110,16 @@ export const pairId = (a: string, b: string) => (compareStrings(a, b) < 0 ? `${a
  * the links. `same: false` separates only its own pair: it does not split a group that other
  * links join.
  */
-export function linkState(statements: readonly LinkStatement[], minStanding: number = LINK_MIN_STANDING): LinkState {
+export function linkState(
+  statements: readonly LinkStatement[],
+  minStanding: number = LINK_MIN_STANDING,
+  /**
+   * The highest standing among a key's claims. A statement below it on either key is a proposal:
+   * joined, the keys fold as one and their values decide between them, so a member's link of an
+   * owner's two facts ended one of them — a change no claim of that member could make (design §4).
+   */
+  topStanding: (key: string) => number = () => 0,
+): LinkState {
   const winner = new Map<string, LinkStatement>();
   const bestProposal = new Map<string, LinkStatement>();
   const keys = new Map<string, FactKey>();
@@ -118,7 +127,7 @@ export function linkState(statements: readonly LinkStatement[], minStanding: num
     keys.set(s.a, s.a_key);
     keys.set(s.b, s.b_key);
     const id = pairId(s.a, s.b);
-    const target = s.standing >= minStanding ? winner : bestProposal;
+    const target = s.standing >= Math.max(minStanding, topStanding(s.a), topStanding(s.b)) ? winner : bestProposal;
     const held = target.get(id);
     if (!held || compareLinks(held, s) < 0) target.set(id, s);
   }

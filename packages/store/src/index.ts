@@ -45,6 +45,7 @@ export { subjectsWithPending } from './pending/subjects-with-pending.js';
 export { compileStart, compileStartOf, compileStartStatement, type CompileStart } from './pending/compile-start.js';
 export { totalPending } from './pending/total-pending.js';
 export { claimCountsOfMemories } from './claims/claim-counts-of-memories.js';
+export { topStandingsOfMemories } from './claims/top-standings-of-memories.js';
 export { claimsOfMemories } from './claims/claims-of-memories.js';
 export { claimsOfSubject } from './claims/claims-of-subject.js';
 export { compiledSnapshotVersions } from './claims/compiled-snapshot-versions.js';

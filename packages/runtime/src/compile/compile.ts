@@ -439,7 +439,10 @@ async function compileEpisodes(
   // Links (design §1): a new link statement may join or split any key a link names; a key in a
   // linked group is folded with the whole group.
   const links = await loadSubjectLinks(tx, workspaceId, subject, policies.set);
-  if (linkArrived) for (const id of links.namedIds) touched.add(id);
+  // A claim on a key a link names can raise the standing that link needs (`linkState`), and so
+  // take it out of force: its keys are grouped anew, as when a link arrives.
+  const linksMoved = linkArrived || [...touched].some((id) => links.namedIds.has(id));
+  if (linksMoved) for (const id of links.namedIds) touched.add(id);
   for (const id of [...touched]) for (const member of links.groupOfId.get(id)?.ids ?? []) touched.add(member);
   const ids = [...touched].sort();
 
@@ -477,7 +480,7 @@ async function compileEpisodes(
   // only claims after it: no link arrived and none joins it, no snapshot is among the episodes (its
   // versions could end values the checkpoint holds open), and the key has exactly the claims the
   // stored timeline folded and the ones extracted here. Its other claims are then never read.
-  const mayResume = kind === 'compile' && !linkArrived && compilingSnapshots.length === 0;
+  const mayResume = kind === 'compile' && !linksMoved && compilingSnapshots.length === 0;
   const readBatch = async (batch: string[]) => {
     const existing = await memoriesByIds(tx, workspaceId, batch, { checkpoint: kind === 'compile' });
     // A linked group folds all its keys' claims, whichever batch they fall in.
@@ -665,7 +668,7 @@ async function compileEpisodes(
   // Candidates depend only on which memories exist, each one's key and whether it was told as a
   // change (and on `same: false` links): recomputed when one of those changed, never otherwise.
   let recandidated: string[] = [];
-  if (linkArrived || kind === 'rebuild') recandidated = await refreshCandidates(tx, workspaceId, subject, links);
+  if (linksMoved || kind === 'rebuild') recandidated = await refreshCandidates(tx, workspaceId, subject, links);
   else if (created.length > 0 || merged.length > 0 || reshaped.length > 0) recandidated = await refreshCandidates(tx, workspaceId, subject, links, { focus: [...created, ...reshaped], removed: merged });
   // A page shows a memory's candidates from its own row: the sides of those whose side changed,
   // and of those whose candidates changed, are copied to the rows that name them.

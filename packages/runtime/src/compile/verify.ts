@@ -2,7 +2,7 @@ import { canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, comb
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type MemoryRow, type MemoryShapeRow, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
-import { candidateListsOf, foldGroup, linksOfEpisodes, parseFactKey, type SubjectLinks } from '../links/linked-fold.js';
+import { candidateListsOf, foldGroup, linksOfEpisodes, parseFactKey, topStandingsOf, type SubjectLinks } from '../links/linked-fold.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
 
@@ -84,7 +84,7 @@ export async function foldSubjectFromLog(
       role: e.actor.role,
       keys: [...(versionsStated.get(JSON.stringify([e.source, e.idempotency_key])) ?? [])].sort(),
     }));
-  const links = linksOfEpisodes(workspaceId, episodes, set);
+  const links = linksOfEpisodes(workspaceId, episodes, set, topStandingsOf(byMemory));
   onLinks?.(links);
   const expected = new Map<string, Timeline>();
   for (const [id, cs] of byMemory) {

@@ -14,7 +14,7 @@ import {
   ValidationError,
   parseInput,
 } from '@canon/core';
-import { factKeyOfMemoryId, findEpisodesByKeys, lockSubject, memoriesByIds, withLockTimeout, type Pool, type Sql } from '@canon/store';
+import { factKeyOfMemoryId, findEpisodesByKeys, lockSubject, memoriesByIds, topStandingsOfMemories, withLockTimeout, type Pool, type Sql } from '@canon/store';
 import { z } from 'zod';
 import { compilePendingInTransaction, type CompileResult } from '../compile/compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -87,7 +87,9 @@ export async function linkMemories(pool: Pool, principal: Principal, raw: unknow
 
       await withLockTimeout(tx, SUBJECT_LOCK_TIMEOUT_MS, () => lockSubject(tx, principal.workspace_id, a.subject));
       const policies = await loadPolicySet(tx, principal.workspace_id);
-      const inForce = standingFor(principal.role) >= linkMinStanding(policies.set);
+      // In force only from a writer standing as high as every claim of both keys (`linkState`).
+      const tops = await topStandingsOfMemories(tx, principal.workspace_id, [first, second]);
+      const inForce = standingFor(principal.role) >= Math.max(linkMinStanding(policies.set), tops.get(first) ?? 0, tops.get(second) ?? 0);
       // The answer's memory (the first id's, after the compile) and whether the pair is as the link
       // says: one memory names every key of its group, itself and the ones linked into it.
       const answer = async () => {

@@ -19,7 +19,7 @@ import {
   type PolicySet,
   type Timeline,
 } from '@canon/core';
-import { linkEpisodesOfSubject, memoryShapesOfSubject, setCandidates, type MemoryShapeRow, type Sql } from '@canon/store';
+import { linkEpisodesOfSubject, memoryShapesOfSubject, setCandidates, topStandingsOfMemories, type MemoryShapeRow, type Sql } from '@canon/store';
 
 /** A group of fact keys that links made one memory. */
 export interface LinkedGroup {
@@ -40,8 +40,14 @@ export interface SubjectLinks {
   keyOfId: Map<string, string>;
 }
 
-export function subjectLinksOf(workspaceId: string, statements: readonly LinkStatement[], policies: PolicySet): SubjectLinks {
-  const state = linkState(statements, linkMinStanding(policies));
+/**
+ * `topStandings`: the highest standing among each memory's claims, for every key a statement names
+ * (`topStandingsOf`, or `topStandingsOfMemories` from the table): a link below it is a proposal.
+ */
+export function subjectLinksOf(workspaceId: string, statements: readonly LinkStatement[], policies: PolicySet, topStandings: ReadonlyMap<string, number>): SubjectLinks {
+  const keyed = new Map<string, FactKey>();
+  for (const s of statements) keyed.set(s.a, s.a_key).set(s.b, s.b_key);
+  const state = linkState(statements, linkMinStanding(policies), (k) => topStandings.get(memoryId(workspaceId, keyed.get(k)!)) ?? 0);
   const idOf = (k: string) => memoryId(workspaceId, state.keys.get(k)!);
   const groupOfId = new Map<string, LinkedGroup>();
   for (const [canonical, keys] of state.groups) {
@@ -53,17 +59,24 @@ export function subjectLinksOf(workspaceId: string, statements: readonly LinkSta
   return { state, groupOfId, namedIds: new Set(keyOfId.keys()), keyOfId };
 }
 
-export function linksOfEpisodes(workspaceId: string, episodes: readonly Episode[], policies: PolicySet): SubjectLinks {
-  return subjectLinksOf(
-    workspaceId,
-    episodes.map(linkOf).filter((l): l is LinkStatement => l !== null),
-    policies,
-  );
+export function linksOfEpisodes(workspaceId: string, episodes: readonly Episode[], policies: PolicySet, topStandings: ReadonlyMap<string, number>): SubjectLinks {
+  return subjectLinksOf(workspaceId, linkStatements(episodes), policies, topStandings);
+}
+
+const linkStatements = (episodes: readonly Episode[]) => episodes.map(linkOf).filter((l): l is LinkStatement => l !== null);
+
+/** The highest standing among each memory's claims, from claims in hand. */
+export function topStandingsOf(byMemory: Iterable<readonly [string, readonly Pick<Claim, 'standing'>[]]>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [id, claims] of byMemory) for (const c of claims) if (c.standing > (out.get(id) ?? -Infinity)) out.set(id, c.standing);
+  return out;
 }
 
 /** The links stated in a subject's log, read inside the compile's transaction. */
 export async function loadSubjectLinks(sql: Sql, workspaceId: string, subject: string, policies: PolicySet): Promise<SubjectLinks> {
-  return linksOfEpisodes(workspaceId, await linkEpisodesOfSubject(sql, workspaceId, subject), policies);
+  const statements = linkStatements(await linkEpisodesOfSubject(sql, workspaceId, subject));
+  const named = [...new Set(statements.flatMap((s) => [memoryId(workspaceId, s.a_key), memoryId(workspaceId, s.b_key)]))];
+  return subjectLinksOf(workspaceId, statements, policies, await topStandingsOfMemories(sql, workspaceId, named));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { compareInstants, knownAt, NotFoundError, ValidationError, policyFor, timelineEtag, type Claim, type LineageVersion, type PolicySet, type Timeline } from '@canon/core';
 import { claimsOfMemories, claimsOfSubject, compiledSnapshotVersions, linkEpisodesOfSubject, type Pool, type Sql } from '@canon/store';
-import { foldGroup, linksOfEpisodes, type SubjectLinks } from '../links/linked-fold.js';
+import { foldGroup, linksOfEpisodes, topStandingsOf, type SubjectLinks } from '../links/linked-fold.js';
 import type { Principal } from '../auth/principal.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { memoryDetail, parseInstant, subjectMemories, summarize, visibleTo, type MemoryDetail, type MemoryPage, type MemorySummary } from './recall.js';
@@ -66,7 +66,12 @@ async function knownInputs(tx: Sql, workspaceId: string, subject: string, transa
     byMemory: claims,
     versions: await compiledSnapshotVersions(tx, workspaceId, subject),
     // A link stated after the transaction time had not yet made two keys one memory.
-    links: linksOfEpisodes(workspaceId, (await linkEpisodesOfSubject(tx, workspaceId, subject)).filter(known), set),
+    links: linksOfEpisodes(
+      workspaceId,
+      (await linkEpisodesOfSubject(tx, workspaceId, subject)).filter(known),
+      set,
+      topStandingsOf([...claims].map(([id, cs]) => [id, cs.filter(known)] as const)),
+    ),
     set,
     transactionTime,
   };
