@@ -198,6 +198,9 @@ describe("a workspace's own resolver", () => {
     await expect(runtime.setPolicies(teamOwner, { resolver: { url: 'file:///etc/passwd', key_id: bot.record.id } })).rejects.toThrow(/resolver\.url/);
     await expect(runtime.setPolicies(teamOwner, { resolver: { url, key_id: elsewhere } })).rejects.toThrow(/no active API key/);
     await expect(runtime.setPolicies(teamMaintainer, { resolver: { url, key_id: ownerKeyId } })).rejects.toThrow(/standing of a owner key/);
+    // A maintainer naming a member's key would have the resolver's links logged as that member's.
+    const carol = await runtime.createKey({ workspace: 'team', role: 'member', user: 'carol' });
+    await expect(runtime.setPolicies(teamMaintainer, { resolver: { url, key_id: carol.record.id } })).rejects.toThrow(/logged as that user/);
     expect((await runtime.policies(teamOwner)).own).toBeNull();
 
     const set = await runtime.setPolicies(teamOwner, { resolver: { url, key_id: bot.record.id, timeout_ms: 1000 } });

@@ -32,6 +32,11 @@ export async function checkResolverPolicy(pool: Pool, principal: Principal, reso
   const key = await withSystem(pool, (tx) => findActiveApiKeyById(tx, principal.workspace_id, resolver.key_id));
   if (!key) throw new ValidationError(`resolver.key_id: no active API key ${resolver.key_id} in this workspace`, [{ index: 0, path: 'resolver.key_id', message: 'no such active key' }]);
   if (!atLeast(principal.role, key.role)) throw new ForbiddenError(`a ${principal.role} cannot give a resolver the standing of a ${key.role} key`);
+  // The resolver's answers are logged as its key's user's statements: only an owner, who runs the
+  // workspace's keys, may have it write in another user's name.
+  if (principal.role !== 'owner' && key.user_id !== null && key.user_id !== principal.user) {
+    throw new ForbiddenError(`a ${principal.role} may give a resolver a key without a user or of their own, not one of user ${key.user_id}: its answers would be logged as that user's`);
+  }
 }
 
 /**
