@@ -50,8 +50,40 @@ export function createPool(connectionString: string, options: pg.PoolConfig = {}
   // a checked-out client's, which pg emits when the connection dies between two queries of a
   // transaction (its next query rejects, and that is where the caller learns of it).
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    oneQueryAtATime(client);
+  });
   return pool;
+}
+
+/**
+ * A client's statements handed to node-postgres one at a time, in the order they were made. A
+ * compile sends its next statements before the answer to the one before is read (they run in
+ * order on the connection either way); node-postgres queued them itself, and warns on stderr that
+ * it will stop doing so (pg@9). Each waits here for the one before to settle instead — the same
+ * order and the same hand-offs, since node-postgres sent a queued statement only once the answer
+ * before it was in. Callback-style calls (a pool's own `query`) pass through: they come only on a
+ * client nothing else holds.
+ */
+function oneQueryAtATime(client: pg.PoolClient): void {
+  // The class's method, looked up at each call: what a test spies on, or a tracer wraps, sees it.
+  const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
+  const send = (...args: unknown[]) => proto.query.apply(client, args);
+  let last: Promise<unknown> | null = null;
+  let outstanding = 0;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    if (typeof args[args.length - 1] === 'function' || typeof (args[0] as { submit?: unknown } | null)?.submit === 'function') return send(...args);
+    const start = () => send(...args) as Promise<unknown>;
+    // With nothing outstanding the statement goes now, as it would have: nothing can pass it.
+    const run = outstanding === 0 || last === null ? start() : last.then(start, start);
+    outstanding += 1;
+    last = run.then(
+      () => void (outstanding -= 1),
+      () => void (outstanding -= 1),
+    );
+    return run;
+  };
 }
 
 /**
