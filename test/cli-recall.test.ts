@@ -65,7 +65,15 @@ describe('canon memories, conflicts, resolve, history, policies, erase', () => {
 
     const remote = await canon({ CANON_URL: url }, 'conflicts', '--json');
     expect(remote.code, remote.stderr).toBe(0);
-    expect(JSON.parse(remote.stdout).map((c: { memory_id: string; sides: Array<{ value: string }> }) => [c.memory_id, c.sides.map((s) => s.value)])).toEqual([[id, ['Wednesday', 'Friday']]]);
+    const page = JSON.parse(remote.stdout);
+    expect(page.next).toBeNull();
+    expect(page.conflicts.map((c: { memory_id: string; sides: Array<{ value: string }> }) => [c.memory_id, c.sides.map((s) => s.value)])).toEqual([[id, ['Wednesday', 'Friday']]]);
+    // A page cut short says how to read on.
+    const paged = await canon({}, 'conflicts', '--limit', '1');
+    expect(paged.code, paged.stderr).toBe(0);
+    expect(paged.stdout).not.toContain('more open conflicts');
+    const none = await canon({}, 'conflicts', '--subject', 'service:nothing-here');
+    expect(none.stdout).toContain('no open conflicts');
 
     const bad = await canon({ CANON_URL: url }, 'memories', 'service:cli-recall', '--as-of', 'tuesday');
     expect(bad.code).toBe(2);

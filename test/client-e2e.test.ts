@@ -52,7 +52,8 @@ describe('the port over a real HTTP server', () => {
     const m = memories[0]!;
     expect(m.status).toBe('conflicted');
 
-    const conflicts = await agent.conflicts({ subject: 'service:e2e' });
+    const { conflicts, next } = await agent.conflicts({ subject: 'service:e2e' });
+    expect(next).toBeNull();
     expect(conflicts.map((c) => c.sides.map((s) => s.value))).toEqual([['Wednesday', 'Friday']]);
 
     const forbidden = await agent.resolve(m.id, { value: 'Friday', reason: 'agent says so' }).catch((e: unknown) => e);

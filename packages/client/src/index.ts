@@ -129,7 +129,7 @@ export function httpPort(options: HttpPortOptions): HttpPort {
       answer(api.GET('/v1/search', { params: { query: defined({ ...params, limit: count(limit), include_history: include_history === undefined ? undefined : (`${include_history}` as const) }) } })),
     context: (request) => answer(api.POST('/v1/context', { body: request })),
     secrets: ({ limit, ...params }) => answer(api.GET('/v1/secrets', { params: { query: defined({ ...params, limit: count(limit) }) } })),
-    conflicts: async (query = {}) => (await answer<{ conflicts: Awaited<ReturnType<CanonPort['conflicts']>> }>(api.GET('/v1/conflicts', { params: { query: defined(query) } }))).conflicts,
+    conflicts: async (query = {}) => answer<Awaited<ReturnType<CanonPort['conflicts']>>>(api.GET('/v1/conflicts', { params: { query: defined(query) } })),
     resolve: (id, input) => answer(api.POST('/v1/memories/{id}/resolution', { params: { path: { id } }, body: input })),
     policies: () => answer(api.GET('/v1/policies')),
     setPolicies: (input) => answer(api.PUT('/v1/policies', { body: input })),

@@ -163,6 +163,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description The `next` of the page before. */
+                    after?: string;
                     limit?: number;
                     subject?: string;
                 };
@@ -172,7 +174,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Open conflicts */
+                /** @description A page of open conflicts in subject and key order; `next` names the page after it, null at the end */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -180,6 +182,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             conflicts: components["schemas"]["Conflict"][];
+                            next: string | null;
                         };
                     };
                 };

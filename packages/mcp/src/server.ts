@@ -152,7 +152,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
       annotations: READ_ONLY,
     },
     async ({ subject }) => {
-      const conflicts = await port.conflicts({ subject, limit: 1000 });
+      const { conflicts } = await port.conflicts({ subject, limit: 1000 });
       return framed([`${conflicts.length} open conflicts:`, ...conflicts.map(conflictLine)], { conflicts });
     },
   );

@@ -34,7 +34,7 @@ export { type LinkResult } from './links/link-memories.js';
 export { type ResolverRequest, type ResolveResult } from './links/resolver.js';
 export { type CandidateView, type CandidateKind } from './links/candidate-view.js';
 export { type ContextPossibleContradiction } from './recall/context.js';
-export { listConflicts, type OpenConflict, type ConflictSide } from './writes/conflicts.js';
+export { listConflicts, type OpenConflict, type ConflictSide, type ConflictPage } from './writes/conflicts.js';
 export { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './writes/policy-change.js';
 export { type PreviewResult, type PreviewChange, type PreviewChangeKind } from './compile/preview.js';
 export { erase, type ErasureResult, type ErasureTarget } from './erasure/erasure.js';

@@ -1,6 +1,6 @@
 import type { listSubjects, LoggedEpisode } from '@canon/store';
 import type { CompileResult } from './compile/compile.js';
-import type { OpenConflict, ResolveInput } from './writes/conflicts.js';
+import type { ConflictPage, ResolveInput } from './writes/conflicts.js';
 import type { ConnectorCursorView } from './connectors/batches.js';
 import type { ContextBundle, ContextRequest } from './recall/context.js';
 import type { ErasureResult, ErasureTarget } from './erasure/erasure.js';
@@ -72,7 +72,8 @@ export interface CanonPort {
   search(params: SearchParams): Promise<SearchResponse>;
   context(request: ContextRequest): Promise<ContextBundle>;
   secrets(params: SecretScanParams): Promise<SecretScanResult>;
-  conflicts(query?: { subject?: string; limit?: number }): Promise<OpenConflict[]>;
+  /** A page of open conflicts; pass `next` as `after` for the page after it. */
+  conflicts(query?: { subject?: string; limit?: number; after?: string }): Promise<ConflictPage>;
   resolve(memoryId: string, input: ResolveInput): Promise<Omit<ProposalResult, 'outcome'> & { outcome: 'applied' | 'duplicate' }>;
   policies(): Promise<PoliciesView>;
   setPolicies(input: WorkspacePolicies): Promise<PolicyChange>;

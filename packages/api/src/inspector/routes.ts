@@ -95,7 +95,7 @@ export function inspectorRoutes(runtime: Runtime): Hono<InspectorEnv> {
 
   app.get('/conflicts', async (c) => {
     const principal = c.get('principal');
-    const conflicts = await runtime.conflicts(principal, { subject: c.req.query('subject') || undefined, limit: 1000 });
+    const { conflicts } = await runtime.conflicts(principal, { subject: c.req.query('subject') || undefined, limit: 1000 });
     return c.html(page('Conflicts', conflictsPage(conflicts, principal.role, { ok: c.req.query('resolved') ? 'The conflict is resolved.' : undefined })));
   });
 
@@ -116,7 +116,7 @@ export function inspectorRoutes(runtime: Runtime): Hono<InspectorEnv> {
       await runtime.resolve(principal, id, { value, reason, ...(/^\d+$/.test(revision) ? { idempotency_key: `resolve:${id}:${revision}` } : {}) });
     } catch (err) {
       if (!(err instanceof CanonError) || err instanceof UnauthorizedError) throw err;
-      const conflicts = await runtime.conflicts(principal, { limit: 1000 });
+      const { conflicts } = await runtime.conflicts(principal, { limit: 1000 });
       return c.html(page('Conflicts', conflictsPage(conflicts, principal.role, { error: err.message })), STATUS[err.type] ?? 400);
     }
     return c.redirect(`/inspect/conflicts?resolved=${encodeURIComponent(id)}`, 303);

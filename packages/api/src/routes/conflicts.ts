@@ -11,10 +11,17 @@ const listConflicts = createRoute({
   summary: 'Open disagreements (memories holding two or more values now), with every side and its sources',
   security: [{ bearer: [] }],
   request: {
-    query: z.object({ subject: z.string().min(1).max(512).optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+    query: z.object({
+      subject: z.string().min(1).max(512).optional(),
+      limit: z.coerce.number().int().min(1).max(1000).default(100),
+      after: z.string().min(1).max(2048).optional().openapi({ description: 'The `next` of the page before.' }),
+    }),
   },
   responses: {
-    200: { description: 'Open conflicts', content: { 'application/json': { schema: z.object({ conflicts: z.array(ConflictSchema) }) } } },
+    200: {
+      description: 'A page of open conflicts in subject and key order; `next` names the page after it, null at the end',
+      content: { 'application/json': { schema: z.object({ conflicts: z.array(ConflictSchema), next: z.string().nullable() }) } },
+    },
     400: problemResponse('Invalid query'),
   },
 });
@@ -54,7 +61,7 @@ const resolve = createRoute({
 });
 
 export function conflictRoutes(app: OpenAPIHono<AppEnv>, runtime: Runtime): void {
-  app.openapi(listConflicts, async (c) => c.json({ conflicts: await runtime.conflicts(c.get('principal'), c.req.valid('query')) }, 200));
+  app.openapi(listConflicts, async (c) => c.json(await runtime.conflicts(c.get('principal'), c.req.valid('query')), 200));
   app.openapi(resolve, async (c) => {
     const out = await runtime.resolve(c.get('principal'), c.req.valid('param').id, c.req.valid('json'));
     c.header('ETag', `"${out.memory.etag}"`);

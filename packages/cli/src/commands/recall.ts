@@ -99,13 +99,23 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
     .command('conflicts')
     .description('open disagreements, with every side and its sources')
     .option('--subject <subject>', 'only this subject')
-    .option('--json', 'print JSON')
+    .option('--limit <n>', 'conflicts per page (1–1000)', '100')
+    .option('--after <cursor>', 'the page after the one whose `next` this is')
+    .option('--json', 'print JSON ({conflicts, next})')
     .action(
-      run(async (opts: { subject?: string; json?: boolean }) =>
+      run(async (opts: { subject?: string; limit: string; after?: string; json?: boolean }) =>
         withPort(config(), async (port) => {
-          const conflicts = await port.conflicts({ subject: opts.subject });
-          if (opts.json) return console.log(JSON.stringify(conflicts));
-          if (conflicts.length === 0) return console.log('no open conflicts');
+          const page = await port.conflicts({ subject: opts.subject, limit: Number(opts.limit), ...(opts.after ? { after: opts.after } : {}) });
+          if (opts.json) return console.log(JSON.stringify(page));
+          const { conflicts, next } = page;
+          // A page cut short says so, and how to read on: it never looks like the whole list.
+          const more = () => {
+            if (next !== null) console.log(`more open conflicts: canon conflicts --after ${next}`);
+          };
+          if (conflicts.length === 0) {
+            console.log(next === null ? 'no open conflicts' : 'no open conflicts on this page');
+            return more();
+          }
           console.table(
             conflicts.flatMap((c) =>
               c.sides.map((s, i) => ({
@@ -117,6 +127,7 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
               })),
             ),
           );
+          more();
         }),
       ),
     );

@@ -4,6 +4,7 @@ import {
   canWrite,
   ForbiddenError,
   minStanding,
+  ValidationError,
   parseInput,
   ROLE_STANDING,
   view,
@@ -47,7 +48,29 @@ export interface OpenConflict {
 export const ConflictQuery = z.object({
   subject: cleanString(z.string().min(1).max(512)).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+  /** `next` of the page before. */
+  after: z.string().min(1).max(2048).optional(),
 });
+
+/** A page of open conflicts in subject and key order; `next` names the page after, null at the end. */
+export interface ConflictPage {
+  conflicts: OpenConflict[];
+  next: string | null;
+}
+
+/** A page's place: the subject and key of its last row, as an opaque string. */
+const conflictCursor = (subject: string, key: string) => Buffer.from(JSON.stringify([subject, key])).toString('base64url');
+
+const CursorParts = z.tuple([z.string(), z.string()]);
+
+function afterOf(cursor: string | undefined): readonly [string, string] | null {
+  if (cursor === undefined) return null;
+  try {
+    return CursorParts.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+  } catch {
+    throw new ValidationError('after: not a cursor this list gave (pass its `next`)', [{ index: 0, path: 'after', message: 'not a cursor' }]);
+  }
+}
 
 export const ResolveInput = z.strictObject({
   value: z.unknown().refine((v) => v !== undefined, { message: 'required' }),
@@ -57,18 +80,23 @@ export const ResolveInput = z.strictObject({
 });
 export type ResolveInput = z.input<typeof ResolveInput>;
 
-export async function listConflicts(pool: Pool, principal: Principal, raw: unknown): Promise<OpenConflict[]> {
+export async function listConflicts(pool: Pool, principal: Principal, raw: unknown): Promise<ConflictPage> {
   const q = parseInput(ConflictQuery, raw);
+  const after = afterOf(q.after);
   const now = new Date().toISOString();
   return withWorkspace(pool, principal, async (tx) => {
-    const rows = await conflictedMemories(tx, principal.workspace_id, q.subject ?? null, q.limit, now);
+    // One row more than the page says whether another follows; the cursor is of the rows read, so a
+    // row this key may not see, or no longer in dispute by the view, moves the page on all the same.
+    const rows = await conflictedMemories(tx, principal.workspace_id, q.subject ?? null, q.limit + 1, now, after);
+    const page = rows.slice(0, q.limit);
     const out: OpenConflict[] = [];
-    for (const row of rows) {
+    for (const row of page) {
       if (!visibleTo(principal, row.timeline)) continue;
       const conflict = openConflict(row.id, row.subject, row.revision, row.etag, row.timeline, now);
       if (conflict) out.push(conflict);
     }
-    return out;
+    const last = page[page.length - 1];
+    return { conflicts: out, next: rows.length > q.limit && last ? conflictCursor(last.subject, last.key) : null };
   });
 }
 

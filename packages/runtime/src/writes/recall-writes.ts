@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import type { Pool } from '@canon/store';
-import { listConflicts, resolveConflict, type OpenConflict, type ResolveInput } from './conflicts.js';
+import { listConflicts, resolveConflict, type ConflictPage, type ResolveInput } from './conflicts.js';
 import { erase, type ErasureResult, type ErasureTarget } from '../erasure/erasure.js';
 import { getPolicies, putPolicies, type PoliciesView, type PolicyChange } from './policy-change.js';
 import type { Principal } from '../auth/principal.js';
@@ -12,7 +12,7 @@ import { linkMemories, type LinkInput, type LinkResult } from '../links/link-mem
 export interface RecallWrites {
   /** A conditional change of a memory: `expected_revision` in the input or `if_match` (an ETag header). */
   propose(principal: Principal, memoryId: string, input: ProposalInput | unknown, precondition?: { if_match?: string | undefined }): Promise<ProposalResult>;
-  conflicts(principal: Principal, query?: { subject?: string | undefined; limit?: number | string | undefined }): Promise<OpenConflict[]>;
+  conflicts(principal: Principal, query?: { subject?: string | undefined; limit?: number | string | undefined; after?: string | undefined }): Promise<ConflictPage>;
   resolve(principal: Principal, memoryId: string, input: ResolveInput | unknown): Promise<Omit<ProposalResult, 'outcome'> & { outcome: 'applied' | 'duplicate' }>;
   policies(principal: Principal): Promise<PoliciesView>;
   setPolicies(principal: Principal, input: unknown): Promise<PolicyChange>;

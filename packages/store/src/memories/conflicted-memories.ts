@@ -20,13 +20,22 @@ export const HELD_TWICE_AT = (ws: string, subject: string, at: string) => `
  * Memories in dispute at `at` (now, for the open-conflicts list), of one subject or the whole
  * workspace; the caller still checks the view at its instant.
  */
-export async function conflictedMemories(sql: Sql, workspaceId: string, subject: string | null, limit: number, at: string): Promise<MemoryRow[]> {
+export async function conflictedMemories(
+  sql: Sql,
+  workspaceId: string,
+  subject: string | null,
+  limit: number,
+  at: string,
+  /** The subject and key of the last row of the page before: this page starts after it. */
+  after: readonly [subject: string, key: string] | null = null,
+): Promise<MemoryRow[]> {
   const { rows } = await sql.query<MemoryRow>(
     `SELECT ${COLUMNS} FROM memories
      WHERE workspace_id = $1 AND ($2::text IS NULL OR subject = $2) AND id IN (${HELD_TWICE_AT('$1', '$2', '$4')})
        AND timeline->'policy'->>'cardinality' = 'one'
-     ORDER BY subject, key LIMIT $3`,
-    [workspaceId, subject, limit, at],
+       AND ($5::text IS NULL OR (subject COLLATE "C", key COLLATE "C") > ($5::text COLLATE "C", $6::text COLLATE "C"))
+     ORDER BY subject COLLATE "C", key COLLATE "C" LIMIT $3`,
+    [workspaceId, subject, limit, at, after?.[0] ?? null, after?.[1] ?? null],
   );
   return rows;
 }
