@@ -36,4 +36,16 @@ describe('a document posted over HTTP', () => {
     const message = await (await canon.request('/v1/episodes', { key: owner, json: { idempotency_key: 'm-1', subject: 's', body: { text: '- Default: 2\n- Default: 3' } } })).json();
     expect(message.statements).toBeUndefined();
   });
+
+  it('compiles a JSON file that spells a NUL ("\\u0000"), and the workspace still exports', async () => {
+    // iconv-lite ships such tables: stored, the escape became a NUL in a value, which PostgreSQL
+    // cannot hold — a 500, a subject that never compiled again, and no export of the workspace.
+    const res = await canon.request('/v1/episodes?compile=wait', { key: owner, json: doc('nul-1', 'conf.json', '{"sep": "a\\u0000b", "name": "x"}') });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const memories = (await (await canon.request('/v1/subjects/docs%3Aconf.json/memories', { key: owner })).json()).memories as Array<{ predicate: string; current: Array<{ value: unknown }> }>;
+    expect(Object.fromEntries(memories.map((m) => [m.predicate, m.current[0]?.value]))).toMatchObject({ sep: 'a\ufffdb', name: 'x' });
+    const exported = await canon.request('/v1/export', { key: owner });
+    expect(exported.status).toBe(200);
+    expect(await exported.text()).toContain('"type":"manifest"');
+  });
 });

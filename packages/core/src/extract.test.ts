@@ -519,6 +519,28 @@ describe('documents', () => {
     ]);
   });
 
+  it('reads a NUL escaped in a JSON or YAML file as a character PostgreSQL can store: U+FFFD in a value, the escape as written in a key path', () => {
+    // PostgreSQL has no U+0000 in text or jsonb: a claim holding one failed every compile of its
+    // subject (22P05), and the export of the whole workspace with it.
+    for (const [path, text] of [
+      ['conf.json', '{"sep": "a\\u0000b", "na\\u0000me": "x", "list": ["\\u0000"]}'],
+      ['conf.yaml', 'sep: "a\\0b"\n"na\\0me": x\n'],
+    ] as const) {
+      const doc = extract({ ...base, kind: 'document', body: { text, path } }, DEFAULT_POLICY_SET);
+      let nul = false;
+      JSON.stringify(doc, (k, x: unknown) => {
+        if (k.includes('\0') || (typeof x === 'string' && x.includes('\0'))) nul = true;
+        return x;
+      });
+      expect(nul, path).toBe(false);
+      expect(doc.map((c) => [c.predicate, c.value]).filter(([p]) => p !== 'file_hash'), path).toEqual(
+        path.endsWith('json')
+          ? [['sep', 'a\ufffdb'], ['["na\\u0000me"]', 'x'], ['list', ['\ufffd']]]
+          : [['sep', 'a\ufffdb'], ['["na\\u0000me"]', 'x']],
+      );
+    }
+  });
+
   it('source code states no claim but its inventory entry', () => {
     const doc = extract({ ...base, kind: 'document', body: { text: '// start in 5 minutes\nexport const x = 1;\n', path: 'src/x.ts', claims: inventory } }, DEFAULT_POLICY_SET);
     expect(doc.map((c) => c.predicate)).toEqual(['file_hash']);

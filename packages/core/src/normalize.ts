@@ -12,6 +12,10 @@ const HORIZONTAL_SPACE = /[ \t\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/
 // was a fact key of its own that reads as "nightly". The zero-width (non-)joiners stay: they shape
 // scripts and emoji.
 const INVISIBLE = /[\u00ad\u180e\u200b\u2060-\u2064\ufeff]/g;
+// PostgreSQL stores no U+0000 in text or jsonb. The door refuses it in what a client sends, but a
+// file's JSON or YAML can spell one ("\u0000", "\0"): read, it is the replacement character, which
+// says something was there.
+const NUL = /\u0000/g;
 
 /**
  * Conservative text normalization (design §3). It only removes differences no reader would call a
@@ -21,7 +25,7 @@ const INVISIBLE = /[\u00ad\u180e\u200b\u2060-\u2064\ufeff]/g;
  *   digits, superscripts or units into something else);
  * - runs of horizontal white space → one space; white space around each line and the whole text;
  * - invisible characters that are no part of a word (zero-width space, word joiner, soft hyphen,
- *   byte order mark) removed.
+ *   byte order mark) removed; U+0000, which PostgreSQL cannot store, as U+FFFD.
  * It never touches case, digits, units, dates, negation or punctuation: "Staging" and "staging",
  * "5 ms" and "5ms" stay different, because for identifiers and quantities they can differ.
  */
@@ -29,6 +33,7 @@ export function normalizeText(text: string): string {
   return text
     .normalize('NFC')
     .replace(INVISIBLE, '')
+    .replace(NUL, '\ufffd')
     .replace(/\r\n?/g, '\n')
     .replace(HORIZONTAL_SPACE, ' ')
     .split('\n')
