@@ -201,6 +201,27 @@ describe('secrets never become memories', () => {
     expect(await whereIs(token)).toEqual([]);
   });
 
+  it("a config file's AWS key and API tokens, as YAML and JSON write them, leave no part of themselves anywhere", async () => {
+    // An outside scan found 23 of an AWS key's 40 characters stored and searchable, and 13 of 21
+    // planted credentials (`api_key: …`, `"accessToken": "…"`, `SECRET_KEY=…`) recallable as facts.
+    const aws = ['Gq5Nu7gENLAvBi5yk6g1', 'L7LnrTJsiU69CHCLOA0m'].join('');
+    const token = ['CvpKg5EeQw8Zr3Lm', 'Nx7Ty2Ub9Vd4Hs6J'].join('');
+    const yaml = `aws:\n  aws_secret_access_key: ${aws}\n  region: eu-west-1\napi_key: ${token}\n`;
+    const json = JSON.stringify({ api: { accessToken: token, url: 'https://api.example.com' } });
+    const docs = [
+      { idempotency_key: 'cfg-yaml', subject: 'config:settings.yaml', kind: 'document', snapshot: true, body: { path: 'settings.yaml', text: yaml } },
+      { idempotency_key: 'cfg-json', subject: 'config:config.json', kind: 'document', snapshot: true, body: { path: 'config.json', text: json } },
+    ];
+    const res = await canon.request('/v1/episodes?compile=wait', { key: owner.key, json: { episodes: docs } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const answer = await res.json();
+    expect(answer, JSON.stringify(answer).slice(0, 2000)).toMatchObject({ created: 2, redacted: 2, compiled: [{}, {}] });
+    for (const part of [aws.slice(-12), token.slice(-12)]) expect(await whereIs(part), part).toEqual([]);
+    // The YAML still parses: its other settings are facts.
+    const memories = (await (await canon.request(`/v1/subjects/${encodeURIComponent('config:settings.yaml')}/memories`, { key: owner.key })).json()).memories as Array<{ predicate: string }>;
+    expect(memories.map((m) => m.predicate), JSON.stringify(answer.compiled) + JSON.stringify(answer.items)).toContain('aws.region');
+  });
+
   it('an episode stored before a rule found its secret: the same episode sent again is a duplicate of it, not a key conflict', async () => {
     const older = await canon.key('owner', { workspace: 'older' });
     const token = 'c0ffee0ddba11f00dfeedface0123456789';

@@ -147,6 +147,7 @@ export {
   canonSecretFindings,
   outsideMarkers,
   mergeFindings,
+  toTokenEnds,
   redactText,
   envelopeStrings,
   pushEnvelopeTexts,

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CANON_SECRET_RULES, canonSecretFindings, envelopeStrings, outsideMarkers, pushEnvelopeTexts, redactionMarker } from './secrets.js';
+import { CANON_SECRET_RULES, canonSecretFindings, envelopeStrings, onePerSpan, outsideMarkers, pushEnvelopeTexts, redactionMarker } from './secrets.js';
 import { EpisodeInput, toEnvelope } from './episode.js';
 import { jsonValues } from './test-support.js';
 
 /** Every rule run on the text, as canonSecretFindings ran them before it asked for their literals. */
 function allRules(text: string) {
   const found = CANON_SECRET_RULES.flatMap((r) => r.find(text));
-  return found.length === 0 ? found : outsideMarkers(text, found);
+  return found.length === 0 ? found : outsideMarkers(text, onePerSpan(found));
 }
 
 // Pieces of what the rules look for — their literals whole and cut, credentials, kubeconfig

@@ -58,6 +58,14 @@ function isPlaceholder(value: string): boolean {
   return /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\*+|x+|X+|\.\.\.|…)$/.test(value);
 }
 
+/**
+ * How a setting holding a credential is named, at the end of its name, in any case: a secret, a
+ * token, a pass, or a key of a kind (`api_key`, `apiKey`, `SECRET_KEY`, `master_key`,
+ * `privateKey`, `DB_PASS`); `key` alone, or a `primary_key`, is no credential's name.
+ */
+const KEY_KIND = '(?:api|access|private|secret|master|signing|encryption|license|ssh|deploy|auth|client|session)';
+const CREDENTIAL_NAME = `(?:secret|token|pass|apikey|${KEY_KIND}[_.-]?key)`;
+
 /** A value long and varied enough to be a credential, not a count, a flag or a word. */
 function credentialShaped(value: string): boolean {
   return (value.length >= 12 && /\d/.test(value)) || value.length >= 20;
@@ -151,15 +159,31 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     // `"auth": "…"`. The value only, and only one shaped like a credential — 12 characters or
     // more with a digit, or 20 or more — so `max_token=4096` or `USE_API_KEY=true` stay.
     rule: 'token-setting',
-    needs: ['=', 'Bearer', 'bearer', 'BEARER', 'Basic', 'basic', 'BASIC', '://', '"auth', '"identitytoken"'],
+    needs: ['=', ':', 'ENV', 'Bearer', 'bearer', 'BEARER', 'Basic', 'basic', 'BASIC', '://', '"auth', '"identitytoken"'],
     find(text: string): SecretFinding[] {
       const out: SecretFinding[] = [];
       const take = (m: RegExpMatchArray, groups: readonly number[]) => {
         const found = quotedValue(m, groups);
-        if (found && credentialShaped(found.value)) out.push({ rule: 'token-setting', start: found.span[0], end: found.span[1] });
+        if (!found || !credentialShaped(found.value)) return;
+        if (out.some((f) => f.start === found.span[0] && f.end === found.span[1])) return;
+        out.push({ rule: 'token-setting', start: found.span[0], end: found.span[1] });
       };
-      if (text.includes('=') && /secret|token|key/i.test(text)) {
-        for (const m of text.matchAll(/(?:^|[\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?(?:secret|token|api[_.-]?key|apikey|access[_.-]?key|private[_.-]?key))[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;&#"',)}]+))/dgi)) take(m, [2, 3, 4]);
+      const named = /secret|token|key|pass/i.test(text);
+      if (named && text.includes('=')) {
+        for (const m of text.matchAll(new RegExp(`(?:^|[\\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*=[ \\t]*(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s;&#"',)}]+))`, 'dgi'))) take(m, [2, 3, 4]);
+      }
+      if (named && text.includes(':')) {
+        // A YAML or properties line (`api_key: …`, `apiKey: …`, `token: …`), a JSON member
+        // (`"accessToken": "…"`), a document's label (`- API token: …`, `**Deploy key:** …`).
+        for (const m of text.matchAll(new RegExp(`^[ \\t]*(?:- )?((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*:[ \\t]*(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s#"'][^\\s#]*))[ \\t]*(?:#.*)?$`, 'dgim'))) take(m, [2, 3, 4]);
+        for (const m of text.matchAll(new RegExp(`"((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})"[ \\t]*:[ \\t]*"([^"\\n]+)"`, 'dgi'))) take(m, [2]);
+        for (const m of text.matchAll(
+          new RegExp(`^[ \\t]*(?:[-*+>][ \\t]+|\\d+[.)][ \\t]+)?(?:\\*\\*|__)?((?:[A-Za-z][\\w.-]*[ \\t]+){0,3}(?:[\\w.-]*${CREDENTIAL_NAME}|${KEY_KIND}[ \\t]+key))(?:\\*\\*|__)?[ \\t]*:[ \\t]*(?:\\*\\*|__)?[ \\t]*(?:\`([^\`\\n]+)\`|"([^"\\n]+)"|'([^'\\n]+)'|([^\\s\`"'*_][^\\s]*?))[.,;]?[ \\t]*$`, 'dgim'),
+        )) take(m, [2, 3, 4, 5]);
+      }
+      // A Dockerfile's `ENV API_KEY value`.
+      if (named && text.includes('ENV')) {
+        for (const m of text.matchAll(new RegExp(`^[ \\t]*ENV[ \\t]+((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]+(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s"'=][^\\s]*))[ \\t]*$`, 'dgim'))) take(m, [2, 3, 4]);
       }
       for (const m of text.matchAll(/\b(?:Bearer|bearer|BEARER|Basic|basic|BASIC)[ \t]+([A-Za-z0-9._~+/-]+=*)/dg)) take(m, [1]);
       if (text.includes('://')) for (const m of text.matchAll(/\bhttps?:\/\/([A-Za-z0-9_-]{20,})@[A-Za-z0-9.-]+/dgi)) take(m, [1]);
@@ -252,7 +276,22 @@ export function canonSecretFindings(text: string): SecretFinding[] {
     const own = rule.find(text);
     if (own.length > 0) found.push(...own);
   }
-  return found.length === 0 ? found : outsideMarkers(text, found);
+  return found.length === 0 ? found : outsideMarkers(text, onePerSpan(found));
+}
+
+/**
+ * Two rules may name one span (`client_secret: …` is a password setting and a credential's, a
+ * kubeconfig's `token: …` a credential's too): one finding, named as `mergeFindings` names a tie
+ * (the rule first in code order), the findings in the text's order.
+ */
+export function onePerSpan(findings: readonly SecretFinding[]): SecretFinding[] {
+  const bySpan = new Map<string, SecretFinding>();
+  for (const f of findings) {
+    const key = `${f.start}:${f.end}`;
+    const held = bySpan.get(key);
+    if (!held || f.rule < held.rule) bySpan.set(key, f);
+  }
+  return [...bySpan.values()].sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
 /**
@@ -260,6 +299,38 @@ export function canonSecretFindings(text: string): SecretFinding[] {
  * named by the rule that starts first (the longest on a tie): one marker per secret.
  */
 export function mergeFindings(findings: readonly SecretFinding[]): SecretFinding[] {
+  return mergeSpans(findings);
+}
+
+// The characters of a credential's token: base64 and its URL-safe form, hex, a JWT's dots between.
+const TOKEN_CHAR = /[A-Za-z0-9+/=_~-]/;
+
+/**
+ * Each finding narrowed to its value and carried to the end of the token it ends inside (for
+ * secretlint's: Canon's own rules start and end where their values do). secretlint's AWS rule reads
+ * `aws_secret_access_key: <40 characters>` as the name and the key's first 17: redacted there, 23
+ * characters of the key stayed in the log, searchable. A finding never ends inside a credential.
+ */
+export function toTokenEnds(text: string, findings: readonly SecretFinding[]): SecretFinding[] {
+  return findings.map((f) => {
+    let { start, end } = f;
+    // secretlint's AWS finding opens with its setting's name (`aws_secret_access_key: …`): it starts
+    // at the value, since with the name replaced too a YAML file no longer parsed, and lost every
+    // setting. (Other rules' names stay as they were: a marker's rule is part of what is stored.)
+    const named = f.rule === 'aws' ? SETTING_NAME.exec(text.slice(start, end)) : null;
+    if (named && named[0].length < end - start) start += named[0].length;
+    if (end > start && end < text.length && TOKEN_CHAR.test(text[end - 1]!)) {
+      while (end < text.length && (TOKEN_CHAR.test(text[end]!) || (text[end] === '.' && end + 1 < text.length && TOKEN_CHAR.test(text[end + 1]!)))) end += 1;
+    }
+    return start === f.start && end === f.end ? f : { ...f, start, end };
+  });
+}
+
+// A YAML or JSON member's name (`name: `, `"name": "`): there the rule cut the key short. Its
+// `name = value` form it matches whole, as stored markers have it.
+const SETTING_NAME = /^["']?[A-Za-z_][A-Za-z0-9_.-]*["']?[ \t]*:[ \t]*["']?/;
+
+function mergeSpans(findings: readonly SecretFinding[]): SecretFinding[] {
   const sorted = [...findings]
     .filter((f) => f.end > f.start)
     .sort((a, b) => a.start - b.start || b.end - a.end || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));

@@ -42,6 +42,34 @@ describe('secret detection', () => {
     ]);
   });
 
+  it('hides the whole of an AWS secret key written as a YAML or JSON setting, not its first characters', async () => {
+    // secretlint's AWS rule ends its match 17 characters into the key after `: `: 23 stayed stored.
+    const key = ['Gq5Nu7gENLAvBi5yk6g1', 'L7LnrTJsiU69CHCLOA0m'].join('');
+    for (const text of [`aws:\n  aws_secret_access_key: ${key}\n  region: eu-west-1\n`, `AWS_SECRET_ACCESS_KEY: ${key}`, `secret_access_key: ${key}`, `{"aws_secret_access_key": "${key}"}`, `aws_secret_access_key = ${key}`]) {
+      const [found] = await detectSecrets([text]);
+      expect(found!.length, text).toBeGreaterThan(0);
+      const kept = found!.reduceRight((t, f) => t.slice(0, f.start) + t.slice(f.end), text);
+      expect(kept, text).not.toMatch(/[A-Za-z0-9/+]{6,}OA0m|iU69/);
+    }
+  });
+
+  it('hides a credential named for what it is in the spellings settings and documents use', async () => {
+    const token = ['CvpKg5EeQw8Zr3Lm', 'Nx7Ty2Ub9Vd4Hs6J'].join('');
+    for (const text of [
+      `api_key: ${token}`, `apiKey: ${token}`, `API_KEY: ${token}`, `token: ${token}`, `access_token: ${token}`, `master_key: ${token}`,
+      `{"apiKey": "${token}"}`, `{"accessToken": "${token}"}`, `{"token": "${token}"}`, `{"privateKey": "${token}"}`, `{"pass": "${token}"}`, `{"DB_PASS": "${token}"}`,
+      `SECRET_KEY=${token}`, `DJANGO_SECRET_KEY=${token}`, `SECRET_KEY = '${token}'`, `MASTER_KEY=${token}`, `secret_key=${token}`,
+      `ENV API_KEY ${token}`, `- API token: ${token}`, `- **API key:** ${token}`, `- Deploy key: ${token}`,
+    ]) {
+      const [found] = await detectSecrets([text]);
+      expect(found!.map((f) => text.slice(f.start, f.end)), text).toEqual([token]);
+    }
+    // Counts, flags, placeholders and keys that are no credential stay.
+    for (const text of ['token: 5', 'max_tokens: 4096', 'api_key: true', 'keyboard: us', 'primary_key: id', 'token: ${TOKEN}', '- Sort key: created_at', '- Primary key: id']) {
+      expect({ text, rules: await rules(text) }).toEqual({ text, rules: [] });
+    }
+  });
+
   it('leaves ordinary text alone', async () => {
     for (const text of [
       'The password policy requires 12 characters.',

@@ -13,6 +13,7 @@ import {
   mapEnvelopeStrings,
   pushEnvelopeTexts,
   mergeFindings,
+  toTokenEnds,
   outsideMarkers,
   redactText,
   parseInput,
@@ -101,12 +102,12 @@ export async function detectSecrets(texts: readonly string[]): Promise<SecretFin
         recheck.add(index);
         continue;
       }
-      found[index]!.push({ rule: f.rule, start: f.start - offset, end: f.end - offset });
+      found[index]!.push(...toTokenEnds(texts[index]!, [{ rule: f.rule, start: f.start - offset, end: f.end - offset }]));
     }
   }
   for (const index of recheck) {
     const own = await secretlintFindings(texts[index]!);
-    found[index]!.push(...own);
+    found[index]!.push(...toTokenEnds(texts[index]!, own));
   }
   return found.map((f, index) => (f.length === 0 ? f : mergeFindings(outsideMarkers(texts[index]!, f))));
 }
