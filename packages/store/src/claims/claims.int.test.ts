@@ -3,6 +3,7 @@ import { claimBody, compiledFrom, inWorkspace, logEpisodes, useStoreDatabase } f
 import type { Pool } from '../db.js';
 import { insertMarkers } from '../compile-runs/insert-markers.js';
 import { claimCountsOfMemories } from './claim-counts-of-memories.js';
+import { topStandingsOfMemories } from './top-standings-of-memories.js';
 import { claimsOfMemories } from './claims-of-memories.js';
 import { claimsOfSubject } from './claims-of-subject.js';
 import { compiledSnapshotVersions } from './compiled-snapshot-versions.js';
@@ -136,6 +137,16 @@ describe('claimCountsOfMemories', () => {
     // A request's transaction (one user's) or another workspace's learns nothing.
     expect(await counts('w-counts', [day], 'ann')).toEqual(new Map());
     expect(await counts('w-other', [day])).toEqual(new Map());
+  });
+});
+
+describe('topStandingsOfMemories', () => {
+  it('gives the highest standing among each memory\'s claims, none for a memory without claims', async () => {
+    const { claims, day, owner } = await seeded('w-tops');
+    const standing = (id: string) => Math.max(...claims.filter((c) => c.memory_id === id).map((c) => c.standing));
+    expect(await topStandingsOfMemories(pool, 'w-tops', [day, owner, 'no-such-memory'])).toEqual(new Map([[day, standing(day)], [owner, standing(owner)]]));
+    expect(await topStandingsOfMemories(pool, 'w-tops', [])).toEqual(new Map());
+    expect(await topStandingsOfMemories(pool, 'w-elsewhere', [day])).toEqual(new Map());
   });
 });
 

@@ -12,6 +12,7 @@ import { subjectsAmong, subjectSeenStatement } from './subjects-among.js';
 import { subjectsOfPredicates } from './subjects-of-predicates.js';
 import { subjectsOfWorkspace } from './subjects-of-workspace.js';
 import { upsertSubject } from './upsert-subject.js';
+import { restampSubjects } from './restamp-subjects.js';
 
 // A subject's compiled state, and which subjects there are.
 
@@ -61,6 +62,22 @@ describe('upsertSubject', () => {
     await upsertSubject(pool, state('w-upsert', 's'));
     await upsertSubject(pool, state('w-upsert', 's', { state_hash: 'h2', memories: 5 }));
     expect(await getSubject(pool, 'w-upsert', 's')).toEqual(state('w-upsert', 's', { state_hash: 'h2', memories: 5 }));
+  });
+});
+
+describe('restampSubjects', () => {
+  it('stamps new policies on the subjects compiled under the old by this compiler, but those named', async () => {
+    await upsertSubject(pool, state('w-restamp', 'a'));
+    await upsertSubject(pool, state('w-restamp', 'affected'));
+    await upsertSubject(pool, state('w-restamp', 'old-compiler', { compiler_version: 'c0' }));
+    await upsertSubject(pool, state('w-restamp', 'older-policies', { policy_fingerprint: 'p0' }));
+    await upsertSubject(pool, state('w-restamp-other', 'a'));
+    expect(await restampSubjects(pool, 'w-restamp', 'p1', 'p2', 'c1', ['affected'])).toBe(1);
+    const fingerprint = async (w: string, s: string) => (await getSubject(pool, w, s))!.policy_fingerprint;
+    expect(await fingerprint('w-restamp', 'a')).toBe('p2');
+    for (const s of ['affected', 'old-compiler']) expect(await fingerprint('w-restamp', s), s).toBe('p1');
+    expect(await fingerprint('w-restamp', 'older-policies')).toBe('p0');
+    expect(await fingerprint('w-restamp-other', 'a')).toBe('p1');
   });
 });
 
