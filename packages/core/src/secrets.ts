@@ -133,7 +133,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
         for (const m of text.matchAll(/(?:^|[\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?(?:password|passwd|pwd))[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|(\$\{[^}\s]*\}|[^\s;&#"',)}]+))/dgi)) take(m, [2, 3, 4]);
       }
       if (text.includes(':')) {
-        for (const m of text.matchAll(/^[ \t]*(?:- )?([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret))[ \t]*:[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s#"'][^\s#]*))[ \t]*(?:#.*)?$/dgim)) {
+        for (const m of text.matchAll(/^[ \t]*(?:- )?([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret))[ \t]*:(?:[ \t]+|(?=["']))(?:"([^"\n]+)"|'([^'\n]+)'|([^\s#"'][^\s#]*))[ \t]*(?:#.*)?$/dgim)) {
           if (/^(?:true|false|null|~|yes|no|none)$/i.test(m[4] ?? '')) continue;
           take(m, [2, 3, 4]);
         }
@@ -142,7 +142,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
         // \`…\``): a few words ending in one of the names, and one token to the end of the line,
         // so that prose after such a label ("see the team vault") stays.
         for (const m of text.matchAll(
-          /^[ \t]*(?:[-*+>][ \t]+|\d+[.)][ \t]+)?(?:\*\*|__)?((?:[A-Za-z][\w.-]*[ \t]+){0,3}[\w.-]*(?:password|passwd|passphrase|secret))(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(?:`([^`\n]+)`|"([^"\n]+)"|'([^'\n]+)'|([^\s`"'*_][^\s]*?))[.,;]?[ \t]*$/dgim,
+          /^[ \t]*(?:[-*+>][ \t]+|\d+[.)][ \t]+)?(?:\*\*|__)?((?:[A-Za-z][\w.-]*[ \t]+){0,3}[\w.-]*(?:password|passwd|passphrase|secret))(?:\*\*|__)?[ \t]*:(?:\*\*|__)?(?:[ \t]+|(?=[`"']))(?:\*\*|__)?[ \t]*(?:`([^`\n]+)`|"([^"\n]+)"|'([^'\n]+)'|([^\s`"'*_][^\s]*?))[.,;]?[ \t]*$/dgim,
         )) {
           if (/^(?:true|false|null|~|yes|no|none|required|optional|enabled|disabled|n\/a)$/i.test(m[5] ?? '')) continue;
           take(m, [2, 3, 4, 5]);
@@ -175,10 +175,10 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
       if (named && text.includes(':')) {
         // A YAML or properties line (`api_key: …`, `apiKey: …`, `token: …`), a JSON member
         // (`"accessToken": "…"`), a document's label (`- API token: …`, `**Deploy key:** …`).
-        for (const m of text.matchAll(new RegExp(`^[ \\t]*(?:- )?((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*:[ \\t]*(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s#"'][^\\s#]*))[ \\t]*(?:#.*)?$`, 'dgim'))) take(m, [2, 3, 4]);
+        for (const m of text.matchAll(new RegExp(`^[ \\t]*(?:- )?((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*:(?:[ \\t]+|(?=["']))(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s#"'][^\\s#]*))[ \\t]*(?:#.*)?$`, 'dgim'))) take(m, [2, 3, 4]);
         for (const m of text.matchAll(new RegExp(`"((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})"[ \\t]*:[ \\t]*"([^"\\n]+)"`, 'dgi'))) take(m, [2]);
         for (const m of text.matchAll(
-          new RegExp(`^[ \\t]*(?:[-*+>][ \\t]+|\\d+[.)][ \\t]+)?(?:\\*\\*|__)?((?:[A-Za-z][\\w.-]*[ \\t]+){0,3}(?:[\\w.-]*${CREDENTIAL_NAME}|${KEY_KIND}[ \\t]+key))(?:\\*\\*|__)?[ \\t]*:[ \\t]*(?:\\*\\*|__)?[ \\t]*(?:\`([^\`\\n]+)\`|"([^"\\n]+)"|'([^'\\n]+)'|([^\\s\`"'*_][^\\s]*?))[.,;]?[ \\t]*$`, 'dgim'),
+          new RegExp(`^[ \\t]*(?:[-*+>][ \\t]+|\\d+[.)][ \\t]+)?(?:\\*\\*|__)?((?:[A-Za-z][\\w.-]*[ \\t]+){0,3}(?:[\\w.-]*${CREDENTIAL_NAME}|${KEY_KIND}[ \\t]+key))(?:\\*\\*|__)?[ \\t]*:(?:\\*\\*|__)?(?:[ \\t]+|(?=[\`"']))(?:\\*\\*|__)?[ \\t]*(?:\`([^\`\\n]+)\`|"([^"\\n]+)"|'([^'\\n]+)'|([^\\s\`"'*_][^\\s]*?))[.,;]?[ \\t]*$`, 'dgim'),
         )) take(m, [2, 3, 4, 5]);
       }
       // A Dockerfile's `ENV API_KEY value`.

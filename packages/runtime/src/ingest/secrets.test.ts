@@ -81,6 +81,13 @@ describe('secret detection', () => {
       '//registry.npmjs.org/:_authToken=${NPM_TOKEN}',
       'postgres://admin:${DB_PASSWORD}@db.internal/prod',
       'ssh-keygen writes -----BEGIN PUBLIC KEY----- blocks',
+      // Names, not settings: YAML reads `key: value` only with a space after the colon. Subjects
+      // such as these were filed under a marker their writers could not name.
+      'secret:diary',
+      'password:reset-flow',
+      'pwd:home',
+      'passwd:policy',
+      'token:abcdef1234567890xyz',
     ]) {
       expect({ text, rules: await rules(text) }).toEqual({ text, rules: [] });
     }
