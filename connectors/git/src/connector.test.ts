@@ -149,6 +149,39 @@ describe('git connector', () => {
   });
 });
 
+describe('a package.json that does not parse in one commit', () => {
+  it('is skipped, and the next commit is read against the last version that parsed: what it dropped is retracted', async () => {
+    const broken = createTestRepo('canon-git-broken-');
+    try {
+      const pkg = (deps: Record<string, string>, version = '1.0.0') => ({ name: 'demo', version, dependencies: deps });
+      broken.commit('2024-02-01T10:00:00Z', { 'package.json': pkg({ 'left-pad': '1.0.0', 'private-lib': '2.0.0', other: '3.0.0' }) }, 'init');
+      broken.commit('2024-02-02T10:00:00Z', { 'package.json': pkg({ 'left-pad': '1.0.0', 'private-lib': '2.0.0', other: '3.0.0' }, '1.0.1') }, 'bump');
+      broken.commit('2024-02-03T10:00:00Z', { 'package.json': '{not json' }, 'oops');
+      broken.commit('2024-02-04T10:00:00Z', { 'package.json': pkg({ 'left-pad': '1.0.0' }, '1.0.2') }, 'fix');
+      broken.commit('2024-02-05T10:00:00Z', { 'package.json': '{not json either' }, 'oops again');
+      broken.commit('2024-02-06T10:00:00Z', { 'package.json': null }, 'drop it');
+      const sink = new MemorySink();
+      await runConnector(createGitConnector({ path: broken.dir, id: 'acme/broken' }), sink);
+      const ordered = [...sink.episodes].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
+      const state = new Map<string, unknown>();
+      const after: Array<Map<string, unknown>> = [];
+      for (const episode of ordered) {
+        for (const claim of episode.body.claims ?? []) apply(state, claim);
+        after.push(new Map(state));
+      }
+      const deps = (m: Map<string, unknown>) => [...m.keys()].filter((k) => k.includes('dependency')).map((k) => JSON.parse(k)[1].find(([q]: [string]) => q === 'name')[1]).sort();
+      expect(deps(after[1]!)).toEqual(['left-pad', 'other', 'private-lib']);
+      // The broken commit changes nothing; the one after it leaves left-pad alone.
+      expect(deps(after[2]!)).toEqual(['left-pad', 'other', 'private-lib']);
+      expect(deps(after[3]!)).toEqual(['left-pad']);
+      // Deleted after a version that did not parse: what the last good one stated goes.
+      expect(after[5]!.size).toBe(0);
+    } finally {
+      broken.remove();
+    }
+  });
+});
+
 describe('git key recipe', () => {
   const item: GitCommitItem = {
     repoId: 'acme/demo',

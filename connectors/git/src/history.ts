@@ -60,12 +60,31 @@ export async function packageChanges(dir: string, commit: FirstParentCommit, sig
     const status = fields[i] ?? '';
     const path = fields[i + 1] ?? '';
     if (path.split('/').includes('node_modules')) continue;
-    const before =
-      status === 'A' || commit.parent === null ? EMPTY_PACKAGE : (parsePackageJson(await show(dir, commit.parent, path, signal)) ?? EMPTY_PACKAGE);
+    const before = status === 'A' || commit.parent === null ? EMPTY_PACKAGE : await lastParsed(dir, commit.parent, path, signal);
     const after = status === 'D' ? EMPTY_PACKAGE : parsePackageJson(await show(dir, commit.sha, path, signal));
     changes.push({ path, before, after });
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * The file at `sha` as the claims left it: its content there, or, when that does not parse, the
+ * last version before it on the first-parent chain that did (a version that did not parse was
+ * skipped, so the claims still say what that one said). Read against an empty file instead, the
+ * commit after a broken one asserted what it kept and never retracted what it dropped.
+ */
+async function lastParsed(dir: string, sha: string, path: string, signal?: AbortSignal): Promise<PackageFacts> {
+  const here = parsePackageJson(await show(dir, sha, path, signal));
+  if (here) return here;
+  const { stdout } = await git(dir, ['log', '--first-parent', '--format=%H', sha, '--', path], { signal });
+  for (const older of stdout.split('\n').filter((line) => line !== '' && line !== sha)) {
+    const text = await git(dir, ['show', `${older}:${path}`], { signal, okCodes: [0, 128] });
+    // Deleted there: the claims said nothing of the file before it came back.
+    if (text.code !== 0) return EMPTY_PACKAGE;
+    const parsed = parsePackageJson(text.stdout);
+    if (parsed) return parsed;
+  }
+  return EMPTY_PACKAGE;
 }
 
 async function show(dir: string, sha: string, path: string, signal?: AbortSignal): Promise<string> {
