@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runConnector } from '@canon/connector-kit';
 import { MemorySink } from '@canon/connector-kit/testing';
@@ -142,6 +144,21 @@ describe('github connector', () => {
     expect((error as GithubApiError).transient).toBe(true);
     expect((error as Error).message).toBe(`GitHub failed with 503 for ${REPO} after retries: try again later`);
     expect(server.requests).toHaveLength(1 + 2);
+  });
+
+  it('says a host it cannot reach is unreachable, once, rather than a 500 after minutes of retries', async () => {
+    // Nothing listens on a port just closed: octokit reports a refused connection as a 500, and
+    // the runner retried it as GitHub failing — three minutes of silence, then "failed with 500".
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const error = await runConnector(connector({ baseUrl }), new MemorySink()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GithubApiError);
+    expect((error as Error).message).toBe(`could not reach GitHub at ${baseUrl} (ECONNREFUSED): check the connector's baseUrl and the network`);
+    expect((error as GithubApiError).transient).toBe(false);
+    expect(await connector({ baseUrl }).check()).toEqual({ ok: false, message: expect.stringMatching(/could not reach GitHub/) });
   });
 
   it('names what to fix on 401, 403 and 404', async () => {

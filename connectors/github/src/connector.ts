@@ -54,7 +54,7 @@ export function createGithubConnector(rawConfig: unknown, env: Readonly<Record<s
       await octokit.rest.repos.get({ owner, repo, request: { signal } });
       return { ok: true, message: `GitHub repository ${config.repo}${token ? '' : ' (no token: public data only)'}` };
     } catch (error) {
-      const translated = toGithubError(error, config.repo);
+      const translated = toGithubError(error, config.repo, config.baseUrl);
       return { ok: false, message: translated instanceof Error ? translated.message : String(translated) };
     }
   }
@@ -90,7 +90,7 @@ export function createGithubConnector(rawConfig: unknown, env: Readonly<Record<s
         yield { episodes, cursor: latest === undefined ? null : { since: latest }, fetched: issues.length, total: null };
       }
     } catch (error) {
-      throw toGithubError(error, config.repo);
+      throw toGithubError(error, config.repo, config.baseUrl);
     }
   }
 

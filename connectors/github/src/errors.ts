@@ -37,9 +37,19 @@ function validationDetail(data: unknown): string {
  * Translates an octokit failure (after its own retries) into a GithubApiError. 5xx and
  * rate-limit exhaustion are transient: the runner may try again later from its cursor.
  */
-export function toGithubError(error: unknown, repo: string): unknown {
+export function toGithubError(error: unknown, repo: string, baseUrl = 'https://api.github.com'): unknown {
   if (!isRequestError(error) || error.status < 400) return error;
   const { status } = error;
+  // No answer at all: octokit calls a connection that failed a 500. A host that refuses or does not
+  // resolve is a setting to fix, not GitHub failing: said at once, not retried for minutes.
+  if (status === 500 && error.response === undefined) {
+    const code = networkCode(error);
+    const unreachable = code === 'ECONNREFUSED' || code === 'ENOTFOUND';
+    return new GithubApiError(0, `could not reach GitHub at ${baseUrl} (${code ?? 'no answer'}): check the connector's baseUrl and the network${unreachable ? '' : ', then try again'}`, {
+      transient: !unreachable,
+      cause: error,
+    });
+  }
   const headers = error.response?.headers ?? {};
   switch (status) {
     case 401:
@@ -69,4 +79,13 @@ export function toGithubError(error: unknown, repo: string): unknown {
       }
       return new GithubApiError(status, `GitHub answered ${status} for ${repo}: ${error.message}`, { cause: error });
   }
+}
+
+/** The system error code behind a failed request (fetch wraps it in one or two causes). */
+function networkCode(error: unknown): string | null {
+  for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
+  }
+  return null;
 }
