@@ -65,6 +65,11 @@ describe('the canon command line', () => {
     const wait = await canon('compile', '--all', '--wait');
     expect(wait.code).toBe(2);
     expect(wait.stderr).toContain('canon: --wait goes with --async');
+    // Nothing to compile named: a usage error, told before any database is opened (here one that
+    // does not exist, which it reported instead).
+    const none = await runCanon({ ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, 'compile');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe('canon: give --subject S or --all (canon compile --help)\n');
     for (const args of [['ingest', home], ['import', home]]) {
       const res = await canon(...args);
       expect(res.code, args.join(' ')).toBe(2);

@@ -199,6 +199,8 @@ describe('conditional writes', () => {
     expect(values((await memories(subject)).memories[0])).toEqual(['Wednesday']);
     const missing = await canon.request(`/v1/memories/${id}`, { method: 'PATCH', key: keys.get('agent')!, json: { idempotency_key: 'patch-2', value: 'x', reason: 'r' } });
     expect(missing.status).toBe(400);
+    // Says what to send, not the validator's "expected string, received undefined".
+    expect((await missing.json()).detail).toMatch(/^if-match: required: the memory's ETag/);
     // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag matches nothing, even its own.
     const now = (await memories(subject)).memories[0]!;
     const weak = await canon.request(`/v1/memories/${id}`, {

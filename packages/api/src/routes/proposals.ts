@@ -50,7 +50,16 @@ const patch = createRoute({
   path: '/v1/memories/{id}',
   summary: 'The same conditional change with `If-Match: "<etag>"` (required) instead of expected_revision',
   security: [{ bearer: [] }],
-  request: { params, headers: z.object({ 'if-match': z.string().min(1).max(256) }), body: { required: true, content: { 'application/json': { schema: ProposalBody } } } },
+  request: {
+    params,
+    headers: z.object({
+      'if-match': z
+        .string({ error: (issue) => (issue.input === undefined ? 'required: the memory\'s ETag in quotes, as GET /v1/memories/{id} sends it (or use POST …/proposals with expected_revision)' : undefined) })
+        .min(1)
+        .max(256),
+    }),
+    body: { required: true, content: { 'application/json': { schema: ProposalBody } } },
+  },
   responses,
 });
 

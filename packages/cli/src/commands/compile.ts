@@ -16,7 +16,7 @@ async function target(opts: TargetOptions): Promise<{ subject: string } | { all:
   if (opts.subject && opts.all) throw await invalid('give --subject S or --all, not both');
   if (opts.subject) return { subject: opts.subject };
   if (opts.all) return { all: true };
-  throw await invalid('give --subject S or --all');
+  throw await invalid('give --subject S or --all (canon compile --help)');
 }
 
 /** The subjects a `--subject S | --all` option names. */
@@ -63,9 +63,11 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
       run(async (opts: TargetOptions & { async?: boolean; wait?: boolean }) => {
         // A compile without --async already waits; --wait alone would be read as asked and do nothing.
         if (opts.wait && !opts.async) throw await invalid('--wait goes with --async (a compile without --async waits already)');
+        // What to compile is checked before any database is opened: a usage error is told as one.
+        const what = await target(opts);
         const port = await openPort(config());
         try {
-          const out = await port.compile({ ...(await target(opts)), async: Boolean(opts.async) });
+          const out = await port.compile({ ...what, async: Boolean(opts.async) });
           if (out.async) {
             if (!opts.wait) {
               console.log(opts.json ? JSON.stringify({ job_id: out.job_id }) : out.job_id);
