@@ -81,6 +81,19 @@ describe('GET /v1/search', () => {
     expect(await search('q=Tuesdy')).toEqual([]);
   });
 
+  it('leaves out of near matches, too, a value holding a word the query excludes', async () => {
+    // "Thursdy -staging": the typo finds Thursday near; the value's search text holds "staging"
+    // (its key's words), which the query excludes — near matches answered it all the same.
+    const typo = await search('q=Thursdy&subject=service%3Abilling');
+    expect(typo.map((r) => r['match'])).toEqual(['near']);
+    expect(await search('q=Thursdy%20-staging&subject=service%3Abilling')).toEqual([]);
+    const everywhere = await search('q=Thursdy%20-staging');
+    expect(everywhere.length).toBeGreaterThan(0);
+    expect(everywhere.map((r) => r['subject'])).not.toContain('service:billing');
+    // A word excluded that the value does not hold leaves it.
+    expect((await search('q=Thursdy%20-nightly&subject=service%3Abilling')).map((r) => r['value'])).toEqual(['Thursday']);
+  });
+
   it('ranks deterministically and respects subject and limit', async () => {
     const all = await search('q=Thursday');
     expect(all.map((r) => [r['subject'], r['value']])).toEqual(
