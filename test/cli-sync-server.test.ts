@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, serveOnLoopback, type Served } from '@canon/api';
 import { createRuntime, loadConfig, syncConnector, type Principal, type Runtime } from '@canon/runtime';
-import { createTestDatabase, type CliOutcome, type TestDatabase } from '@canon/testing';
+import { createTestDatabase, PLANTED_SECRETS, type CliOutcome, type TestDatabase } from '@canon/testing';
 
 // `canon sync` on a laptop or a CI runner feeding the team's server: nothing of the run may land
 // in a database of the machine it runs on.
@@ -141,6 +141,23 @@ describe('canon sync with CANON_URL', () => {
     const ok = await api('POST', `/v1/connectors/${instance}/batches`, connectorKey, { episodes: [episode], cursor: current.cursor, expected: current.cursor });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ created: 1, subjects: ['workspace:demo:stale.md'] });
+  });
+
+  it('hands a reader a cursor with its secrets replaced, and the connector the cursor as it wrote it', async () => {
+    // A scanned file named for a token: its episodes are filed redacted; the cursor keeps the name
+    // (a run compares it with the disk), and any role may read a cursor.
+    const token = PLANTED_SECRETS.github;
+    const instance = encodeURIComponent('workspace:pathsec');
+    const cursor = { files: { [`notes-${token}.md`]: 'h1' }, note: `seen ${token}` };
+    const saved = await api('POST', `/v1/connectors/${instance}/batches`, connectorKey, { episodes: [], cursor, expected: null });
+    expect(saved.status, await saved.clone().text()).toBe(200);
+    const asConnector = (await (await api('GET', `/v1/connectors/${instance}/cursor`, connectorKey)).json()) as { cursor: unknown };
+    expect(asConnector.cursor).toEqual(cursor);
+    const asOwner = (await (await api('GET', `/v1/connectors/${instance}/cursor`, ownerKey)).json()) as { cursor: unknown };
+    expect(asOwner.cursor).toEqual(cursor);
+    const asReader = await (await api('GET', `/v1/connectors/${instance}/cursor`, readerKey)).text();
+    expect(asReader).not.toContain(token.slice(4));
+    expect(asReader).toContain('[redacted:github:');
   });
 
   it('keeps one cursor per instance id, slashes included, per workspace', async () => {

@@ -1,4 +1,5 @@
-import { canWrite, CursorConflictError, ForbiddenError, ValidationError } from '@canon/core';
+import { atLeast, canWrite, CursorConflictError, ForbiddenError, redactText, ValidationError } from '@canon/core';
+import { detectSecrets } from '../ingest/secrets.js';
 import { findConnectorInstance, loadConnectorCursor, saveConnectorCursor, type Pool, type PoolClient, type Sql } from '@canon/store';
 import type { Principal } from '../auth/principal.js';
 import type { IngestResult } from '../ingest/ingest.js';
@@ -41,12 +42,44 @@ type IngestInTransaction = (principal: Principal, items: readonly unknown[], opt
 
 /**
  * Any role may read a cursor of its workspace (a dry run reads one): it tells less than the
- * episodes every role may page through.
+ * episodes every role may page through — once its secrets are hidden as theirs are. A cursor is
+ * the connector's own record, kept as it wrote it (a workspace scan's file names, which a run
+ * compares with the disk): a connector key, a maintainer and an owner read it so; any other role
+ * reads it with every secret replaced, as the door replaces it in an episode (a file named
+ * `notes-ghp_…md` was filed redacted, while its cursor handed a reader the token).
  */
 export async function connectorCursor(pool: Pool, principal: Principal, instanceId: string): Promise<ConnectorCursorView> {
   const id = checkInstanceId(instanceId);
   const row = await withWorkspace(pool, principal, (tx) => loadConnectorCursor(tx, { workspaceId: principal.workspace_id, instanceId: id }));
-  return { workspace_id: principal.workspace_id, instance_id: id, cursor: row?.cursor ?? null };
+  const cursor = row?.cursor ?? null;
+  const raw = principal.role === 'connector' || atLeast(principal.role, 'maintainer');
+  return { workspace_id: principal.workspace_id, instance_id: id, cursor: raw ? cursor : await redactedJson(principal.workspace_id, cursor) };
+}
+
+/** A JSON value with every secret in its strings (keys too) replaced by its marker. */
+async function redactedJson(workspaceId: string, value: unknown): Promise<unknown> {
+  const texts: string[] = [];
+  const collect = (v: unknown): void => {
+    if (typeof v === 'string') texts.push(v);
+    else if (Array.isArray(v)) v.forEach(collect);
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) (texts.push(k), collect(x));
+  };
+  collect(value);
+  if (texts.length === 0) return value;
+  const findings = await detectSecrets(texts);
+  let i = 0;
+  const next = (): string => {
+    const text = texts[i]!;
+    const found = findings[i++]!;
+    return found.length === 0 ? text : redactText(workspaceId, text, found);
+  };
+  const rebuild = (v: unknown): unknown => {
+    if (typeof v === 'string') return next();
+    if (Array.isArray(v)) return v.map(rebuild);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [next(), rebuild(x)]));
+    return v;
+  };
+  return rebuild(value);
 }
 
 /**
