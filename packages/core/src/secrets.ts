@@ -66,6 +66,15 @@ function isPlaceholder(value: string): boolean {
 const KEY_KIND = '(?:api|access|private|secret|master|signing|encryption|license|ssh|deploy|auth|client|session)';
 const CREDENTIAL_NAME = `(?:secret|token|pass|apikey|${KEY_KIND}[_.-]?key)`;
 
+/** The forms a credential's setting is written in, compiled once (`token-setting` reads them). */
+const CREDENTIAL_SETTING = {
+  assigned: new RegExp(`(?:^|[\\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*=[ \\t]*(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s;&#"',)}]+))`, 'dgi'),
+  yaml: new RegExp(`^[ \\t]*(?:- )?((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*:(?:[ \\t]+|(?=["']))(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s#"'][^\\s#]*))[ \\t]*(?:#.*)?$`, 'dgim'),
+  json: new RegExp(`"((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})"[ \\t]*:[ \\t]*"([^"\\n]+)"`, 'dgi'),
+  label: new RegExp(`^[ \\t]*(?:[-*+>][ \\t]+|\\d+[.)][ \\t]+)?(?:\\*\\*|__)?((?:[A-Za-z][\\w.-]*[ \\t]+){0,3}(?:[\\w.-]*${CREDENTIAL_NAME}|${KEY_KIND}[ \\t]+key))(?:\\*\\*|__)?[ \\t]*:(?:\\*\\*|__)?(?:[ \\t]+|(?=[\`"']))(?:\\*\\*|__)?[ \\t]*(?:\`([^\`\\n]+)\`|"([^"\\n]+)"|'([^'\\n]+)'|([^\\s\`"'*_][^\\s]*?))[.,;]?[ \\t]*$`, 'dgim'),
+  env: new RegExp(`^[ \\t]*ENV[ \\t]+((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]+(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s"'=][^\\s]*))[ \\t]*$`, 'dgim'),
+};
+
 /** A value long and varied enough to be a credential, not a count, a flag or a word. */
 function credentialShaped(value: string): boolean {
   return (value.length >= 12 && /\d/.test(value)) || value.length >= 20;
@@ -170,20 +179,20 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
       };
       const named = /secret|token|key|pass/i.test(text);
       if (named && text.includes('=')) {
-        for (const m of text.matchAll(new RegExp(`(?:^|[\\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*=[ \\t]*(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s;&#"',)}]+))`, 'dgi'))) take(m, [2, 3, 4]);
+        for (const m of text.matchAll(CREDENTIAL_SETTING.assigned)) take(m, [2, 3, 4]);
       }
       if (named && text.includes(':')) {
         // A YAML or properties line (`api_key: …`, `apiKey: …`, `token: …`), a JSON member
         // (`"accessToken": "…"`), a document's label (`- API token: …`, `**Deploy key:** …`).
-        for (const m of text.matchAll(new RegExp(`^[ \\t]*(?:- )?((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*:(?:[ \\t]+|(?=["']))(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s#"'][^\\s#]*))[ \\t]*(?:#.*)?$`, 'dgim'))) take(m, [2, 3, 4]);
-        for (const m of text.matchAll(new RegExp(`"((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})"[ \\t]*:[ \\t]*"([^"\\n]+)"`, 'dgi'))) take(m, [2]);
+        for (const m of text.matchAll(CREDENTIAL_SETTING.yaml)) take(m, [2, 3, 4]);
+        for (const m of text.matchAll(CREDENTIAL_SETTING.json)) take(m, [2]);
         for (const m of text.matchAll(
-          new RegExp(`^[ \\t]*(?:[-*+>][ \\t]+|\\d+[.)][ \\t]+)?(?:\\*\\*|__)?((?:[A-Za-z][\\w.-]*[ \\t]+){0,3}(?:[\\w.-]*${CREDENTIAL_NAME}|${KEY_KIND}[ \\t]+key))(?:\\*\\*|__)?[ \\t]*:(?:\\*\\*|__)?(?:[ \\t]+|(?=[\`"']))(?:\\*\\*|__)?[ \\t]*(?:\`([^\`\\n]+)\`|"([^"\\n]+)"|'([^'\\n]+)'|([^\\s\`"'*_][^\\s]*?))[.,;]?[ \\t]*$`, 'dgim'),
+          CREDENTIAL_SETTING.label,
         )) take(m, [2, 3, 4, 5]);
       }
       // A Dockerfile's `ENV API_KEY value`.
       if (named && text.includes('ENV')) {
-        for (const m of text.matchAll(new RegExp(`^[ \\t]*ENV[ \\t]+((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]+(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s"'=][^\\s]*))[ \\t]*$`, 'dgim'))) take(m, [2, 3, 4]);
+        for (const m of text.matchAll(CREDENTIAL_SETTING.env)) take(m, [2, 3, 4]);
       }
       for (const m of text.matchAll(/\b(?:Bearer|bearer|BEARER|Basic|basic|BASIC)[ \t]+([A-Za-z0-9._~+/-]+=*)/dg)) take(m, [1]);
       if (text.includes('://')) for (const m of text.matchAll(/\bhttps?:\/\/([A-Za-z0-9_-]{20,})@[A-Za-z0-9.-]+/dgi)) take(m, [1]);
