@@ -9,12 +9,30 @@ import { maxSides } from './policy.js';
 
 /**
  * True when `c` is a newer version of a lineage that supports `e`: a source restating its own
- * fact differently (a file edited, an issue updated) — a change, not a disagreement.
+ * fact differently (a file edited, an issue updated) — a change, not a disagreement. Its own: the
+ * same writer wrote both (`sameWriter`). A lineage is a name anyone can write, and a peer naming
+ * another writer's (its default `api:<key>` is in the log for every role to read) replaced that
+ * writer's value as its "newer version" instead of disputing it.
  */
 export function lineageLink(c: Claim, e: Entry): boolean {
-  if (e.evidence.some((x) => x.lineage === c.lineage && compareVersions(x, c) < 0)) return true;
+  if (e.evidence.some((x) => x.lineage === c.lineage && sameWriter(x, c) && compareVersions(x, c) < 0)) return true;
   // A reference has no sequence: `canResume` refuses a claim whose lineage and time tie with one.
-  return e.prior?.refs.some((x) => x.lineage === c.lineage && compareInstants(x.occurred_at, c.occurred_at) < 0) ?? false;
+  // Nor does it name its author: only a connector's (its source) is told here, and `canResume`
+  // refuses a claim of a lineage an open value's other references share.
+  return e.prior?.refs.some((x) => x.lineage === c.lineage && sameConnector(x, c) && compareInstants(x.occurred_at, c.occurred_at) < 0) ?? false;
+}
+
+/**
+ * Whether two claims are one writer's: a connector's by its source (its keys may rotate; only keys
+ * bound to the source write it), anyone else's by the author.
+ */
+export function sameWriter(x: Pick<Claim, 'role' | 'source' | 'author'>, c: Pick<Claim, 'role' | 'source' | 'author'>): boolean {
+  if (x.role === 'connector' || c.role === 'connector') return sameConnector(x, c);
+  return c.author !== null && x.author === c.author;
+}
+
+export function sameConnector(x: Pick<Claim, 'role' | 'source'>, c: Pick<Claim, 'role' | 'source'>): boolean {
+  return x.role === 'connector' && c.role === 'connector' && x.source === c.source;
 }
 
 /**

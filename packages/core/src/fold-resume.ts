@@ -24,18 +24,24 @@ export function canResume(previous: Pick<Timeline, 'key' | 'policy' | 'values'>,
   // Each cited (lineage, instant) once: a batch of thousands of claims on a value restated
   // thousands of times checks each claim in one lookup, not one scan.
   const cited = new Set<string>();
+  // Lineages of an open value's references that a connector did not write: whether a claim of one
+  // is a newer version depends on who wrote each (`sameWriter`), which a reference does not say.
+  const authored = new Set<string>();
   const base = sealedBase(sealed).values;
   for (const { at } of checkpoint.open) {
     // An open value is never sealed (`timelineHashes`): a checkpoint naming one is not this head's.
     const v = previous.values[at - base];
     if (!v) return false;
-    for (const x of v.evidence) cited.add(versionAt(x.lineage, x.occurred_at));
+    for (const x of v.evidence) {
+      cited.add(versionAt(x.lineage, x.occurred_at));
+      if (x.role !== 'connector') authored.add(x.lineage);
+    }
   }
   if (!settlesNoClosedSide(previous, added, sealed)) return false;
   if (!joinsNoSealedValue(previous, checkpoint, added, sealed, base)) return false;
   if (!attachesToSealedEvidence(previous, checkpoint, added, sealed, base)) return false;
   return added.every(
-    (c) => c.key === previous.key && !reachesBack(c) && compareClaims(checkpoint.last, c) < 0 && !cited.has(versionAt(c.lineage, c.occurred_at)),
+    (c) => c.key === previous.key && !reachesBack(c) && compareClaims(checkpoint.last, c) < 0 && !cited.has(versionAt(c.lineage, c.occurred_at)) && !authored.has(c.lineage),
   );
 }
 

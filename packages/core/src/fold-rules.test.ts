@@ -22,6 +22,23 @@ describe('one-value keys', () => {
     expect(t.values[0]?.valid_to).toBe('2024-05-02T00:00:00.000Z');
   });
 
+  it("a newer version of a lineage is one writer's: a peer naming another's lineage disputes, it does not replace", () => {
+    // The default lineage of every episode (`api:<key>`) is in the log for any role to read.
+    const ann = claim({ key: 'a1', author: 'ann', value: 'Tuesday', at: '2024-05-01T00:00:00Z' });
+    const bob = claim({ key: 'b1', author: 'bob', lineage: ann.lineage, value: 'Friday', at: '2024-05-02T00:00:00Z' });
+    const peers = fold([ann, bob], flag, []);
+    expect(peers.status_hint).toBe('conflicted');
+    expect(values(peers)).toEqual([['Tuesday', 'disputed'], ['Friday', 'disputed']]);
+    // The writer's own newer version is a change.
+    const own = fold([ann, claim({ key: 'a2', author: 'ann', lineage: ann.lineage, value: 'Friday', at: '2024-05-02T00:00:00Z' })], flag, []);
+    expect(values(own)).toEqual([['Tuesday', 'superseded'], ['Friday', 'in_force']]);
+    expect(own.decisions.at(-1)?.reason).toContain('newer version of lineage');
+    // A connector's lineage is its source's, whichever of its keys wrote the version.
+    const first = claim({ key: 'g1', source: 'github', role: 'connector', author: 'key:k1', lineage: 'github:acme/api#12', value: 'open', at: '2024-05-01T00:00:00Z' });
+    const rotated = claim({ key: 'g2', source: 'github', role: 'connector', author: 'key:k2', lineage: 'github:acme/api#12', value: 'closed', at: '2024-05-02T00:00:00Z' });
+    expect(values(fold([first, rotated], flag, []))).toEqual([['open', 'superseded'], ['closed', 'in_force']]);
+  });
+
   it('flag policy: the same later claim disputes instead', () => {
     const t = fold([
       claim({ key: 'a', value: 'green', at: '2024-05-01T00:00:00Z' }),
