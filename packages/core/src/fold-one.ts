@@ -24,11 +24,13 @@ export function lineageLink(c: Claim, e: Entry): boolean {
 
 /**
  * Whether two claims are one writer's: a connector's by its source (its keys may rotate; only keys
- * bound to the source write it), anyone else's by the author.
+ * bound to the source write it), anyone else's by the author. Rows from before keys were recorded
+ * name no author (no user, no key): two of one source are read as one writer's, as they were.
  */
 export function sameWriter(x: Pick<Claim, 'role' | 'source' | 'author'>, c: Pick<Claim, 'role' | 'source' | 'author'>): boolean {
   if (x.role === 'connector' || c.role === 'connector') return sameConnector(x, c);
-  return c.author !== null && x.author === c.author;
+  if (x.author === null && c.author === null) return x.source === c.source;
+  return x.author === c.author;
 }
 
 export function sameConnector(x: Pick<Claim, 'role' | 'source'>, c: Pick<Claim, 'role' | 'source'>): boolean {

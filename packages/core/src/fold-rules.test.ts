@@ -37,6 +37,9 @@ describe('one-value keys', () => {
     const first = claim({ key: 'g1', source: 'github', role: 'connector', author: 'key:k1', lineage: 'github:acme/api#12', value: 'open', at: '2024-05-01T00:00:00Z' });
     const rotated = claim({ key: 'g2', source: 'github', role: 'connector', author: 'key:k2', lineage: 'github:acme/api#12', value: 'closed', at: '2024-05-02T00:00:00Z' });
     expect(values(fold([first, rotated], flag, []))).toEqual([['open', 'superseded'], ['closed', 'in_force']]);
+    // Rows from before keys were recorded name no author: one source's versions stay one writer's.
+    const legacy = (key: string, value: string, at: string) => claim({ key, author: null, lineage: 'doc:runbook', value, at });
+    expect(values(fold([legacy('l1', 'Tuesday', '2024-05-01T00:00:00Z'), legacy('l2', 'Friday', '2024-05-02T00:00:00Z')], flag, []))).toEqual([['Tuesday', 'superseded'], ['Friday', 'in_force']]);
   });
 
   it('flag policy: the same later claim disputes instead', () => {
