@@ -404,7 +404,7 @@ export function pushEnvelopeTexts(envelope: Envelope, out: string[]): number {
 }
 
 /** `walkJson`'s order: an array's elements in turn, an object's key before its value. */
-function pushJsonTexts(value: unknown, out: string[]): void {
+export function pushJsonTexts(value: unknown, out: string[]): void {
   if (typeof value === 'string') {
     out.push(value);
   } else if (Array.isArray(value)) {
@@ -427,6 +427,11 @@ function pushJsonTexts(value: unknown, out: string[]): void {
  */
 export function mapEnvelopeStrings(envelope: Envelope, fn: (path: string, text: string) => string): Envelope {
   return walkEnvelope(envelope, fn, true);
+}
+
+/** A JSON value with every string (keys too) passed through `fn`, in `pushJsonTexts`'s order. */
+export function mapJsonStrings(value: unknown, fn: (text: string) => string): unknown {
+  return walkJson(value, '', (_path, text) => fn(text), true);
 }
 
 /** The one walk over an envelope's strings; with `copy`, the envelope rebuilt from `fn`'s answers. */

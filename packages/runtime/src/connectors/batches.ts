@@ -1,5 +1,5 @@
-import { atLeast, canWrite, CursorConflictError, ForbiddenError, redactText, ValidationError } from '@canon/core';
-import { detectSecrets } from '../ingest/secrets.js';
+import { atLeast, canWrite, CursorConflictError, ForbiddenError, ValidationError } from '@canon/core';
+import { redactJson } from '../ingest/secrets.js';
 import { findConnectorInstance, loadConnectorCursor, saveConnectorCursor, type Pool, type PoolClient, type Sql } from '@canon/store';
 import type { Principal } from '../auth/principal.js';
 import type { IngestResult } from '../ingest/ingest.js';
@@ -53,33 +53,7 @@ export async function connectorCursor(pool: Pool, principal: Principal, instance
   const row = await withWorkspace(pool, principal, (tx) => loadConnectorCursor(tx, { workspaceId: principal.workspace_id, instanceId: id }));
   const cursor = row?.cursor ?? null;
   const raw = principal.role === 'connector' || atLeast(principal.role, 'maintainer');
-  return { workspace_id: principal.workspace_id, instance_id: id, cursor: raw ? cursor : await redactedJson(principal.workspace_id, cursor) };
-}
-
-/** A JSON value with every secret in its strings (keys too) replaced by its marker. */
-async function redactedJson(workspaceId: string, value: unknown): Promise<unknown> {
-  const texts: string[] = [];
-  const collect = (v: unknown): void => {
-    if (typeof v === 'string') texts.push(v);
-    else if (Array.isArray(v)) v.forEach(collect);
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) (texts.push(k), collect(x));
-  };
-  collect(value);
-  if (texts.length === 0) return value;
-  const findings = await detectSecrets(texts);
-  let i = 0;
-  const next = (): string => {
-    const text = texts[i]!;
-    const found = findings[i++]!;
-    return found.length === 0 ? text : redactText(workspaceId, text, found);
-  };
-  const rebuild = (v: unknown): unknown => {
-    if (typeof v === 'string') return next();
-    if (Array.isArray(v)) return v.map(rebuild);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [next(), rebuild(x)]));
-    return v;
-  };
-  return rebuild(value);
+  return { workspace_id: principal.workspace_id, instance_id: id, cursor: raw ? cursor : await redactJson(principal.workspace_id, cursor) };
 }
 
 /**

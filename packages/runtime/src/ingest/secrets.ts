@@ -12,6 +12,8 @@ import {
   ValidationError,
   mapEnvelopeStrings,
   pushEnvelopeTexts,
+  pushJsonTexts,
+  mapJsonStrings,
   mergeFindings,
   toTokenEnds,
   outsideMarkers,
@@ -121,6 +123,19 @@ function lastAtOrBefore(sorted: readonly number[], value: number): number {
     else hi = mid - 1;
   }
   return lo;
+}
+
+/** A JSON value with every secret in its strings (keys too) replaced by its marker, as in an envelope. */
+export async function redactJson(workspaceId: string, value: unknown): Promise<unknown> {
+  const texts: string[] = [];
+  pushJsonTexts(value, texts);
+  const findings = texts.length === 0 ? [] : await detectSecrets(texts);
+  if (findings.every((f) => f.length === 0)) return value;
+  let n = 0;
+  return mapJsonStrings(value, (text) => {
+    const f = findings[n++]!;
+    return f.length === 0 ? text : redactText(workspaceId, text, f);
+  });
 }
 
 export interface RedactedEnvelope {
