@@ -118,7 +118,7 @@ export function linkState(
    * joined, the keys fold as one and their values decide between them, so a member's link of an
    * owner's two facts ended one of them — a change no claim of that member could make (design §4).
    */
-  topStanding: (key: string) => number = () => 0,
+  topStanding: (key: FactKey) => number = () => 0,
 ): LinkState {
   const winner = new Map<string, LinkStatement>();
   const bestProposal = new Map<string, LinkStatement>();
@@ -127,7 +127,7 @@ export function linkState(
     keys.set(s.a, s.a_key);
     keys.set(s.b, s.b_key);
     const id = pairId(s.a, s.b);
-    const target = s.standing >= Math.max(minStanding, topStanding(s.a), topStanding(s.b)) ? winner : bestProposal;
+    const target = s.standing >= Math.max(minStanding, topStanding(s.a_key), topStanding(s.b_key)) ? winner : bestProposal;
     const held = target.get(id);
     if (!held || compareLinks(held, s) < 0) target.set(id, s);
   }

@@ -45,9 +45,7 @@ export interface SubjectLinks {
  * (`topStandingsOf`, or `topStandingsOfMemories` from the table): a link below it is a proposal.
  */
 export function subjectLinksOf(workspaceId: string, statements: readonly LinkStatement[], policies: PolicySet, topStandings: ReadonlyMap<string, number>): SubjectLinks {
-  const keyed = new Map<string, FactKey>();
-  for (const s of statements) keyed.set(s.a, s.a_key).set(s.b, s.b_key);
-  const state = linkState(statements, linkMinStanding(policies), (k) => topStandings.get(memoryId(workspaceId, keyed.get(k)!)) ?? 0);
+  const state = linkState(statements, linkMinStanding(policies), (k) => topStandings.get(memoryId(workspaceId, k)) ?? 0);
   const idOf = (k: string) => memoryId(workspaceId, state.keys.get(k)!);
   const groupOfId = new Map<string, LinkedGroup>();
   for (const [canonical, keys] of state.groups) {
