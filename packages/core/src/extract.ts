@@ -387,8 +387,11 @@ function fromText(text: string, episode: Episode, ctx: DateContext): Draft[] {
     const corrects = (k: number) => correction || (contrast?.kind === 'correction' && k === clauses.length - 1);
     // "…runs on Thursday (previously Tuesday)." names the value it replaced: a change of it, in
     // effect when said — of the statement the aside closes, as a contrast.
-    const told = [...matches, { cue: PREVIOUS_VALUE_CUE, when: null }];
-    const asChange = (k: number) => (contrast?.kind === 'change' && k === clauses.length - 1 ? { matches: told, effective: effectiveOf(told, ctx) } : {});
+    const asChange = (k: number) => {
+      if (contrast?.kind !== 'change' || k !== clauses.length - 1) return {};
+      const told = [...matches, { cue: PREVIOUS_VALUE_CUE, when: null }];
+      return { matches: told, effective: effectiveOf(told, ctx) };
+    };
     if (masked.slots.length === 0) {
       drafts.push({ ...base, predicate: NOTE_PREDICATE, qualifiers: { fingerprint: fingerprint(body) }, value: body, origin: 'note' });
     } else {
