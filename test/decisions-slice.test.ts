@@ -99,8 +99,14 @@ describe('the reported attacks, end to end', () => {
         .sort();
     expect(await read()).toEqual([['oncall', 'current', ['ann']], ['region', 'current', ['eu']]]);
     const oncall = ((await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: maintainer })).json()).memories as Array<{ predicate: string; id: string }>).find((m) => m.predicate === 'oncall')!;
-    const detail = await (await canon.request(`/v1/memories/${oncall.id}`, { key: maintainer })).json();
-    expect(JSON.stringify(detail.timeline)).toContain('below the value');
+    const events = async () => (await (await canon.request(`/v1/memories/${oncall.id}`, { key: maintainer })).json()).timeline.lineage_events as Array<{ idempotency_key: string; reason: string }>;
+    // Another writer's version states nothing of Mia's: it is no version of her facts at all.
+    expect(await events()).toEqual([]);
+    // Mia's own version through an agent's key is hers, but stands below her value.
+    const miaAgent = (await canon.key('agent', { workspace: 'snapshots', user: 'mia' })).key;
+    await post(miaAgent, version('v2b', '2026-06-03T12:00:00Z', [{ predicate: 'region', value: 'eu' }]));
+    expect(await read()).toEqual([['oncall', 'current', ['ann']], ['region', 'current', ['eu']]]);
+    expect((await events()).map((e) => [e.idempotency_key, e.reason])).toEqual([['v2b', "the version no longer states it, but its standing 20 is below the value's 40"]]);
     // The maintainer's own next version leaves it out: that ends it.
     await post(maintainer, version('v3', '2026-06-04T00:00:00Z', [{ predicate: 'region', value: 'eu' }]));
     expect(await read()).toEqual([['oncall', 'tombstoned', []], ['region', 'current', ['eu']]]);

@@ -43,3 +43,29 @@ it("disputes a peer's value written into another writer's lineage instead of rep
   const principal = await canon.runtime.authenticate(owner);
   expect((await canon.runtime.verify(principal, 'service:db')).ok).toBe(true);
 });
+
+it("keeps a writer's facts when a peer's snapshot version of their document states other things", async () => {
+  const snapshot = (key: string, at: string, claims: Array<{ predicate: string; value: string }>) => ({
+    idempotency_key: key,
+    subject: 'service:queue',
+    occurred_at: at,
+    kind: 'claim',
+    lineage: 'doc:runbook',
+    snapshot: true,
+    body: { claims },
+  });
+  await post(ann, snapshot('ann-doc-1', '2026-11-01T10:00:00Z', [{ predicate: 'primary host', value: 'mq1.internal' }]));
+  // Bob names Ann's lineage: his "newer version" of her runbook no longer states her host.
+  await post(bob, snapshot('bob-doc-1', '2026-11-02T10:00:00Z', [{ predicate: 'maintainer', value: 'bob' }]));
+  const host = async () => {
+    const body = (await (await canon.request('/v1/subjects/service%3Aqueue/memories', { key: owner })).json()) as { memories: Array<{ key: string; status: string; current: Array<{ value: unknown }> }> };
+    return body.memories.find((m) => m.key.includes('primary host'));
+  };
+  expect(await host()).toMatchObject({ status: 'current', current: [{ value: 'mq1.internal' }] });
+  const principal = await canon.runtime.authenticate(owner);
+  expect((await canon.runtime.verify(principal, 'service:queue')).ok).toBe(true);
+  // Her own next version that leaves it out ends it.
+  await post(ann, snapshot('ann-doc-2', '2026-11-03T10:00:00Z', [{ predicate: 'maintainer', value: 'ann' }]));
+  expect((await host())?.status).toBe('tombstoned');
+  expect((await canon.runtime.verify(principal, 'service:queue')).ok).toBe(true);
+});

@@ -85,6 +85,11 @@ export const LineageVersion = z.object({
    * a document never ends a higher writer's fact.
    */
   role: z.enum(ROLES),
+  /**
+   * Who wrote this version, as a claim's `author`: what a version no longer states ends only the
+   * same writer's values (`sameWriter`) — a lineage is a name anyone can write.
+   */
+  author: z.string().nullable(),
   /** Fact key strings (`factKeyString`) this version stated. */
   keys: z.array(z.string()),
 });

@@ -28,9 +28,13 @@ export function lineageLink(c: Claim, e: Entry): boolean {
  * name no author (no user, no key): two of one source are read as one writer's, as they were.
  */
 export function sameWriter(x: Pick<Claim, 'role' | 'source' | 'author'>, c: Pick<Claim, 'role' | 'source' | 'author'>): boolean {
-  if (x.role === 'connector' || c.role === 'connector') return sameConnector(x, c);
-  if (x.author === null && c.author === null) return x.source === c.source;
-  return x.author === c.author;
+  return writerOf(x) === writerOf(c);
+}
+
+/** The writer `sameWriter` compares, as a string: equal exactly when `sameWriter` holds. */
+export function writerOf(x: Pick<Claim, 'role' | 'source' | 'author'>): string {
+  if (x.role === 'connector') return `connector\u0000${x.source}`;
+  return x.author === null ? `source\u0000${x.source}` : `author\u0000${x.author}`;
 }
 
 export function sameConnector(x: Pick<Claim, 'role' | 'source'>, c: Pick<Claim, 'role' | 'source'>): boolean {

@@ -42,6 +42,33 @@ describe('one-value keys', () => {
     expect(values(fold([legacy('l1', 'Tuesday', '2024-05-01T00:00:00Z'), legacy('l2', 'Friday', '2024-05-02T00:00:00Z')], flag, []))).toEqual([['Tuesday', 'superseded'], ['Friday', 'in_force']]);
   });
 
+  it("what a peer's snapshot version of another writer's lineage leaves out ends none of that writer's values", () => {
+    const doc = { lineage: 'doc:runbook', snapshot: true, role: 'member' as const };
+    const ann = claim({ ...doc, key: 'a1', author: 'ann', value: 'Tuesday', at: '2024-05-01T00:00:00Z' });
+    // Bob's version of the same lineage states another key only.
+    const bob = claim({ ...doc, key: 'b1', author: 'bob', predicate: 'owner', value: 'bob', at: '2024-05-02T00:00:00Z' });
+    const peer = fold([ann], flag, [versionOf(ann), versionOf(bob, [bob.key])]);
+    expect(values(peer)).toEqual([['Tuesday', 'in_force']]);
+    expect(peer.lineage_events).toEqual([]);
+    // Ann's own newer version that no longer states it ends it.
+    const own = claim({ ...doc, key: 'a2', author: 'ann', predicate: 'owner', value: 'ann', at: '2024-05-03T00:00:00Z' });
+    const ended = fold([ann], flag, [versionOf(ann), versionOf(bob, [bob.key]), versionOf(own, [own.key])]);
+    expect(values(ended)).toEqual([['Tuesday', 'retracted']]);
+    expect(ended.lineage_events).toMatchObject([{ idempotency_key: 'a2', effect: 'ended' }]);
+  });
+
+  it("a peer's newer version of another writer's lineage does not withdraw that writer's scheduled value", () => {
+    const ann = claim({ key: 'a1', author: 'ann', lineage: 'doc:plan', value: 'Thursday', at: '2024-05-01T00:00:00Z', effective: '2024-06-01T00:00:00Z' });
+    const bob = claim({ key: 'b1', author: 'bob', lineage: 'doc:plan', predicate: 'owner', value: 'bob', at: '2024-05-02T00:00:00Z', snapshot: true });
+    const t = fold([ann], flag, [versionOf(bob, [bob.key])]);
+    expect(values(t)).toEqual([['Thursday', 'in_force']]);
+    expect(t.decisions[0]?.reason ?? '').not.toContain('withdrawn');
+    // Ann's own newer version before that time withdraws it.
+    const own = claim({ key: 'a2', author: 'ann', lineage: 'doc:plan', predicate: 'owner', value: 'ann', at: '2024-05-02T00:00:00Z', snapshot: true });
+    const withdrawn = fold([ann], flag, [versionOf(own, [own.key])]);
+    expect(withdrawn.decisions[0]?.reason).toContain('withdrawn');
+  });
+
   it('flag policy: the same later claim disputes instead', () => {
     const t = fold([
       claim({ key: 'a', value: 'green', at: '2024-05-01T00:00:00Z' }),

@@ -10,7 +10,7 @@ import { compareClaims, compareInstants, compareVersions, orderClaims, orderVers
 import type { Decision, EvidenceRef, LineageEvent, Timeline, TimelineStatus, TimelineValue } from './timeline.js';
 import { FoldState, describe, maxStanding, sorted } from './fold-state.js';
 import type { Entry } from './fold-state.js';
-import { foldOne, historical } from './fold-one.js';
+import { foldOne, historical, sameWriter, writerOf } from './fold-one.js';
 import { foldMany } from './fold-many.js';
 import { standingFor } from './standing.js';
 
@@ -50,22 +50,25 @@ function lineageDrops(
     const id = versionId(c);
     if (!known.has(id)) {
       known.add(id);
-      const { lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, role } = c;
-      all.push({ lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, role, keys: [key] });
+      const { lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, role, author } = c;
+      all.push({ lineage, source, idempotency_key, occurred_at, sequence, snapshot, ingested_at, role, author, keys: [key] });
     }
     const list = stated.get(id);
     if (list) list.push(c);
     else stated.set(id, [c]);
   }
   // Grouped once: a key restated by thousands of episodes has thousands of lineages, and only
-  // those with a snapshot version are walked.
+  // those with a snapshot version are walked. A lineage is walked per writer (`sameWriter`): a
+  // peer's version naming another writer's lineage states nothing of theirs, so what it leaves
+  // out ends none of their values — it is the peer's own document, decided by the table.
   const byLineage = new Map<string, LineageVersion[]>();
   const walked = new Set<string>();
   for (const v of all) {
-    const list = byLineage.get(v.lineage);
+    const id = JSON.stringify([v.lineage, writerOf(v)]);
+    const list = byLineage.get(id);
     if (list) list.push(v);
-    else byLineage.set(v.lineage, [v]);
-    if (v.snapshot) walked.add(v.lineage);
+    else byLineage.set(id, [v]);
+    if (v.snapshot) walked.add(id);
   }
   const drops: Drop[] = [];
   for (const lineage of [...walked].sort(compareStrings)) {
@@ -107,7 +110,8 @@ function lineageDrops(
 
 /**
  * A claim with an explicit future time whose lineage published a newer version (a snapshot, or one
- * restating the key) before that time never takes effect: the source changed its mind first.
+ * restating the key) before that time never takes effect: the source changed its mind first. Its
+ * own newer version only (`sameWriter`): a peer's cannot withdraw another writer's plan.
  */
 function withdrawnBy(c: Claim, versionsOfLineage: ReadonlyMap<string, readonly LineageVersion[]>, key: string, claimVersionsOf: () => ReadonlySet<string>) {
   if (!c.effective_explicit) return null;
@@ -117,6 +121,7 @@ function withdrawnBy(c: Claim, versionsOfLineage: ReadonlyMap<string, readonly L
       (v) =>
         compareVersions(c, v) < 0 &&
         compareInstants(v.occurred_at, c.effective_from) < 0 &&
+        sameWriter(v, c) &&
         (v.snapshot || v.keys.includes(key) || claimVersions.has(versionId(v))),
     ) ?? null
   );
@@ -146,7 +151,7 @@ function applyDrop(s: FoldState, d: Drop, events: LineageEvent[]): void {
   const v = d.version;
   const targets = s
     .open()
-    .filter((e) => e.evidence.some((x) => x.lineage === v.lineage) && (d.vkeys === null || d.vkeys.includes(e.vkey)));
+    .filter((e) => e.evidence.some((x) => x.lineage === v.lineage && sameWriter(x, v)) && (d.vkeys === null || d.vkeys.includes(e.vkey)));
   const base = { lineage: v.lineage, source: v.source, idempotency_key: v.idempotency_key, at: v.occurred_at };
   if (targets.length === 0) {
     events.push({ ...base, effect: 'no_effect', reason: 'the version no longer states it, but nothing of this lineage is in force' });

@@ -114,7 +114,7 @@ export {
 export { CUES, STANDING_PENALTY, MAX_PENALTY, readCues, type Cue, type CueClass, type CuePlace } from './cues.js';
 export { standingFor } from './standing.js';
 export { maskSlots, resolveDate, type Slot, type SlotType } from './slots.js';
-export { extract, sentences, NOTE_PREDICATE } from './extract.js';
+export { authorOf, extract, sentences, NOTE_PREDICATE } from './extract.js';
 export {
   CANDIDATE_THRESHOLD,
   findCandidates,

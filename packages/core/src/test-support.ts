@@ -98,6 +98,7 @@ export function versionOf(c: Claim, keys: string[] = [c.key]): LineageVersion {
     snapshot: c.snapshot,
     ingested_at: c.ingested_at,
     role: c.role,
+    author: c.author,
     keys,
   };
 }

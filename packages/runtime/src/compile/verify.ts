@@ -1,4 +1,4 @@
-import { canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { authorOf, canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type MemoryRow, type MemoryShapeRow, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -82,6 +82,7 @@ export async function foldSubjectFromLog(
       snapshot: true,
       ingested_at: e.ingested_at,
       role: e.actor.role,
+      author: authorOf(e),
       keys: [...(versionsStated.get(JSON.stringify([e.source, e.idempotency_key])) ?? [])].sort(),
     }));
   const links = linksOfEpisodes(workspaceId, episodes, set, topStandingsOf(byMemory));
