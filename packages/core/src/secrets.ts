@@ -67,6 +67,10 @@ const KEY_KIND = '(?:api|access|private|secret|master|signing|encryption|license
 const CREDENTIAL_NAME = `(?:secret|token|pass|apikey|${KEY_KIND}[_.-]?key)`;
 
 /** The forms a credential's setting is written in, compiled once (`token-setting` reads them). */
+/** A word every named form of `token-setting` holds (`"identitytoken"` too). */
+const CREDENTIAL_WORD = /secret|token|key|pass/i;
+/** The schemes of an `Authorization` credential, as that rule spells them. */
+const AUTH_SCHEME = /Bearer|bearer|BEARER|Basic|basic|BASIC/;
 const CREDENTIAL_SETTING = {
   assigned: new RegExp(`(?:^|[\\s;,?&"'{(])((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*=[ \\t]*(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s;&#"',)}]+))`, 'dgi'),
   yaml: new RegExp(`^[ \\t]*(?:- )?((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]*:(?:[ \\t]+|(?=["']))(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s#"'][^\\s#]*))[ \\t]*(?:#.*)?$`, 'dgim'),
@@ -170,6 +174,10 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     rule: 'token-setting',
     needs: ['=', ':', 'ENV', 'Bearer', 'bearer', 'BEARER', 'Basic', 'basic', 'BASIC', '://', '"auth', '"identitytoken"'],
     find(text: string): SecretFinding[] {
+      const named = CREDENTIAL_WORD.test(text);
+      // Nearly every string holds a `:` or `=` (a subject, a lineage, a time): one that names no
+      // credential and holds none of the other forms' literals is done before anything is built.
+      if (!named && !AUTH_SCHEME.test(text) && !text.includes('://') && !text.includes('"auth')) return [];
       const out: SecretFinding[] = [];
       const take = (m: RegExpMatchArray, groups: readonly number[]) => {
         const found = quotedValue(m, groups);
@@ -177,7 +185,6 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
         if (out.some((f) => f.start === found.span[0] && f.end === found.span[1])) return;
         out.push({ rule: 'token-setting', start: found.span[0], end: found.span[1] });
       };
-      const named = /secret|token|key|pass/i.test(text);
       if (named && text.includes('=')) {
         for (const m of text.matchAll(CREDENTIAL_SETTING.assigned)) take(m, [2, 3, 4]);
       }
@@ -194,7 +201,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
       if (named && text.includes('ENV')) {
         for (const m of text.matchAll(CREDENTIAL_SETTING.env)) take(m, [2, 3, 4]);
       }
-      for (const m of text.matchAll(/\b(?:Bearer|bearer|BEARER|Basic|basic|BASIC)[ \t]+([A-Za-z0-9._~+/-]+=*)/dg)) take(m, [1]);
+      if (AUTH_SCHEME.test(text)) for (const m of text.matchAll(/\b(?:Bearer|bearer|BEARER|Basic|basic|BASIC)[ \t]+([A-Za-z0-9._~+/-]+=*)/dg)) take(m, [1]);
       if (text.includes('://')) for (const m of text.matchAll(/\bhttps?:\/\/([A-Za-z0-9_-]{20,})@[A-Za-z0-9.-]+/dgi)) take(m, [1]);
       if (text.includes('"auth') || text.includes('"identitytoken"')) {
         for (const m of text.matchAll(/"(?:auth|identitytoken)"[ \t]*:[ \t]*"([^"\s]+)"/dg)) take(m, [1]);
@@ -281,11 +288,16 @@ export function canonSecretFindings(text: string): SecretFinding[] {
   const found: SecretFinding[] = [];
   for (let i = 0; i < CANON_SECRET_RULES.length; i += 1) {
     const rule = CANON_SECRET_RULES[i]!;
-    if (!rule.needs.some((literal) => text.includes(literal))) continue;
+    if (!holdsOne(text, rule.needs)) continue;
     const own = rule.find(text);
     if (own.length > 0) found.push(...own);
   }
   return found.length === 0 ? found : outsideMarkers(text, onePerSpan(found));
+}
+
+function holdsOne(text: string, literals: readonly string[]): boolean {
+  for (let i = 0; i < literals.length; i += 1) if (text.includes(literals[i]!)) return true;
+  return false;
 }
 
 /**
