@@ -13,7 +13,9 @@ import { PLANTED_SECRETS, plantedKubeconfig, runCanon, startTestCanon, type Test
 // The shared planted secrets, and a private key body long enough for the preset's own rule.
 const { dbPassword, stripe, github, npm: npmToken, kubeKey, kubeToken } = PLANTED_SECRETS;
 const keyLine = 'MIIEowIBAAKCAQEAx7qq0b8s9QmLkWq2Z3g7Fm2abcdefABCDEF0123456789abcd';
-const PLANTED = { dbPassword, stripe, github, npmToken, keyLine, kubeKey, kubeToken };
+// A runbook's table of accounts: the password column's cells (no rule of secretlint's reads them).
+const tablePassword = 'Tr0ub4dor&3x-staging';
+const PLANTED = { dbPassword, stripe, github, npmToken, keyLine, kubeKey, kubeToken, tablePassword };
 
 const FILES: Record<string, string> = {
   '.env': `DATABASE_URL=postgres://admin:${dbPassword}@db.internal/prod\nSTRIPE_KEY=${stripe}\n`,
@@ -22,6 +24,7 @@ const FILES: Record<string, string> = {
   'notes.md': `# Bot\n\nThe release bot authenticates with ${github} until it is rotated.\nDeploys happen on Tuesday.\n`,
   '.npmrc': `registry=https://registry.example.com/\n//registry.example.com/:_authToken=${npmToken}\n`,
   'kubeconfig': `${plantedKubeconfig()}\n`,
+  'accounts.md': `# Accounts\n\n| Service | User | Password |\n|---|---|---|\n| staging db | admin | ${tablePassword} |\n| wiki | - | see the vault |\n`,
 };
 
 let canon: TestCanon;
@@ -94,15 +97,16 @@ describe('secrets never become memories', () => {
   it('a workspace scan skips secret files, reads .env.example, redacts what the files it reads hold, and re-syncs as nothing new', async () => {
     const first = await sync('app');
     expect(first.skipped).toMatchObject({ secret_file: 4 }); // .env, id_rsa, .npmrc, kubeconfig
-    expect(first).toMatchObject({ created: 2, redacted: 1 }); // .env.example, notes.md (its token)
+    expect(first).toMatchObject({ created: 3, redacted: 2 }); // .env.example, notes.md (its token), accounts.md (its table)
     const episodes = await stored(owner.principal.workspace_id);
-    expect(episodes.map((e) => e.source_ref).sort()).toEqual(['.env.example', 'notes.md']);
+    expect(episodes.map((e) => e.source_ref).sort()).toEqual(['.env.example', 'accounts.md', 'notes.md']);
+    expect(episodes.find((e) => e.source_ref === 'accounts.md')!.body.text).toMatch(/\| staging db \| admin \| \[redacted:table-credential:[cbdefghijklnrtuv]{12}\] \|\n\| wiki \| - \| see the vault \|/);
     expect(episodes.find((e) => e.source_ref === '.env.example')!.body.text).toBe(FILES['.env.example']);
     expect(episodes.find((e) => e.source_ref === 'notes.md')!.body.text).toMatch(/authenticates with \[redacted:github:[cbdefghijklnrtuv]{12}\] until/);
 
     // Read everything, as someone who asked for it would: each secret is still redacted.
     const all = await sync('all', { includeSecretFiles: true });
-    expect(all).toMatchObject({ created: 6, redacted: 5 });
+    expect(all).toMatchObject({ created: 7, redacted: 6 });
     for (const subject of ['workspace:app:notes.md', 'workspace:all:notes.md', 'workspace:all:.env', 'workspace:all:id_rsa', 'workspace:all:.npmrc', 'workspace:all:kubeconfig', 'workspace:all:.env.example']) {
       await canon.runtime.compile(owner.principal, { subject });
     }
@@ -122,8 +126,8 @@ describe('secrets never become memories', () => {
     for (const id of ['app', 'all']) {
       await canon.runtime.pool.query(`DELETE FROM connector_cursors WHERE instance_id = $1`, [`workspace:${id}`]);
     }
-    expect(await sync('app')).toMatchObject({ created: 0, duplicates: 2 });
-    expect(await sync('all', { includeSecretFiles: true })).toMatchObject({ created: 0, duplicates: 6, key_conflicts: [] });
+    expect(await sync('app')).toMatchObject({ created: 0, duplicates: 3 });
+    expect(await sync('all', { includeSecretFiles: true })).toMatchObject({ created: 0, duplicates: 7, key_conflicts: [] });
   });
 
   it('an HTTP post stores the token redacted and says so; posting it again is a duplicate', async () => {

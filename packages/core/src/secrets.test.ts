@@ -109,6 +109,29 @@ describe("Canon's secret rules, asked for their literals first", () => {
       expect(hidden(line), line).toEqual([]);
     }
   });
+
+  it('finds the cells of a Markdown table column named for a credential, and no other cell', () => {
+    const hidden = (t: string) => canonSecretFindings(t).map((f) => t.slice(f.start, f.end));
+    const accounts = [
+      '## Accounts',
+      '',
+      '| Service | User | **Password** | Notes |',
+      '|:---|---|---|---|',
+      '| staging db | admin | Tr0ub4dor&3x | rotated monthly |',
+      '| grafana | ops | `hunter2hunter2` | |',
+      '| wiki | - | see the vault | SSO |',
+      '| ci | bot | <ask ops> | n/a |',
+      '| legacy | root | N/A | |',
+      '',
+      'After the table | a pipe in prose: Tr0ub4dor&3x stays prose.',
+    ].join('\n');
+    expect(hidden(accounts)).toEqual(['Tr0ub4dor&3x', 'hunter2hunter2']);
+    const token = 'sk9f8a7s6d5f4g3h2j1k0lqwe';
+    expect(hidden(`Name | API key | Token expiry\n--- | --- | ---\nstripe | ${token} | 2027-01-01\nlocal | 4096 | never`)).toEqual([token]);
+    // A column of keys that are no credentials, a table with no header named for one.
+    expect(hidden('| Primary key | Secret name |\n|---|---|\n| id | db-password-prod |')).toEqual([]);
+    expect(hidden('| service | owner |\n|---|---|\n| api | password-team-lead |')).toEqual([]);
+  });
 });
 
 describe('pushEnvelopeTexts', () => {

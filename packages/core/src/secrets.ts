@@ -255,7 +255,97 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
       return out;
     },
   },
+  {
+    // A Markdown table with a column named for a credential (`| service | user | password |`,
+    // `| Name | API key |`): each row's cell in that column. A password's or secret's cell when it
+    // is one token (prose such as "see the vault" stays), a token's or key's only when shaped like
+    // a credential, as `token-setting` reads a setting's value.
+    rule: 'table-credential',
+    needs: ['|'],
+    find(text: string): SecretFinding[] {
+      if (!CREDENTIAL_WORD.test(text) && !/pwd|credential/i.test(text)) return [];
+      const out: SecretFinding[] = [];
+      let columns: Map<number, 'password' | 'token'> | null = null;
+      let header: Array<{ text: string }> | null = null;
+      let at = 0;
+      for (const line of text.split('\n')) {
+        const start = at;
+        at += line.length + 1;
+        if (!line.includes('|')) {
+          columns = null;
+          header = null;
+          continue;
+        }
+        if (TABLE_DELIMITER.test(line)) {
+          columns = header ? credentialColumns(header) : null;
+          header = null;
+          continue;
+        }
+        const cells = tableCells(line, start);
+        if (!columns) {
+          header = cells;
+          continue;
+        }
+        for (const [i, kind] of columns) {
+          const cell = cells[i];
+          if (!cell) continue;
+          const value = cell.text;
+          if (/\s/.test(value) || isPlaceholder(value) || TABLE_NOT_A_SECRET.test(value)) continue;
+          if (kind === 'token' ? !credentialShaped(value) : value.length < 4) continue;
+          out.push({ rule: 'table-credential', start: cell.start, end: cell.end });
+        }
+      }
+      return out;
+    },
+  },
 ]);
+
+/** A Markdown table's line under its header: cells of dashes, with or without colons. */
+const TABLE_DELIMITER = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+/** What a table's credential cell holds when it holds none. */
+const TABLE_NOT_A_SECRET = /^(?:true|false|null|none|n\/a|na|-+|—|–|yes|no|unset|empty|required|optional|tbd|\?+)$/i;
+
+/**
+ * A table row's cells, each trimmed, with where its content stands in the text (backticks around
+ * a cell's value are not part of it).
+ */
+function tableCells(line: string, offset: number): Array<{ text: string; start: number; end: number }> {
+  const cells: Array<{ text: string; start: number; end: number }> = [];
+  const bounds: number[] = [];
+  for (let i = 0; i < line.length; i += 1) {
+    if (line[i] === '\\') i += 1;
+    else if (line[i] === '|') bounds.push(i);
+  }
+  // The pipes at a row's ends are optional: a cell runs between two bounds.
+  const first = line.slice(0, bounds[0]).trim() === '' ? [] : [-1];
+  const last = line.slice((bounds.at(-1) ?? -1) + 1).trim() === '' ? [] : [line.length];
+  const edges = [...first, ...bounds, ...last];
+  for (let k = 0; k + 1 < edges.length; k += 1) {
+    let start = edges[k]! + 1;
+    let end = edges[k + 1]!;
+    while (start < end && /\s/.test(line[start]!)) start += 1;
+    while (end > start && /\s/.test(line[end - 1]!)) end -= 1;
+    if (end - start >= 2 && line[start] === '`' && line[end - 1] === '`') {
+      start += 1;
+      end -= 1;
+    }
+    cells.push({ text: line.slice(start, end), start: offset + start, end: offset + end });
+  }
+  return cells;
+}
+
+const TABLE_TOKEN_NAME = new RegExp(`(?:token|apikey|${KEY_KIND}key)s?$`);
+
+/** The columns of a table header named for a credential: a password's (or secret's), or a token's (or key's). */
+function credentialColumns(header: ReadonlyArray<{ text: string }>): Map<number, 'password' | 'token'> | null {
+  const columns = new Map<number, 'password' | 'token'>();
+  header.forEach((cell, i) => {
+    const name = cell.text.replace(/[*_`]/g, '').replace(/[\s.-]+/g, '').toLowerCase();
+    if (/(?:password|passwd|passphrase|pwd|secret|credential)s?$/.test(name)) columns.set(i, 'password');
+    else if (TABLE_TOKEN_NAME.test(name)) columns.set(i, 'token');
+  });
+  return columns.size > 0 ? columns : null;
+}
 
 /** Findings for the first capture group of each match (the value, not its setting's name). */
 /**
