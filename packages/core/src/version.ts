@@ -6,4 +6,4 @@
  * older extractor made while a rebuild (and `verify`) makes others.
  */
 export const COMPILER_VERSION = 'canon-compiler/30';
-export const EXTRACTOR_VERSION = 'canon-extractor/8';
+export const EXTRACTOR_VERSION = 'canon-extractor/9';

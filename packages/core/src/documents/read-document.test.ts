@@ -71,6 +71,17 @@ describe('structured files: one fact per leaf, keyed by its key path', () => {
     ]);
   });
 
+  it('YAML: a value redacted at the door is the marker, a string, not a list of one word', () => {
+    const marker = '[redacted:connection-password:nukttgdfgcfd]';
+    const text = `db:\n  host: db1\n  password: ${marker}\n  replicas: [db2, db3]\n  tokens:\n    - ${marker}\n`;
+    expect(facts('config.yaml', text)).toEqual([
+      ['db.host', 'db1'],
+      ['db.password', marker],
+      ['db.replicas', ['db2', 'db3']],
+      ['db.tokens', [marker]],
+    ]);
+  });
+
   it('docker-compose services and images are key paths', () => {
     expect(facts('docker-compose.yml', 'services:\n  db:\n    image: postgres:17\n    ports: ["5432:5432"]\n')).toEqual([
       ['services.db.image', 'postgres:17'],

@@ -1,10 +1,11 @@
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, Scalar, visit } from 'yaml';
 import { parse as parseToml } from 'smol-toml';
 import { decode as decodeIni } from 'ini';
 import type { Json } from '../normalize.js';
 import { keyPathString, type KeyPath } from './key-path.js';
 import type { DocumentFact } from './statement.js';
+import { REDACTION_MARKER } from '../secrets.js';
 
 /** A parsed structured file, or why it could not be read. */
 export type Parsed = { ok: true; value: unknown } | { ok: false };
@@ -65,6 +66,8 @@ export function parseJson(text: string): Parsed {
   return errors.length > 0 || value === undefined ? { ok: false } : { ok: true, value };
 }
 
+const ONE_MARKER = new RegExp(`^${REDACTION_MARKER.source}$`);
+
 /**
  * YAML 1.2 (the `yaml` package's core schema: `on:` stays a key, `no` stays a string). A stream
  * of several documents is walked by position: `[0].kind`, `[1].kind`.
@@ -74,6 +77,16 @@ export function parseYaml(text: string): Parsed {
     const docs = parseAllDocuments(text, { uniqueKeys: false, prettyErrors: false });
     if (!Array.isArray(docs)) return { ok: true, value: null };
     if (docs.some((d) => d.errors.length > 0)) return { ok: false };
+    // A plain value redacted at the door (`password: hunter2` → `password: [redacted:…]`) reads as
+    // a flow sequence of one word: it is the marker, a string, as the value it replaced was.
+    for (const d of docs) {
+      visit(d, {
+        Seq(_key, node) {
+          const source = node.flow && node.range ? text.slice(node.range[0], node.range[1]).trim() : '';
+          return ONE_MARKER.test(source) ? new Scalar(source) : undefined;
+        },
+      });
+    }
     const values = docs.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown).filter((v) => v !== null && v !== undefined);
     return { ok: true, value: values.length === 1 ? values[0] : values };
   } catch {
