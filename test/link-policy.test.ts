@@ -151,6 +151,23 @@ describe('a link needs the standing of what it joins', () => {
     expect(await ids()).toHaveLength(2);
     const principal = await canon.runtime.authenticate(owner);
     expect((await canon.runtime.verify(principal, S)).ok).toBe(true);
+    // A raw link the compiler could not read is refused, not stored to do nothing: another
+    // subject's keys, one key twice, a body that is no link — the batch with it stores nothing.
+    const before = (await canon.runtime.pool.query('SELECT count(*)::int AS n FROM episodes')).rows[0].n as number;
+    for (const [k, subject, body, message] of [
+      ['raw-elsewhere', 'service:other', { link: { keys, same: true } }, /its own subject \("service:other"\), not of/],
+      ['raw-itself', S, { link: { keys: [keys[0], keys[0]], same: true } }, /two different keys/],
+      ['raw-text', S, { text: 'these two are the same' }, /a link's body is/],
+    ] as const) {
+      const res = await canon.request('/v1/episodes', { key: owner, json: { episodes: [{ idempotency_key: `${k}-ok`, subject: S, body: { text: 'A fine statement.' } }, { idempotency_key: k, subject, kind: 'link', body }] } });
+      expect(res.status, k).toBe(400);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      const problem = await res.json();
+      expect(problem.detail, k).toMatch(message);
+      expect(problem.type, k).toMatch(/validation/);
+      expect(problem.issues, k).toEqual([expect.objectContaining({ index: 1, path: 'body.link' })]);
+    }
+    expect((await canon.runtime.pool.query('SELECT count(*)::int AS n FROM episodes')).rows[0].n).toBe(before);
   });
 
   it('takes a link out of force when a writer above it states one of its keys, and a rebuild agrees', async () => {

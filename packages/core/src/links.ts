@@ -25,6 +25,7 @@ export const LinkBody = z.object({
     reason: z.string().optional(),
   }),
 });
+export type LinkBody = z.infer<typeof LinkBody>;
 
 export interface LinkStatement {
   /** The two fact key strings, the smaller first. */
@@ -41,38 +42,58 @@ export interface LinkStatement {
   reason: string;
 }
 
-/** The link an episode states, or null: not a link, or keys of another subject or scope. */
-export function linkOf(episode: Pick<Episode, 'kind' | 'body' | 'subject' | 'workspace_id' | 'scope' | 'owner' | 'actor' | 'occurred_at' | 'sequence' | 'source' | 'idempotency_key'>): LinkStatement | null {
-  if (episode.kind !== LINK_KIND) return null;
+type LinkSource = Pick<Episode, 'body' | 'subject' | 'workspace_id' | 'scope' | 'owner'>;
+
+/** An episode's link body read, with its two keys and their strings, or why it states no link. */
+function readLink(episode: LinkSource): { keys: [FactKey, FactKey]; strings: [string, string]; link: LinkBody['link'] } | string {
   const parsed = LinkBody.safeParse(episode.body);
-  if (!parsed.success) return null;
+  if (!parsed.success) return 'a link\'s body is {"link": {"keys": [<fact key>, <fact key>], "same": true | false, "reason"?}} (POST /v1/links writes it from two memory ids)';
   // A key is read in the episode's own workspace, as a claim's is: a log exported from one
   // workspace and imported into another links there what it linked here (read as written, its
   // links joined nothing, and what they had settled came undone). So a link can never name a
   // memory of another workspace either.
-  const [k1, k2] = parsed.data.link.keys.map((k) => (k.workspace_id === episode.workspace_id ? k : { ...k, workspace_id: episode.workspace_id })) as [FactKey, FactKey];
+  const keys = parsed.data.link.keys.map((k) => (k.workspace_id === episode.workspace_id ? k : { ...k, workspace_id: episode.workspace_id })) as [FactKey, FactKey];
   // Only keys of the episode's own subject and scope: a link never reaches into a memory its
   // author could not see or another subject's compile would not know to refold.
-  for (const k of [k1, k2]) {
-    if (k.subject !== episode.subject || k.scope !== episode.scope) return null;
-    if ((k.owner ?? null) !== (episode.scope === 'personal' ? episode.owner : null)) return null;
+  for (const k of keys) {
+    if (k.subject !== episode.subject) return `a link joins keys of its own subject (${JSON.stringify(episode.subject)}), not of ${JSON.stringify(k.subject)}`;
+    if (k.scope !== episode.scope || (k.owner ?? null) !== (episode.scope === 'personal' ? episode.owner : null)) return 'a link joins keys of its own scope (and, personal, its own user)';
   }
-  const s1 = factKeyString(k1);
-  const s2 = factKeyString(k2);
-  if (s1 === s2) return null;
+  const strings: [string, string] = [factKeyString(keys[0]), factKeyString(keys[1])];
+  if (strings[0] === strings[1]) return 'a link joins two different keys, not one key with itself';
+  return { keys, strings, link: parsed.data.link };
+}
+
+/**
+ * Why an episode of kind `link` would state no link (its body, keys of another subject or
+ * scope, one key twice), or null: ingest refuses such an episode rather than store one that does
+ * nothing.
+ */
+export function linkFault(episode: LinkSource): string | null {
+  const read = readLink(episode);
+  return typeof read === 'string' ? read : null;
+}
+
+/** The link an episode states, or null: not a link, or keys of another subject or scope. */
+export function linkOf(episode: Pick<Episode, 'kind' | 'body' | 'subject' | 'workspace_id' | 'scope' | 'owner' | 'actor' | 'occurred_at' | 'sequence' | 'source' | 'idempotency_key'>): LinkStatement | null {
+  if (episode.kind !== LINK_KIND) return null;
+  const read = readLink(episode);
+  if (typeof read === 'string') return null;
+  const [k1, k2] = read.keys;
+  const [s1, s2] = read.strings;
   const [a, b, a_key, b_key] = compareStrings(s1, s2) < 0 ? [s1, s2, k1, k2] : [s2, s1, k2, k1];
   return {
     a,
     b,
     a_key,
     b_key,
-    same: parsed.data.link.same,
+    same: read.link.same,
     standing: standingFor(episode.actor.role),
     occurred_at: episode.occurred_at,
     sequence: episode.sequence,
     source: episode.source,
     idempotency_key: episode.idempotency_key,
-    reason: parsed.data.link.reason ?? '',
+    reason: read.link.reason ?? '',
   };
 }
 
