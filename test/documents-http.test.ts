@@ -49,3 +49,37 @@ describe('a document posted over HTTP', () => {
     expect(await exported.text()).toContain('"type":"manifest"');
   });
 });
+
+describe("a document's keys and candidates", () => {
+  type Memory = { id: string; predicate: string; candidates: Array<{ memory_id: string }> };
+  const memoriesOf = async (subject: string) =>
+    ((await (await canon.request(`/v1/subjects/${encodeURIComponent(subject)}/memories`, { key: owner })).json()).memories as Memory[]);
+
+  it("proposes no pair between two keys of one file (devDependencies.eslint / …eslint-plugin-import, type / types), and still between two documents' wordings", async () => {
+    const pkg = JSON.stringify({ name: 'app', type: 'module', types: 'dist/index.d.ts', devDependencies: { eslint: '^9.0.0', 'eslint-plugin-import': '^2.29.0', jest: '^29.0.0', '@types/jest': '^29.5.0' } });
+    const version = (key: string, text: string) => ({ ...doc(key, 'package.json', text), lineage: 'app/package.json' });
+    const res = await canon.request('/v1/episodes?compile=wait', { key: owner, json: version('pkg-1', pkg) });
+    expect(res.status).toBe(200);
+    const keys = await memoriesOf('docs:package.json');
+    expect(keys.map((m) => m.predicate).sort()).toEqual(['devDependencies.@types/jest', 'devDependencies.eslint', 'devDependencies.eslint-plugin-import', 'devDependencies.jest', 'name', 'type', 'types']);
+    expect(keys.flatMap((m) => m.candidates)).toEqual([]);
+    // A second version of the file (its lineage) keeps it so (resumed folds keep the memory's one document).
+    const next = JSON.parse(pkg) as { devDependencies: Record<string, string> };
+    next.devDependencies['eslint'] = '^9.1.0';
+    expect((await canon.request('/v1/episodes?compile=wait', { key: owner, json: version('pkg-2', JSON.stringify(next)) })).status).toBe(200);
+    expect((await memoriesOf('docs:package.json')).flatMap((m) => m.candidates)).toEqual([]);
+    const principal = await canon.runtime.authenticate(owner);
+    expect((await canon.runtime.verify(principal, 'docs:package.json')).ok).toBe(true);
+
+    // Two files of one subject, each naming the deploy day its own way: a candidate pair.
+    const subject = 'service:deploys';
+    const post = async (key: string, path: string, text: string) =>
+      expect((await canon.request('/v1/episodes?compile=wait', { key: owner, json: { idempotency_key: key, subject, kind: 'document', snapshot: true, lineage: path, body: { path, text } } })).status).toBe(200);
+    await post('ci-1', 'ci/deploy.json', JSON.stringify({ staging: { deploy_day: 'Tuesday' } }));
+    await post('ops-1', 'ops/schedule.json', JSON.stringify({ deploys: { staging: { day: 'Thursday' } } }));
+    const both = await memoriesOf(subject);
+    expect(both).toHaveLength(2);
+    expect(both.map((m) => m.candidates.map((c) => c.memory_id))).toEqual([[both[1]!.id], [both[0]!.id]]);
+    expect((await canon.runtime.verify(principal, subject)).ok).toBe(true);
+  });
+});

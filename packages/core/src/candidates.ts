@@ -29,6 +29,11 @@ export interface CandidateInput {
    * its wording ("Going forward, demos happen {weekday} afternoons"): see `toldAsChange`.
    */
   told_as_change?: boolean;
+  /**
+   * The document every claim of the memory came from (its lineage), when one did: see
+   * `documentOf`. Two memories of one document are never a pair.
+   */
+  document_lineage?: string | null;
 }
 
 export interface CandidatePair {
@@ -88,6 +93,8 @@ export interface PredicateShape {
   /** Qualifiers that belong to the identity (a note's fingerprint does not). */
   qualifiers: string;
   scope: string;
+  /** `CandidateInput.document_lineage`. */
+  document: string | null;
 }
 
 // Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
@@ -102,6 +109,23 @@ const CHANGE_CUES = new Set([...CUES, PREVIOUS_VALUE_CUE].filter((c) => c.class 
 export function toldAsChange(claims: Iterable<Pick<Claim, 'cues'>>): boolean {
   for (const c of claims) if (c.cues.some((name) => CHANGE_CUES.has(name))) return true;
   return false;
+}
+
+/**
+ * The one document (lineage) every claim came from, or null: a claim of another origin, or of a
+ * second document. A document states each of its facts under its own key — a key path
+ * (`devDependencies.chai`, `devDependencies.@types/chai`), a heading's item — so two keys of one
+ * document are two facts by how it is written, not two wordings of one: over a repository's
+ * package files they were thousands of pairs ("type" / "types"). Two documents' keys still pair.
+ * `prior` is what the claims folded before gave (a resumed fold holds only the new ones).
+ */
+export function documentOf(claims: Iterable<Pick<Claim, 'origin' | 'lineage'>>, prior?: string | null): string | null {
+  let found: string | null | undefined = prior;
+  for (const c of claims) {
+    if (c.origin !== 'document' || (found !== undefined && found !== c.lineage)) return null;
+    found = c.lineage;
+  }
+  return found ?? null;
 }
 
 /** `subjects` caches the words of each subject's name over one search. */
@@ -123,7 +147,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   let named = subjects.get(fk.subject);
   if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
   const own = agentsOf(words, named);
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, slips, named, again, grams: trigramsOf(own), seq, route, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}` };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, slips, named, again, grams: trigramsOf(own), seq, route, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}`, document: input.document_lineage ?? null };
 }
 
 /**
@@ -630,10 +654,16 @@ function withSole(pairs: CandidatePair[], byId: ReadonlyMap<string, PredicateSha
     if (paired.has(`${a}\u0000${b}`)) continue;
     const x = byId.get(a)!;
     const y = byId.get(b)!;
+    if (oneDocument(x, y)) continue;
     const sole = soleRestatement(x, y) ?? wordedApart(x, y, threshold);
     if (sole) out.push({ a, b, ...sole });
   }
   return out.length === pairs.length ? pairs : out.sort((p, q) => compareStrings(p.a, q.a) || compareStrings(p.b, q.b));
+}
+
+/** Two keys of one document: two facts as it is written (`documentOf`). */
+function oneDocument(x: PredicateShape, y: PredicateShape): boolean {
+  return x.document !== null && x.document === y.document;
 }
 
 interface Block {
@@ -707,6 +737,7 @@ function scoredPairs(byId: ReadonlyMap<string, PredicateShape>, blocks: readonly
           if (j === i || proposedBy[j] === i || (j < i && focus!.has(ids[j]!))) continue;
           proposedBy[j] = i;
           const [lo, hi] = i < j ? [i, j] : [j, i];
+          if (oneDocument(byId.get(ids[lo]!)!, byId.get(ids[hi]!)!)) continue;
           const scored = scoreShapes(byId.get(ids[lo]!)!, byId.get(ids[hi]!)!);
           if (scored && scored.score >= threshold) out.push({ a: ids[lo]!, b: ids[hi]!, ...scored });
         }

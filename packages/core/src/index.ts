@@ -127,6 +127,7 @@ export {
   keptCandidateLists,
   candidatesByMemory,
   toldAsChange,
+  documentOf,
   compareCandidateRefs,
   predicateWords,
   scoreShapes,

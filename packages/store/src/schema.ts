@@ -231,6 +231,11 @@ export const memories = pgTable(
      */
     told_as_change: boolean('told_as_change').notNull().default(false),
     /**
+     * The document (lineage) every claim of the memory came from, when one did (`documentOf`):
+     * two keys of one document are never candidates. Derived at compile, like `told_as_change`.
+     */
+    document_lineage: text('document_lineage'),
+    /**
      * Where the next compile of this key may resume its fold (`FoldCheckpoint`): the last claim
      * folded and the open values with their claims. Written with the timeline, never part of it
      * or of any hash; null where a fold cannot resume (a snapshot lineage, a claim set ahead, a

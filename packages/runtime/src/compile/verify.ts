@@ -1,4 +1,4 @@
-import { authorOf, canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { authorOf, canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, documentOf, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type MemoryRow, type MemoryShapeRow, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -42,6 +42,16 @@ export async function recomputeAndCompare(pool: Pool, workspaceId: string, subje
   });
 }
 
+/** What the candidate search reads of a memory beside its key, as its row keeps it. */
+export interface MemoryShapeFacts {
+  told_as_change: boolean;
+  document_lineage: string | null;
+}
+
+function shapeFacts(claims: readonly Claim[]): MemoryShapeFacts {
+  return { told_as_change: toldAsChange(claims), document_lineage: documentOf(claims) };
+}
+
 /**
  * A subject recomputed from its log alone under a policy set, in memory: extract, links, fold.
  * What verify holds the stored rows to, and what a preview folds under proposed policies.
@@ -51,8 +61,11 @@ export async function foldSubjectFromLog(
   workspaceId: string,
   subject: string,
   set: PolicySet,
-  /** Filled, when given, with whether each memory was told as a change (`toldAsChange`). */
-  told?: Map<string, boolean>,
+  /**
+   * Filled, when given, with what the candidate search reads of each memory beside its key:
+   * whether it was told as a change (`toldAsChange`), and its one document (`documentOf`).
+   */
+  told?: Map<string, MemoryShapeFacts>,
   /** Filled, when given, with where each memory's next fold may resume (none for a linked group). */
   checkpoints?: Map<string, FoldCheckpoint | null>,
   /** Told the links the log states, when given. */
@@ -94,12 +107,12 @@ export async function foldSubjectFromLog(
       const { timeline, checkpoint } = foldMemoryWithCheckpoint(cs, set, versions);
       expected.set(id, timeline);
       checkpoints?.set(id, checkpoint);
-      told?.set(id, toldAsChange(cs));
+      told?.set(id, shapeFacts(cs));
     } else if (!expected.has(group.canonicalId)) {
       const t = foldGroup(group, byMemory, set, versions);
       if (t) expected.set(group.canonicalId, t);
       checkpoints?.set(group.canonicalId, null);
-      told?.set(group.canonicalId, toldAsChange(group.ids.flatMap((m) => byMemory.get(m) ?? [])));
+      told?.set(group.canonicalId, shapeFacts(group.ids.flatMap((m) => byMemory.get(m) ?? [])));
     }
   }
   return expected;
@@ -107,7 +120,7 @@ export async function foldSubjectFromLog(
 
 async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {
   const { set } = await loadPolicySet(sql, workspaceId);
-  const told = new Map<string, boolean>();
+  const told = new Map<string, MemoryShapeFacts>();
   const checkpoints = new Map<string, FoldCheckpoint | null>();
   let links: SubjectLinks | null = null;
   const expected = await foldSubjectFromLog(sql, workspaceId, subject, set, told, checkpoints, (l) => (links = l));
@@ -150,7 +163,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     // Recall reads the summary, not the timeline: it must say what the timeline says (a row from
     // before summaries existed has none, and recall reads its timeline).
     const stored = summaries.get(row.id);
-    const { summary = null, side = null, told_as_change = false, checkpoint = null, sealed = null } = stored ?? {};
+    const { summary = null, side = null, told_as_change = false, document_lineage = null, checkpoint = null, sealed = null } = stored ?? {};
     // A page shows this memory's candidates from what its row keeps of them: their rows' own (none
     // kept is always sound: recall then reads them by id).
     if (stored && stored.partner_sides !== null) {
@@ -164,7 +177,9 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
       const fromSealed = timelineHashes(head, sealed, null);
       if (fromSealed.etag !== row.etag || fromSealed.digest() !== actualDigest) diff('sealed blocks', row.etag, fromSealed.etag);
     }
-    if (told_as_change !== (told.get(row.id) ?? false)) diff('told_as_change', told.get(row.id) ?? false, told_as_change);
+    const facts = told.get(row.id);
+    if (told_as_change !== (facts?.told_as_change ?? false)) diff('told_as_change', facts?.told_as_change ?? false, told_as_change);
+    if (document_lineage !== (facts?.document_lineage ?? null)) diff('document_lineage', facts?.document_lineage ?? null, document_lineage);
     // The next compile resumes from the checkpoint without reading the key's claims, so a stored
     // one must be the fold's own. None is always sound (the compile folds from all claims): a row
     // written before checkpoints existed, or left as it was since, holds none.
@@ -206,7 +221,8 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     id: row.id,
     key: row.key,
     note_text: noteText(row),
-    told_as_change: told.get(row.id) ?? false,
+    told_as_change: told.get(row.id)?.told_as_change ?? false,
+    document_lineage: told.get(row.id)?.document_lineage ?? null,
     candidates: summaries.get(row.id)?.candidates ?? [],
   }));
   const lists = candidateListsOf(shapes, links!);
