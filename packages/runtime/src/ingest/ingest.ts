@@ -324,16 +324,6 @@ function parseItems(items: readonly unknown[], workspaceId: string, actorOf: (in
 
 function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[] {
   const envelopes = parseItems(items, principal.workspace_id, () => ({ role: principal.role, user: principal.user }));
-  // A link the compiler could not read does nothing: refused here, not stored to sit in the log.
-  // (An import keeps the episodes its log holds, as they were.)
-  const links = envelopes.flatMap((e, index) => {
-    const fault = e.kind === LINK_KIND ? linkFault(e) : null;
-    return fault === null ? [] : [{ index, path: 'body.link', message: fault }];
-  });
-  if (links.length > 0) {
-    const first = links[0]!;
-    throw new ValidationError(`${links.length} of ${envelopes.length} episodes are links that link nothing; nothing was stored (episode ${first.index}: ${first.path}: ${first.message}${links.length > 1 ? '; …' : ''})`, links);
-  }
   // A connector's source is reserved for keys bound to it (design §2): no other writer may take
   // its idempotency keys first, or pass for it.
   const bound = new Set(principal.sources ?? []);
@@ -344,6 +334,16 @@ function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[]
     throw new ForbiddenError(
       `episode ${taken}: source ${JSON.stringify(source)} is reserved for keys bound to it (canon keys create --source ${source}); nothing was stored`,
     );
+  }
+  // A link the compiler could not read does nothing: refused here, not stored to sit in the log.
+  // (An import keeps the episodes its log holds, as they were.)
+  const links = envelopes.flatMap((e, index) => {
+    const fault = e.kind === LINK_KIND ? linkFault(e) : null;
+    return fault === null ? [] : [{ index, path: 'body.link', message: fault }];
+  });
+  if (links.length > 0) {
+    const first = links[0]!;
+    throw new ValidationError(`${links.length} of ${envelopes.length} episodes are links that link nothing; nothing was stored (episode ${first.index}: ${first.path}: ${first.message}${links.length > 1 ? '; …' : ''})`, links);
   }
   return envelopes;
 }
