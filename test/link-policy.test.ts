@@ -110,9 +110,11 @@ describe('links.min_role', () => {
     const other = [a.id, b.id].find((id) => id !== merged!.id)!;
     const read = await (await canon.request(`/v1/memories/${other}`, { key: owner })).json();
     expect(read.id).toBe(merged!.id);
+    // A linked memory is written under its ETag (its revision can repeat after an unlink).
     const proposal = await canon.request(`/v1/memories/${other}/proposals`, {
       key: owner,
-      json: { expected_revision: read.revision, idempotency_key: 'through-the-linked-id', value: '99.99%', reason: 'raised' },
+      json: { idempotency_key: 'through-the-linked-id', value: '99.99%', reason: 'raised' },
+      headers: { 'if-match': `"${read.etag}"` },
     });
     expect(proposal.status, await proposal.clone().text()).toBe(200);
     expect((await proposal.json()).memory).toMatchObject({ id: merged!.id, view: { current: [{ value: '99.99%' }] } });

@@ -343,6 +343,27 @@ describe('links: authority disposes', () => {
     const principal = await canon.runtime.authenticate(owner);
     expect((await canon.runtime.verify(principal, SUBJECT)).ok).toBe(true);
   });
+
+  it('takes no expected_revision alone for a memory a link named: an unlink can bring a revision back, so If-Match is needed', async () => {
+    const tue = byPredicate(await memories(), TUE);
+    const detail = async () => (await canon.request(`/v1/memories/${tue.id}`, { key: owner })).json() as Promise<{ revision: number; etag: string }>;
+    const { revision, etag } = await detail();
+    const propose = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      canon.request(`/v1/memories/${tue.id}/proposals`, { key: owner, json: body, headers });
+    const refused = await propose({ idempotency_key: 'p-rev', value: 'Wednesday', reason: 'moved', expected_revision: revision });
+    expect(refused.status).toBe(400);
+    const problem = await refused.json();
+    expect(problem.detail).toMatch(/named by a link, and its revision can repeat after an unlink; send If-Match/);
+    expect(problem.issues).toEqual([expect.objectContaining({ path: 'expected_revision' })]);
+    // If-Match is taken (a stale one is 412, as ever), and so is expected_revision beside it.
+    expect((await propose({ idempotency_key: 'p-stale', value: 'Wednesday', reason: 'moved' }, { 'if-match': '"0000"' })).status).toBe(412);
+    const taken = await propose({ idempotency_key: 'p-etag', value: 'Wednesday', reason: 'moved', expected_revision: revision }, { 'if-match': `"${etag}"` });
+    expect(taken.status, await taken.clone().text()).toBe(200);
+    // A memory no link named takes expected_revision alone, as before.
+    const other = byPredicate(await memories(), THU2);
+    const plain = await canon.request(`/v1/memories/${other.id}/proposals`, { key: owner, json: { idempotency_key: 'p-plain', value: 'Friday', reason: 'moved', expected_revision: (await (await canon.request(`/v1/memories/${other.id}`, { key: owner })).json()).revision } });
+    expect(plain.status, await plain.clone().text()).toBe(200);
+  });
 });
 
 describe('a qualifier on one side only', () => {

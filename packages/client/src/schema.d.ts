@@ -2776,7 +2776,7 @@ export interface components {
             conditions?: string[];
             correction?: boolean;
             effective_from?: string;
-            /** @description the revision read; or send If-Match with the ETag */
+            /** @description the revision read; or send If-Match with the ETag (required for a memory a link named: its revision can repeat after an unlink) */
             expected_revision?: number;
             idempotency_key: string;
             reason: string;

@@ -8,7 +8,7 @@ const NUL_FREE = (s: string) => !s.includes('\u0000');
 
 const ProposalBody = z
   .object({
-    expected_revision: z.number().int().min(0).optional().openapi({ description: 'the revision read; or send If-Match with the ETag' }),
+    expected_revision: z.number().int().min(0).optional().openapi({ description: 'the revision read; or send If-Match with the ETag (required for a memory a link named: its revision can repeat after an unlink)' }),
     idempotency_key: z.string().min(1).max(512).refine(NUL_FREE, 'must not contain U+0000'),
     value: z.unknown().optional(),
     conditions: z.array(z.string().min(1).max(512)).max(100).optional(),

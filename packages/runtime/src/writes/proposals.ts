@@ -5,6 +5,7 @@ import {
   ForbiddenError,
   Instant,
   KeyConflictError,
+  linkOf,
   normalizeValue,
   PreconditionFailedError,
   sameRef,
@@ -14,7 +15,7 @@ import {
   parseInput,
   type Decision,
 } from '@canon/core';
-import { findEpisodesByKeys, type Pool } from '@canon/store';
+import { findEpisodesByKeys, linkEpisodesOfSubject, type Pool, type Sql } from '@canon/store';
 import { z } from 'zod';
 import type { CompileResult } from '../compile/compile.js';
 import type { Principal } from '../auth/principal.js';
@@ -65,6 +66,15 @@ export function parseEtag(header: string | undefined): string | undefined {
   return m[1] ? `W/${m[2]}` : m[2];
 }
 
+/** Whether a link statement of the subject (in force or not, linking or unlinking) names this key. */
+async function namedByLink(sql: Sql, workspaceId: string, subject: string, key: string): Promise<boolean> {
+  for (const e of await linkEpisodesOfSubject(sql, workspaceId, subject)) {
+    const link = linkOf(e);
+    if (link && (link.a === key || link.b === key)) return true;
+  }
+  return false;
+}
+
 export async function proposeChange(
   pool: Pool,
   principal: Principal,
@@ -87,6 +97,15 @@ export async function proposeChange(
     if (retried) return retried;
 
     const { memory } = ctx;
+    // A revision counts the claims folded into the memory, and an unlink takes the other key's
+    // away: a memory a link ever named can come back to a revision it had, holding something else,
+    // and a proposal that expected the old one would pass. Its ETag never repeats.
+    if (ifMatch === undefined && (await namedByLink(ctx.tx, memory.timeline.fact_key.workspace_id, memory.subject, memory.key))) {
+      throw new ValidationError(
+        `expected_revision: memory ${memoryId} was named by a link, and its revision can repeat after an unlink; send If-Match with its ETag ("${memory.etag}", as GET /v1/memories/{id} gives it) instead`,
+        [{ index: 0, path: 'expected_revision', message: 'not enough for a memory a link named: send If-Match with its ETag' }],
+      );
+    }
     const stale =
       (input.expected_revision !== undefined && input.expected_revision !== memory.revision) || (ifMatch !== undefined && ifMatch !== memory.etag);
     if (stale) {
