@@ -229,6 +229,27 @@ describe('bodies that would hurt the compiler are refused, and nothing is stored
     expect(body.issues.map((i: { path: string }) => i.path)).toEqual(['job_id']);
   });
 
+  it('a subject that would pass for another (a zero-width space, a bidi override, a control, a space at an end): refused, nothing stored', async () => {
+    const before = await count();
+    for (const [k, subject, shown] of [
+      ['look-1', 'service:billing\u200b', 'U+200B'],
+      ['look-2', 'service:\u202egnillib', 'U+202E'],
+      ['look-3', 'service:billing\n', 'U+000A'],
+      ['look-4', ' service:billing', 'white space at its start or end'],
+      ['look-5', 'service:billing\ufeff', 'U+FEFF'],
+    ] as const) {
+      const res = await canon.request('/v1/episodes', { key: agent, json: { episodes: [episode(`${k}-ok`, { subject: 'service:billing' }), episode(k, { subject })] } });
+      const text = await res.clone().text();
+      await expectProblem(res, 400, 'validation', 'subject');
+      expect(text, k).toContain(shown);
+    }
+    expect(await count()).toBe(before);
+    // Names written with a zero-width non-joiner or joiner (Persian, emoji) are names as written.
+    for (const [k, subject] of [['zwnj', 'user:می\u200cخواهم'], ['zwj', 'team:👩\u200d💻']] as const) {
+      expect((await canon.request('/v1/episodes', { key: agent, json: episode(k, { subject }) })).status, k).toBe(200);
+    }
+  });
+
   it('well-formed text from every plane still goes in', async () => {
     const res = await canon.request('/v1/episodes', { key: owner, json: episode('ok-😀', { subject: 'service:x', body: { text: 'The team emoji is 🚀 and the name is Zoë.' } }) });
     expect(res.status).toBe(200);

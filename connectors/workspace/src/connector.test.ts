@@ -2,6 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { subjectFault } from '@canon/core';
 import { ConnectorAbortedError, runConnector } from '@canon/connector-kit';
 import { MemorySink } from '@canon/connector-kit/testing';
 import { createWorkspaceConnector, forgetWorkspaceSubjects, workspaceKey, workspaceToEpisodes, type WorkspaceItem } from './connector.js';
@@ -152,6 +153,16 @@ describe('workspace connector', () => {
     expect(sink.episodes.map((e) => e.source_ref)).toContain(plain);
     expect(sink.episodes.map((e) => e.source_ref)).not.toContain(accented);
     for (const e of sink.episodes) expect(Buffer.byteLength(e.subject, 'utf8')).toBeLessThanOrEqual(512);
+  });
+
+  it('passes over a file whose name holds a character no reader sees, or ends in a space, and reads the rest', async () => {
+    for (const name of ['deploy\u200b.md', 'run\u202egpj.md', 'notes.md ', 'line\nbreak.md']) write(name, 'A file with a name that passes for another.\n');
+    write('two words.md', 'A space inside a name is a name.\n');
+    write('می\u200cخواهم.md', 'A Persian name holds a zero-width non-joiner.\n');
+    const summary = await scan();
+    expect(summary.skipped).toMatchObject({ unsafe_name: 4 });
+    expect(sink.episodes.map((e) => e.source_ref).filter((p) => p !== '.gitignore' && !p.startsWith('docs/') && p !== 'README.md').sort()).toEqual(['two words.md', 'می\u200cخواهم.md'].sort());
+    for (const e of sink.episodes) expect(subjectFault(e.subject), e.subject).toBeNull();
   });
 
   it('passes over secret files unread by default, reads .env.example, and lets the list be changed', async () => {

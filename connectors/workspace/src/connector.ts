@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
-import { LIMITS, readDocument, type EpisodeInput } from '@canon/core';
+import { LIMITS, readDocument, subjectFault, type EpisodeInput } from '@canon/core';
 import {
   ConnectorError,
   definePredicates,
@@ -248,6 +248,12 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
         skip('path_too_long');
         continue;
       }
+      // A name holding a control or invisible character, or white space at an end, is no subject
+      // the door takes (it would pass for another's): the file is passed over, not the whole run.
+      if (subjectFault(fileSubject(rootId, file.path)) !== null) {
+        skip('unsafe_name');
+        continue;
+      }
       const read = await readText(file.absolute, config.maxFileBytes);
       if (!read.ok) {
         skip(read.reason);
@@ -297,6 +303,9 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
     for (const path of Object.keys(inventory).sort()) {
       const entry = inventory[path];
       if (!entry || entry.hash === null || seen.has(path)) continue;
+      // A file an older Canon stored under a name the door now refuses: its vanishing could not be
+      // written either, so its entry stays as it is rather than refuse the run's last batch.
+      if (subjectFault(fileSubject(rootId, path)) !== null) continue;
       const n = entry.n + 1;
       episodes.push(...workspaceToEpisodes({ change: 'vanished', rootId, path, n, previousHash: entry.hash }));
       inventory[path] = { hash: null, n };

@@ -35,6 +35,25 @@ const shortString = cleanString(z.string().min(1).max(LIMITS.shortString)).refin
   { message: `longer than ${LIMITS.shortString} bytes in UTF-8` },
 );
 
+// Characters no reader sees, or that reorder what is shown: the C0 and C1 controls, a zero-width
+// space, a word joiner and the invisible operators, a byte-order mark, and the bidirectional
+// embeddings, overrides and isolates. The zero-width joiner and non-joiner are left alone: Persian
+// and Indic words, and emoji, are written with them.
+const HIDDEN_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u200b\u2060-\u2064\u202a-\u202e\u2066-\u2069\ufeff]/;
+
+/**
+ * Why a subject's name would pass for another's, or null: a character no one sees (or that
+ * reorders what is shown), or white space at either end. `service:billing` followed by a
+ * zero-width space is a second subject that recall, the inspector and every listing show as the
+ * first. Other look-alikes (another script's letters, a decomposed accent) are names as written.
+ */
+export function subjectFault(subject: string): string | null {
+  const hidden = HIDDEN_IN_NAME.exec(subject);
+  if (hidden) return `holds U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, a character no reader sees or one that reorders what is shown: the name would pass for another subject's`;
+  if (/^\s|\s$/u.test(subject)) return 'has white space at its start or end: the name would pass for another subject\'s';
+  return null;
+}
+
 /**
  * Whether a claim's own part of its fact key — predicate and qualifiers as JSON — fits in
  * `LIMITS.factKeyBytes`: beside the subject it makes the index entries of its memory. Measured in

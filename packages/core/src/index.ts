@@ -14,6 +14,7 @@ export {
   Actor,
   defaultLineage,
   toEnvelope,
+  subjectFault,
   canonicalEnvelope,
   contentHash,
   envelopeOf,

@@ -10,6 +10,7 @@ import {
   LIMITS,
   LINK_KIND,
   linkFault,
+  subjectFault,
   readDocument,
   toEnvelope,
   ValidationError,
@@ -335,15 +336,18 @@ function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[]
       `episode ${taken}: source ${JSON.stringify(source)} is reserved for keys bound to it (canon keys create --source ${source}); nothing was stored`,
     );
   }
-  // A link the compiler could not read does nothing: refused here, not stored to sit in the log.
-  // (An import keeps the episodes its log holds, as they were.)
-  const links = envelopes.flatMap((e, index) => {
-    const fault = e.kind === LINK_KIND ? linkFault(e) : null;
-    return fault === null ? [] : [{ index, path: 'body.link', message: fault }];
+  // A subject that would pass for another's, and a link the compiler could not read (it does
+  // nothing), are refused here rather than stored. An import keeps the episodes its log holds,
+  // as they were, so these are a writer's checks, not the schema's.
+  const issues = envelopes.flatMap((e, index) => {
+    const name = subjectFault(e.subject);
+    const link = e.kind === LINK_KIND ? linkFault(e) : null;
+    return [...(name === null ? [] : [{ index, path: 'subject', message: name }]), ...(link === null ? [] : [{ index, path: 'body.link', message: link }])];
   });
-  if (links.length > 0) {
-    const first = links[0]!;
-    throw new ValidationError(`${links.length} of ${envelopes.length} episodes are links that link nothing; nothing was stored (episode ${first.index}: ${first.path}: ${first.message}${links.length > 1 ? '; …' : ''})`, links);
+  if (issues.length > 0) {
+    const invalid = new Set(issues.map((i) => i.index)).size;
+    const named = issues.slice(0, 3).map((i) => `episode ${i.index}: ${i.path}: ${i.message}`).join('; ');
+    throw new ValidationError(`${invalid} of ${envelopes.length} episodes are invalid; nothing was stored (${named}${issues.length > 3 ? '; …' : ''})`, issues);
   }
   return envelopes;
 }
