@@ -161,7 +161,7 @@ describe('workspace connector', () => {
     write('می\u200cخواهم.md', 'A Persian name holds a zero-width non-joiner.\n');
     const summary = await scan();
     expect(summary.skipped).toMatchObject({ unsafe_name: 4 });
-    expect(sink.episodes.map((e) => e.source_ref).filter((p) => p !== '.gitignore' && !p.startsWith('docs/') && p !== 'README.md').sort()).toEqual(['two words.md', 'می\u200cخواهم.md'].sort());
+    expect(sink.episodes.map((e) => e.source_ref).filter((p) => p !== undefined && p !== '.gitignore' && !p.startsWith('docs/') && p !== 'README.md').sort()).toEqual(['two words.md', 'می\u200cخواهم.md'].sort());
     for (const e of sink.episodes) expect(subjectFault(e.subject), e.subject).toBeNull();
   });
 
