@@ -170,6 +170,13 @@ describe('a link needs the standing of what it joins', () => {
       expect(problem.issues, k).toEqual([expect.objectContaining({ index: 1, path: 'body.link' })]);
     }
     expect((await canon.runtime.pool.query('SELECT count(*)::int AS n FROM episodes')).rows[0].n).toBe(before);
+    // Nor one dated ahead: among links of equal standing the later wins, so a link of 2099 would
+    // outlast every unlink a peer says before then.
+    const ahead = await canon.request('/v1/episodes', { key: member, json: { idempotency_key: 'raw-2099', subject: S, kind: 'link', occurred_at: '2099-01-01T00:00:00Z', body: { link: { keys, same: true } } } });
+    expect(ahead.status).toBe(400);
+    expect((await ahead.json()).detail).toMatch(/a link holds from when it is said: occurred_at 2099-01-01T00:00:00.000Z is ahead of now/);
+    const skewed = new Date(Date.now() + 60_000).toISOString();
+    expect((await canon.request('/v1/episodes', { key: member, json: { idempotency_key: 'raw-skewed', subject: S, kind: 'link', occurred_at: skewed, body: { link: { keys, same: false } } } })).status).toBe(200);
   });
 
   it('takes a link out of force when a writer above it states one of its keys, and a rebuild agrees', async () => {

@@ -323,6 +323,18 @@ function parseItems(items: readonly unknown[], workspaceId: string, actorOf: (in
   return envelopes;
 }
 
+/** How far ahead of this server's clock a writer's clock may be when it sends a link. */
+const LINK_CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * A link says two keys are one (or two) from when it is said: among links of equal standing the
+ * later wins, so one dated ahead would outlast every unlink said before its date.
+ */
+function futureLink(e: Envelope, latest: number): string | null {
+  if (e.occurred_at === null || Date.parse(e.occurred_at) <= latest) return null;
+  return `a link holds from when it is said: occurred_at ${e.occurred_at} is ahead of now (leave it out, or send the time it was said)`;
+}
+
 function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[] {
   const envelopes = parseItems(items, principal.workspace_id, () => ({ role: principal.role, user: principal.user }));
   // A connector's source is reserved for keys bound to it (design §2): no other writer may take
@@ -339,9 +351,10 @@ function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[]
   // A subject that would pass for another's, and a link the compiler could not read (it does
   // nothing), are refused here rather than stored. An import keeps the episodes its log holds,
   // as they were, so these are a writer's checks, not the schema's.
+  const latest = Date.now() + LINK_CLOCK_SKEW_MS;
   const issues = envelopes.flatMap((e, index) => {
     const name = subjectFault(e.subject);
-    const link = e.kind === LINK_KIND ? linkFault(e) : null;
+    const link = e.kind === LINK_KIND ? (linkFault(e) ?? futureLink(e, latest)) : null;
     return [...(name === null ? [] : [{ index, path: 'subject', message: name }]), ...(link === null ? [] : [{ index, path: 'body.link', message: link }])];
   });
   if (issues.length > 0) {
