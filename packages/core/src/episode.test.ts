@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { inStoredYears, Instant } from './episode.js';
+import { inStoredYears, Instant, subjectFault } from './episode.js';
 
 /** The schema as it was before an instant written as toISOString writes it was kept as sent. */
 const ParsedAgain = z.iso.datetime({ offset: true }).transform((s) => new Date(s).toISOString());
@@ -51,5 +51,31 @@ describe('Instant', () => {
     expect(Instant.safeParse('9999-12-31T23:30:00-01:00').success).toBe(false);
     expect(Instant.parse('0001-01-01T00:00:00Z')).toBe('0001-01-01T00:00:00.000Z');
     expect(Instant.parse('9999-12-31T23:59:59.999Z')).toBe('9999-12-31T23:59:59.999Z');
+  });
+});
+
+describe('subjectFault', () => {
+  it('names a character no reader sees, or one that reorders what is shown, and a space at an end', () => {
+    for (const [name, shown] of [
+      ['service:billing\u200b', 'U+200B'],
+      ['service:bil\u00adling', 'U+00AD'],
+      ['service:\u202egnillib', 'U+202E'],
+      ['service:billing\u2066', 'U+2066'],
+      ['service:billing\u200f', 'U+200F'],
+      ['service:billing\u3164', 'U+3164'],
+      ['service:billing\u{e0041}\u{e0042}', 'U+E0041'],
+      ['service:billing\t', 'U+0009'],
+      ['service:billing\u2028', 'U+2028'],
+    ] as const) {
+      expect(subjectFault(name), name).toContain(shown);
+    }
+    expect(subjectFault(' service:billing')).toContain('white space at its start or end');
+    expect(subjectFault('service:billing\u00a0')).toContain('white space at its start or end');
+  });
+
+  it('leaves names as written: inner spaces, joiners of Persian and emoji, variation selectors, other scripts', () => {
+    for (const name of ['team:two words', 'user:می\u200cخواهم', 'team:👩\u200d💻', 'team:❤\ufe0f', 'user:Zoë', 'user:Zoe\u0308', 'service:billing']) {
+      expect(subjectFault(name), name).toBeNull();
+    }
   });
 });

@@ -35,11 +35,14 @@ const shortString = cleanString(z.string().min(1).max(LIMITS.shortString)).refin
   { message: `longer than ${LIMITS.shortString} bytes in UTF-8` },
 );
 
-// Characters no reader sees, or that reorder what is shown: the C0 and C1 controls, a zero-width
-// space, a word joiner and the invisible operators, a byte-order mark, and the bidirectional
-// embeddings, overrides and isolates. The zero-width joiner and non-joiner are left alone: Persian
-// and Indic words, and emoji, are written with them.
-const HIDDEN_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u200b\u2060-\u2064\u202a-\u202e\u2066-\u2069\ufeff]/;
+// Characters no reader sees, or that reorder what is shown: the C0 and C1 controls, the line and
+// paragraph separators, a soft hyphen, the combining grapheme joiner, a zero-width space, the word
+// joiner and invisible operators, the Hangul and Khmer fillers and Mongolian selectors that render
+// as nothing, a byte-order mark, the bidirectional marks, embeddings, overrides and isolates, and
+// the tag characters (which spell hidden ASCII). The zero-width joiner and non-joiner, and the
+// variation selectors, are left alone: Persian and Indic words, and emoji, are written with them.
+const HIDDEN_IN_NAME =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/u;
 
 /**
  * Why a subject's name would pass for another's, or null: a character no one sees (or that
