@@ -128,6 +128,34 @@ describe("Canon's secret rules, asked for their literals first", () => {
     expect(hidden(accounts)).toEqual(['Tr0ub4dor&3x', 'hunter2hunter2']);
     const token = 'sk9f8a7s6d5f4g3h2j1k0lqwe';
     expect(hidden(`Name | API key | Token expiry\n--- | --- | ---\nstripe | ${token} | 2027-01-01\nlocal | 4096 | never`)).toEqual([token]);
+    // Lines ended by \r\n or \r, a quoted table, a header with markup, a parenthesis or a colon.
+    expect(hidden('| Service | User | Password |\r\n|---|---|---|\r\n| billing | admin | Zq8crlfPw02 |\r\n')).toEqual(['Zq8crlfPw02']);
+    expect(hidden('| Service | Password |\r|---|---|\r| billing | Zq8crPw03 |\r')).toEqual(['Zq8crPw03']);
+    expect(hidden('> | Service | Password |\n> |---|---|\n> | billing | Zq8quotePw |')).toEqual(['Zq8quotePw']);
+    expect(hidden('| Service | <b>Password</b> | Password (prod) | Password: |\n|---|---|---|---|\n| api | Zq8aaaa1 | Zq8bbbb2 | Zq8cccc3 |')).toEqual(['Zq8aaaa1', 'Zq8bbbb2', 'Zq8cccc3']);
+    // YAML's other forms of a value: a block scalar, the next line, an anchor or a tag, a quoted
+    // key, a flow mapping, a list under the key; prose and placeholders stay.
+    const yaml = [
+      'db:',
+      '  password: |',
+      '    Zq8literal05',
+      '  backup_password: >-',
+      '    Zq8folded04',
+      '  admin_password:',
+      '    Zq8nextline',
+      '  replica_password: &pw !!str Zq8anchor',
+      '  "root_password": Zq8quotedkey',
+      '  cache: {user: app, password: Zq8flowmap}',
+      '  passwords:',
+      '    - Zq8listitem',
+      '  policy_password: at least 12 characters',
+      '  env_password: ${DB_PASSWORD}',
+      '  pool: 5',
+    ].join('\n');
+    expect(hidden(yaml)).toEqual(['Zq8literal05', 'Zq8folded04', 'Zq8nextline', 'Zq8anchor', 'Zq8quotedkey', 'Zq8flowmap', 'Zq8listitem']);
+    // A row named for a credential holds it in the value column.
+    expect(hidden('| Setting | Value | Notes |\n|---|---|---|\n| db_password | Zq8kvPw04 | rotated |\n| db_host | db.internal | primary |')).toEqual(['Zq8kvPw04']);
+    expect(hidden('| Key | |\n|---|---|\n| API token | f3a9c2e7b1d44e0a9c8b |\n| region | eu-west-1 |')).toEqual(['f3a9c2e7b1d44e0a9c8b']);
     // A column of keys that are no credentials, a table with no header named for one.
     expect(hidden('| Primary key | Secret name |\n|---|---|\n| id | db-password-prod |')).toEqual([]);
     expect(hidden('| service | owner |\n|---|---|\n| api | password-team-lead |')).toEqual([]);

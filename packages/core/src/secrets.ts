@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isScalar, isSeq, parseAllDocuments, visit, type Scalar } from 'yaml';
 import { sha256 } from './hash.js';
 import type { Envelope } from './episode.js';
 
@@ -138,6 +139,9 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
         if (!found) return;
         const { value, span } = found;
         if (/pwd$/i.test(m[1]!) && /^(?:[/~.]|[A-Za-z]:\\)/.test(value)) return;
+        // A block scalar's header (`|`, `>-`), an anchor or a tag is no value: `yaml-credential`
+        // reads what follows it.
+        if (/^(?:[|>][-+1-9]*|[&!]\S*)$/.test(value)) return;
         // A YAML line is a document label too: one finding for it.
         if (out.some((f) => f.start === span[0] && f.end === span[1])) return;
         out.push({ rule: 'connection-password', start: span[0], end: span[1] });
@@ -256,6 +260,19 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     },
   },
   {
+    // A YAML value under a key named for a credential, in every form YAML has for it — a block
+    // scalar (`password: |`), the value on the next line, an anchor or a tag before it, a quoted
+    // key, a flow mapping, a list under the key — read from the parsed text, so each is found where
+    // the parser says it is. The line rules above read one line: `password: |` gave them the `|`.
+    // A text that does not parse as YAML is no concern of this rule.
+    rule: 'yaml-credential',
+    needs: [':'],
+    find(text: string): SecretFinding[] {
+      if ((!text.includes('\n') && !text.includes('{')) || (!CREDENTIAL_WORD.test(text) && !/pwd|credential/i.test(text))) return [];
+      return yamlCredentials(text);
+    },
+  },
+  {
     // A Markdown table with a column named for a credential (`| service | user | password |`,
     // `| Name | API key |`): each row's cell in that column. A password's or secret's cell when it
     // is one token (prose such as "see the vault" stays), a token's or key's only when shaped like
@@ -265,40 +282,100 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     find(text: string): SecretFinding[] {
       if (!CREDENTIAL_WORD.test(text) && !/pwd|credential/i.test(text)) return [];
       const out: SecretFinding[] = [];
-      let columns: Map<number, 'password' | 'token'> | null = null;
+      let columns: TableColumns | null = null;
       let header: Array<{ text: string }> | null = null;
-      let at = 0;
-      for (const line of text.split('\n')) {
-        const start = at;
-        at += line.length + 1;
+      const take = (cell: { text: string; start: number; end: number } | undefined, kind: CredentialKind) => {
+        if (!cell) return;
+        const value = cell.text;
+        if (/\s/.test(value) || isPlaceholder(value) || TABLE_NOT_A_SECRET.test(value)) return;
+        if (kind === 'token' ? !credentialShaped(value) : value.length < 4) return;
+        out.push({ rule: 'table-credential', start: cell.start, end: cell.end });
+      };
+      // Lines ended by \n, \r\n or \r alike; a table quoted (`> | … |`) is read past its markers.
+      for (const m of text.matchAll(/([^\r\n]*)(?:\r\n|\r|\n|$)/g)) {
+        const quote = /^(?:[ \t]*>)*/.exec(m[1]!)![0];
+        const line = m[1]!.slice(quote.length);
         if (!line.includes('|')) {
           columns = null;
           header = null;
+          if (m[0] === '') break;
           continue;
         }
         if (TABLE_DELIMITER.test(line)) {
-          columns = header ? credentialColumns(header) : null;
+          columns = header ? tableColumns(header) : null;
           header = null;
           continue;
         }
-        const cells = tableCells(line, start);
+        const cells = tableCells(line, m.index + quote.length);
         if (!columns) {
           header = cells;
           continue;
         }
-        for (const [i, kind] of columns) {
-          const cell = cells[i];
-          if (!cell) continue;
-          const value = cell.text;
-          if (/\s/.test(value) || isPlaceholder(value) || TABLE_NOT_A_SECRET.test(value)) continue;
-          if (kind === 'token' ? !credentialShaped(value) : value.length < 4) continue;
-          out.push({ rule: 'table-credential', start: cell.start, end: cell.end });
-        }
+        for (const [i, kind] of columns.named) take(cells[i], kind);
+        // A row named for a credential (`| db_password | … |`) holds it in the table's value column.
+        const label = cells[0] ? credentialKind(cells[0].text) : null;
+        if (label && columns.value !== null && !columns.named.has(columns.value)) take(cells[columns.value], label);
       }
       return out;
     },
   },
 ]);
+
+function yamlCredentials(text: string): SecretFinding[] {
+  let docs: ReturnType<typeof parseAllDocuments>;
+  try {
+    docs = parseAllDocuments(text, { uniqueKeys: false, prettyErrors: false });
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(docs)) return [];
+  const out: SecretFinding[] = [];
+  const take = (node: Scalar, kind: CredentialKind) => {
+    const span = scalarContent(text, node);
+    if (!span) return;
+    const value = text.slice(span[0], span[1]);
+    // A plain value of words is prose ("Password: at least 12 characters"); a quoted or block one
+    // is the value as its writer set it down.
+    if (node.type === 'PLAIN' && /\s/.test(value)) return;
+    if (isPlaceholder(value) || TABLE_NOT_A_SECRET.test(value)) return;
+    if (kind === 'token' ? !credentialShaped(value) : value.length < 4) return;
+    out.push({ rule: 'yaml-credential', start: span[0], end: span[1] });
+  };
+  for (const doc of docs) {
+    if (doc.errors.length > 0) continue;
+    visit(doc, {
+      Pair(_key, pair) {
+        const kind = isScalar(pair.key) && typeof pair.key.value === 'string' ? credentialKind(pair.key.value) : null;
+        if (!kind) return;
+        if (isScalar(pair.value)) take(pair.value, kind);
+        else if (isSeq(pair.value)) for (const item of pair.value.items) if (isScalar(item)) take(item, kind);
+      },
+    });
+  }
+  return out;
+}
+
+/**
+ * Where a scalar's content stands in the text: a plain one whole, a quoted one inside its quotes,
+ * a block scalar from its first line of content to its last character (its header, `|` or `>-`,
+ * stays, so the text is still YAML). Null for one that is no string of the text.
+ */
+function scalarContent(text: string, node: Scalar): [number, number] | null {
+  const range = node.range;
+  if (!range || typeof node.value !== 'string') return null;
+  let [start, end] = [range[0], range[1]];
+  if (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') {
+    start += 1;
+    end -= 1;
+  } else if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') {
+    const header = text.indexOf('\n', start);
+    if (header < 0 || header >= end) return null;
+    start = header + 1;
+  }
+  while (start < end && /\s/.test(text[start]!)) start += 1;
+  while (end > start && /\s/.test(text[end - 1]!)) end -= 1;
+  return end > start ? [start, end] : null;
+}
 
 /** A Markdown table's line under its header: cells of dashes, with or without colons. */
 const TABLE_DELIMITER = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
@@ -335,16 +412,41 @@ function tableCells(line: string, offset: number): Array<{ text: string; start: 
 }
 
 const TABLE_TOKEN_NAME = new RegExp(`(?:token|apikey|${KEY_KIND}key)s?$`);
+type CredentialKind = 'password' | 'token';
 
-/** The columns of a table header named for a credential: a password's (or secret's), or a token's (or key's). */
-function credentialColumns(header: ReadonlyArray<{ text: string }>): Map<number, 'password' | 'token'> | null {
-  const columns = new Map<number, 'password' | 'token'>();
+/** A table's columns named for a credential, and the column holding each row's value (if any). */
+interface TableColumns {
+  named: Map<number, CredentialKind>;
+  value: number | null;
+}
+
+/**
+ * What a header or a row's label names: a password (or secret), a token (or a key of a kind), or
+ * nothing. Markup, a parenthesis after the name ("Password (prod)") and a colon are not part of it.
+ */
+function credentialKind(label: string): CredentialKind | null {
+  const name = label
+    .replace(/<[^>]*>/g, '')
+    .replace(/[*_`]/g, '')
+    .replace(/\([^)]*\)\s*$/, '')
+    .replace(/[:.\s-]+/g, '')
+    .toLowerCase();
+  if (/(?:password|passwd|passphrase|pwd|secret|credential)s?$/.test(name)) return 'password';
+  if (TABLE_TOKEN_NAME.test(name)) return 'token';
+  return null;
+}
+
+function tableColumns(header: ReadonlyArray<{ text: string }>): TableColumns | null {
+  const named = new Map<number, CredentialKind>();
+  let value: number | null = null;
   header.forEach((cell, i) => {
-    const name = cell.text.replace(/[*_`]/g, '').replace(/[\s.-]+/g, '').toLowerCase();
-    if (/(?:password|passwd|passphrase|pwd|secret|credential)s?$/.test(name)) columns.set(i, 'password');
-    else if (TABLE_TOKEN_NAME.test(name)) columns.set(i, 'token');
+    const kind = credentialKind(cell.text);
+    if (kind) named.set(i, kind);
+    else if (i > 0 && value === null && /^(?:value|values|default|current|setting)s?$/i.test(cell.text.replace(/[*_`]/g, '').trim())) value = i;
   });
-  return columns.size > 0 ? columns : null;
+  // Two columns: the second is the first's value (`| Setting | |`, `| Key | Val |`).
+  if (value === null && header.length === 2 && !named.has(1)) value = 1;
+  return { named, value };
 }
 
 /** Findings for the first capture group of each match (the value, not its setting's name). */
@@ -430,6 +532,14 @@ export function toTokenEnds(text: string, findings: readonly SecretFinding[]): S
     // setting. (Other rules' names stay as they were: a marker's rule is part of what is stored.)
     const named = f.rule === 'aws' ? SETTING_NAME.exec(text.slice(start, end)) : null;
     if (named && named[0].length < end - start) start += named[0].length;
+    // A value in quotes ends at its closing quote: secretlint's connection-string rules ran on
+    // through it (`"postgres://…", "pool": 5`), and a file whose quote went with the secret no
+    // longer parsed.
+    const quote = start > 0 ? text[start - 1] : undefined;
+    if (quote === '"' || quote === "'" || quote === '`') {
+      const closing = text.indexOf(quote, start);
+      if (closing >= 0 && closing < end) end = closing;
+    }
     if (end > start && end < text.length && TOKEN_CHAR.test(text[end - 1]!)) {
       while (end < text.length && (TOKEN_CHAR.test(text[end]!) || (text[end] === '.' && end + 1 < text.length && TOKEN_CHAR.test(text[end + 1]!)))) end += 1;
     }

@@ -67,6 +67,7 @@ export function parseJson(text: string): Parsed {
 }
 
 const ONE_MARKER = new RegExp(`^${REDACTION_MARKER.source}$`);
+const MARKER_OPENS_VALUE = new RegExp(`^([ \\t]*(?:- |[^\\s#'"\\[{][^:#\\n]*:[ \\t]+))(${REDACTION_MARKER.source}[^\\s#'"]+)[ \\t]*$`, 'gm');
 
 /**
  * YAML 1.2 (the `yaml` package's core schema: `on:` stays a key, `no` stays a string). A stream
@@ -74,7 +75,10 @@ const ONE_MARKER = new RegExp(`^${REDACTION_MARKER.source}$`);
  */
 export function parseYaml(text: string): Parsed {
   try {
-    const docs = parseAllDocuments(text, { uniqueKeys: false, prettyErrors: false });
+    // A plain value that opens with a marker and goes on (`url: [redacted:…]/0`, the rest of a
+    // URL whose credential was replaced) is no YAML a parser reads: it is quoted, as the string it is.
+    const read = text.includes('[redacted:') ? text.replace(MARKER_OPENS_VALUE, (_m, lead: string, value: string) => `${lead}'${value}'`) : text;
+    const docs = parseAllDocuments(read, { uniqueKeys: false, prettyErrors: false });
     if (!Array.isArray(docs)) return { ok: true, value: null };
     if (docs.some((d) => d.errors.length > 0)) return { ok: false };
     // A plain value redacted at the door (`password: hunter2` → `password: [redacted:…]`) reads as
@@ -82,7 +86,7 @@ export function parseYaml(text: string): Parsed {
     for (const d of docs) {
       visit(d, {
         Seq(_key, node) {
-          const source = node.flow && node.range ? text.slice(node.range[0], node.range[1]).trim() : '';
+          const source = node.flow && node.range ? read.slice(node.range[0], node.range[1]).trim() : '';
           return ONE_MARKER.test(source) ? new Scalar(source) : undefined;
         },
       });

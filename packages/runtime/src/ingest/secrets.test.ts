@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonSecretFindings, DEFAULT_POLICY_SET, extract, REDACTION_MARKER, redactionMarker, toEnvelope, EpisodeInput, type Envelope } from '@canon/core';
+import { canonSecretFindings, DEFAULT_POLICY_SET, extract, readDocument, REDACTION_MARKER, redactionMarker, toEnvelope, EpisodeInput, type Envelope } from '@canon/core';
 import { PLANTED_SECRETS, plantedKubeconfig } from '@canon/testing';
 import { detectSecrets, redactEnvelopes } from './secrets.js';
 
@@ -17,6 +17,30 @@ async function rules(text: string): Promise<string[]> {
 function envelope(input: Record<string, unknown>): Envelope {
   return toEnvelope(EpisodeInput.parse({ idempotency_key: 'k1', subject: 'service:billing', ...input }), 'w1', { role: 'agent', user: null });
 }
+
+describe('a redacted file still reads', () => {
+  it('keeps the quotes around a connection string, and reads a marker with the rest of a URL as a string', async () => {
+    const url = `postgres://app:${dbPassword}@db.internal:5432/billing`;
+    for (const [path, text, facts] of [
+      ['values.yaml', `db:\n  url: "${url}"\n  pool: 5\n`, ['db.url', 'db.pool']],
+      ['single.yaml', `db:\n  url: '${url}'\n  pool: 5\n`, ['db.url', 'db.pool']],
+      ['appsettings.json', `{"db": {"url": "${url}", "pool": 5}}`, ['db.url', 'db.pool']],
+      ['config.toml', `[db]\nurl = "${url}"\npool = 5\n`, ['db.url', 'db.pool']],
+      ['cache.yml', `cache:\n  url: redis://default:${dbPassword}@redis.internal:6379/0\n  ttl: 60\n`, ['cache.url', 'cache.ttl']],
+      ['.env.example', `DATABASE_URL="${url}"\nPOOL=5\n`, ['DATABASE_URL', 'POOL']],
+    ] as const) {
+      const [r] = await redactEnvelopes([envelope({ kind: 'document', body: { path, text } })]);
+      const stored = r!.envelope.body.text as string;
+      expect(stored, path).not.toContain(dbPassword);
+      const read = readDocument(path, stored);
+      expect(read.dropped, path).toEqual({});
+      expect(read.facts.map((f) => f.predicate), path).toEqual(facts);
+      // The value is the marker alone (the URL's path kept beside it), with no quote of the file's.
+      const value = String(read.facts[0]!.value);
+      expect(value, path).toMatch(/^\[redacted:[a-z-]+:[cbdefghijklnrtuv]{12}\](?:\/0)?$/);
+    }
+  });
+});
 
 describe('secret detection', () => {
   it('finds each kind: recommended preset and Canon rules', async () => {
