@@ -70,6 +70,13 @@ describe("a document's keys and candidates", () => {
     expect((await memoriesOf('docs:package.json')).flatMap((m) => m.candidates)).toEqual([]);
     const principal = await canon.runtime.authenticate(owner);
     expect((await canon.runtime.verify(principal, 'docs:package.json')).ok).toBe(true);
+    // The same file sent again without its lineage (another document, as Canon reads it), and a
+    // second file of the subject stating one of its keys: each key is still one this file states.
+    expect((await canon.request('/v1/episodes?compile=wait', { key: owner, json: doc('pkg-again', 'package.json', pkg) })).status).toBe(200);
+    const cli = { ...doc('cli-1', 'packages/cli/package.json', JSON.stringify({ devDependencies: { jest: '^29.1.0' } })), subject: 'docs:package.json', lineage: 'app/packages/cli/package.json' };
+    expect((await canon.request('/v1/episodes?compile=wait', { key: owner, json: cli })).status).toBe(200);
+    expect((await memoriesOf('docs:package.json')).flatMap((m) => m.candidates)).toEqual([]);
+    expect((await canon.runtime.verify(principal, 'docs:package.json')).ok).toBe(true);
 
     // Two files of one subject, each naming the deploy day its own way: a candidate pair.
     const subject = 'service:deploys';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, documentOf, findCandidates, keptCandidateLists, keptCandidates, LOOSE_LIMIT, scoreShapes, shapeOf, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput, type CandidateRef } from './candidates.js';
+import { CANDIDATES_SHOWN, candidatesAround, candidatesByMemory, DOCUMENTS_KEPT, documentsOf, findCandidates, keptCandidateLists, keptCandidates, LOOSE_LIMIT, scoreShapes, shapeOf, shownCandidates, predicateWords, toldAsChange, WORD_LIMIT, type CandidateInput, type CandidateRef } from './candidates.js';
 import { makeFactKey, memoryId } from './fact-key.js';
 import { QUALIFIER_AXIS, stem } from './candidate-words.js';
 
@@ -35,32 +35,35 @@ describe('candidates', () => {
     }
   });
 
-  it("never pairs two keys of one document (a file's key paths are two facts as written); two documents' keys still pair", () => {
-    const inFile = (predicate: string, lineage: string | null) => ({ ...mem(predicate), document_lineage: lineage });
+  it("never pairs two keys one document states (a file's key paths are two facts as written); keys of two documents still pair", () => {
+    const inFile = (predicate: string, ...lineages: string[]) => ({ ...mem(predicate), document_lineages: lineages });
     const pkg = 'workspace:app/package.json';
     const keys = [inFile('devDependencies.eslint', pkg), inFile('devDependencies.eslint-plugin-import', pkg), inFile('type', pkg), inFile('types', pkg)];
     // Without their document they pair, as any two wordings would.
-    expect(findCandidates(keys.map((k) => ({ ...k, document_lineage: null }))).length).toBeGreaterThanOrEqual(2);
+    expect(findCandidates(keys.map((k) => ({ ...k, document_lineages: [] }))).length).toBeGreaterThanOrEqual(2);
     expect(findCandidates(keys)).toEqual([]);
+    // A key a second file (or a message, which adds no document) states too is still one of this file's.
+    expect(findCandidates([inFile('type', 'other/package.json', pkg), inFile('types', pkg)])).toEqual([]);
     const readme = inFile('The staging deploy runs on {weekday}', 'api:README.md');
     const runbook = inFile('Staging deploys now happen on {weekday}', 'api:docs/runbook.md');
     expect(pairsOf([readme, runbook])).toEqual([pair(readme, runbook)]);
-    expect(pairsOf([readme, { ...runbook, document_lineage: 'api:README.md' }])).toEqual([]);
+    expect(pairsOf([readme, { ...runbook, document_lineages: ['api:README.md'] }])).toEqual([]);
+    expect(pairsOf([readme, { ...runbook, document_lineages: [] }])).toEqual([pair(readme, runbook)]);
     // A set function still: the same pairs with a focus as without.
     const all = [...keys, readme, runbook];
     expect(candidatesAround(all, undefined, new Set([keys[0]!.memory_id, runbook.memory_id])).pairs).toEqual(findCandidates(all).filter((p) => [p.a, p.b].includes(keys[0]!.memory_id) || [p.a, p.b].includes(runbook.memory_id)));
   });
 
-  it('a memory is of one document only when every claim of it came from that document', () => {
+  it('a memory keeps the documents its claims came from, the first of them in order, resumed or not', () => {
     const c = (origin: 'document' | 'text', lineage: string) => ({ origin, lineage });
-    expect(documentOf([c('document', 'f'), c('document', 'f')])).toBe('f');
-    expect(documentOf([c('document', 'f'), c('document', 'g')])).toBeNull();
-    expect(documentOf([c('document', 'f'), c('text', 'f')])).toBeNull();
-    expect(documentOf([])).toBeNull();
-    // Resumed: what the claims folded before gave, then the new ones.
-    expect(documentOf([c('document', 'f')], 'f')).toBe('f');
-    expect(documentOf([c('document', 'f')], null)).toBeNull();
-    expect(documentOf([c('document', 'f')], 'g')).toBeNull();
+    expect(documentsOf([c('document', 'g'), c('document', 'f'), c('document', 'g')])).toEqual(['f', 'g']);
+    expect(documentsOf([c('text', 'f')])).toEqual([]);
+    expect(documentsOf([c('document', 'f')], ['e'])).toEqual(['e', 'f']);
+    // At most DOCUMENTS_KEPT: a union of parts keeps what the whole keeps.
+    const many = Array.from({ length: DOCUMENTS_KEPT * 2 }, (_, i) => c('document', `doc-${String(i).padStart(4, '0')}`));
+    const whole = documentsOf(many);
+    expect(whole).toHaveLength(DOCUMENTS_KEPT);
+    expect(documentsOf(many.slice(50), documentsOf(many.slice(0, 50)))).toEqual(whole);
   });
 
   it('never pairs other slot kinds, other qualifiers, other scopes, or a qualifying word swapped', () => {

@@ -30,10 +30,10 @@ export interface CandidateInput {
    */
   told_as_change?: boolean;
   /**
-   * The document every claim of the memory came from (its lineage), when one did: see
-   * `documentOf`. Two memories of one document are never a pair.
+   * The documents (lineages) claims of the memory came from: see `documentsOf`. Two memories one
+   * document states are never a pair.
    */
-  document_lineage?: string | null;
+  document_lineages?: readonly string[];
 }
 
 export interface CandidatePair {
@@ -93,8 +93,8 @@ export interface PredicateShape {
   /** Qualifiers that belong to the identity (a note's fingerprint does not). */
   qualifiers: string;
   scope: string;
-  /** `CandidateInput.document_lineage`. */
-  document: string | null;
+  /** `CandidateInput.document_lineages`; null for none. */
+  documents: ReadonlySet<string> | null;
 }
 
 // Cues of class change ("from now on", "effective Monday") or correction ("Correction:", "actually,")
@@ -111,21 +111,25 @@ export function toldAsChange(claims: Iterable<Pick<Claim, 'cues'>>): boolean {
   return false;
 }
 
+/** At most this many documents are kept per memory: the first, in code-unit order. */
+export const DOCUMENTS_KEPT = 64;
+
 /**
- * The one document (lineage) every claim came from, or null: a claim of another origin, or of a
- * second document. A document states each of its facts under its own key — a key path
- * (`devDependencies.chai`, `devDependencies.@types/chai`), a heading's item — so two keys of one
- * document are two facts by how it is written, not two wordings of one: over a repository's
- * package files they were thousands of pairs ("type" / "types"). Two documents' keys still pair.
- * `prior` is what the claims folded before gave (a resumed fold holds only the new ones).
+ * The documents (lineages) claims came from, in order, at most `DOCUMENTS_KEPT`. A document states
+ * each of its facts under its own key — a key path (`devDependencies.jest`,
+ * `devDependencies.@types/jest`), a heading's item — so two keys one document states are two facts
+ * by how it is written, not two wordings of one: over a repository's package files they were
+ * thousands of pairs ("type" / "types"). Keys only other documents, or messages, state still pair.
+ * `prior` is what the claims folded before gave (a resumed fold holds only the new ones): the
+ * first `DOCUMENTS_KEPT` of a union are those of the first of each part, so a resume and a
+ * rebuild agree.
  */
-export function documentOf(claims: Iterable<Pick<Claim, 'origin' | 'lineage'>>, prior?: string | null): string | null {
-  let found: string | null | undefined = prior;
-  for (const c of claims) {
-    if (c.origin !== 'document' || (found !== undefined && found !== c.lineage)) return null;
-    found = c.lineage;
-  }
-  return found ?? null;
+export function documentsOf(claims: Iterable<Pick<Claim, 'origin' | 'lineage'>>, prior: readonly string[] = []): string[] {
+  const found = new Set(prior);
+  for (const c of claims) if (c.origin === 'document') found.add(c.lineage);
+  const sortedFound = [...found].sort(compareStrings);
+  if (sortedFound.length > DOCUMENTS_KEPT) sortedFound.length = DOCUMENTS_KEPT;
+  return sortedFound;
 }
 
 /** `subjects` caches the words of each subject's name over one search. */
@@ -147,7 +151,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   let named = subjects.get(fk.subject);
   if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
   const own = agentsOf(words, named);
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, slips, named, again, grams: trigramsOf(own), seq, route, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}`, document: input.document_lineage ?? null };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, slips, named, again, grams: trigramsOf(own), seq, route, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}`, documents: input.document_lineages && input.document_lineages.length > 0 ? new Set(input.document_lineages) : null };
 }
 
 /**
@@ -661,9 +665,12 @@ function withSole(pairs: CandidatePair[], byId: ReadonlyMap<string, PredicateSha
   return out.length === pairs.length ? pairs : out.sort((p, q) => compareStrings(p.a, q.a) || compareStrings(p.b, q.b));
 }
 
-/** Two keys of one document: two facts as it is written (`documentOf`). */
+/** Two keys one document states: two facts as it is written (`documentsOf`). */
 function oneDocument(x: PredicateShape, y: PredicateShape): boolean {
-  return x.document !== null && x.document === y.document;
+  if (x.documents === null || y.documents === null) return false;
+  const [small, large] = x.documents.size <= y.documents.size ? [x.documents, y.documents] : [y.documents, x.documents];
+  for (const d of small) if (large.has(d)) return true;
+  return false;
 }
 
 interface Block {

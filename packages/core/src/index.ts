@@ -128,7 +128,7 @@ export {
   keptCandidateLists,
   candidatesByMemory,
   toldAsChange,
-  documentOf,
+  documentsOf,
   compareCandidateRefs,
   predicateWords,
   scoreShapes,

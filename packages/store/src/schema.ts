@@ -231,10 +231,10 @@ export const memories = pgTable(
      */
     told_as_change: boolean('told_as_change').notNull().default(false),
     /**
-     * The document (lineage) every claim of the memory came from, when one did (`documentOf`):
-     * two keys of one document are never candidates. Derived at compile, like `told_as_change`.
+     * The documents (lineages) the memory's claims came from (`documentsOf`): two keys stated by
+     * one document are never candidates. Derived at compile, like `told_as_change`.
      */
-    document_lineage: text('document_lineage'),
+    document_lineages: text('document_lineages').array().notNull().default(sql`'{}'::text[]`),
     /**
      * Where the next compile of this key may resume its fold (`FoldCheckpoint`): the last claim
      * folded and the open values with their claims. Written with the timeline, never part of it

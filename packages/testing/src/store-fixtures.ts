@@ -134,7 +134,7 @@ export function memoryWrite(timeline: Timeline, subject: string): MemoryWrite {
   // The side is the summary's values without their evidence, as the compile writes it.
   const values = (list: Array<{ value: unknown }>) => list.map((c) => ({ value: c.value }));
   const side = { ...summary, memory: { status: summary.memory.status, predicate: summary.memory.predicate, qualifiers: summary.memory.qualifiers, current: values(inForce), conflict: values(disputed) } };
-  return { timeline, json, subject, etag, digest: timelineDigest(timeline), summary, side, told_as_change: false, document_lineage: null, checkpoint: null };
+  return { timeline, json, subject, etag, digest: timelineDigest(timeline), summary, side, told_as_change: false, document_lineages: [], checkpoint: null };
 }
 
 /** Runs fn in a transaction confined to a workspace, as the runtime's `withWorkspace` does. */

@@ -12,7 +12,7 @@ import {
   sealedBase,
   timelineHashes,
   toldAsChange,
-  documentOf,
+  documentsOf,
   updateStateHash,
   viewableHead,
   type Claim,
@@ -637,7 +637,7 @@ async function compileEpisodes(
         side: storedSide(summary),
         // A resumed fold holds only the new claims: the others' cue is in the row already.
         told_as_change: (resume !== undefined && before!.told_as_change === true) || toldAsChange(memoryClaims),
-        document_lineage: documentOf(memoryClaims, resume !== undefined ? (before!.document_lineage ?? null) : undefined),
+        document_lineages: documentsOf(memoryClaims, resume !== undefined ? (before!.document_lineages ?? []) : []),
         checkpoint,
       };
       if (!before) {
@@ -650,7 +650,7 @@ async function compileEpisodes(
         if ((before.candidates?.length ?? 0) > 0 && canonicalJson(before.side ?? null) !== canonicalJson(write.side)) sideChangedWithCandidates.push(id);
         // Told as a change now (a cue on a restatement): compared by the looser rules from here on,
         // so its pairs are computed again, as a rebuild would compute them.
-        if ((before.told_as_change !== undefined && before.told_as_change !== write.told_as_change) || (before.document_lineage !== undefined && before.document_lineage !== write.document_lineage)) reshaped.push(id);
+        if ((before.told_as_change !== undefined && before.told_as_change !== write.told_as_change) || (before.document_lineages !== undefined && before.document_lineages.join('\u0000') !== write.document_lineages.join('\u0000'))) reshaped.push(id);
         result.memories_updated += 1;
         removedDigests.push(before.digest);
       }

@@ -1,4 +1,4 @@
-import { authorOf, canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, documentOf, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { authorOf, canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, documentsOf, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type MemoryRow, type MemoryShapeRow, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -45,11 +45,11 @@ export async function recomputeAndCompare(pool: Pool, workspaceId: string, subje
 /** What the candidate search reads of a memory beside its key, as its row keeps it. */
 export interface MemoryShapeFacts {
   told_as_change: boolean;
-  document_lineage: string | null;
+  document_lineages: string[];
 }
 
 function shapeFacts(claims: readonly Claim[]): MemoryShapeFacts {
-  return { told_as_change: toldAsChange(claims), document_lineage: documentOf(claims) };
+  return { told_as_change: toldAsChange(claims), document_lineages: documentsOf(claims) };
 }
 
 /**
@@ -163,7 +163,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     // Recall reads the summary, not the timeline: it must say what the timeline says (a row from
     // before summaries existed has none, and recall reads its timeline).
     const stored = summaries.get(row.id);
-    const { summary = null, side = null, told_as_change = false, document_lineage = null, checkpoint = null, sealed = null } = stored ?? {};
+    const { summary = null, side = null, told_as_change = false, document_lineages = [], checkpoint = null, sealed = null } = stored ?? {};
     // A page shows this memory's candidates from what its row keeps of them: their rows' own (none
     // kept is always sound: recall then reads them by id).
     if (stored && stored.partner_sides !== null) {
@@ -179,7 +179,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     }
     const facts = told.get(row.id);
     if (told_as_change !== (facts?.told_as_change ?? false)) diff('told_as_change', facts?.told_as_change ?? false, told_as_change);
-    if (document_lineage !== (facts?.document_lineage ?? null)) diff('document_lineage', facts?.document_lineage ?? null, document_lineage);
+    if (document_lineages.join('\u0000') !== (facts?.document_lineages ?? []).join('\u0000')) diff('document_lineages', facts?.document_lineages ?? [], document_lineages);
     // The next compile resumes from the checkpoint without reading the key's claims, so a stored
     // one must be the fold's own. None is always sound (the compile folds from all claims): a row
     // written before checkpoints existed, or left as it was since, holds none.
@@ -222,7 +222,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     key: row.key,
     note_text: noteText(row),
     told_as_change: told.get(row.id)?.told_as_change ?? false,
-    document_lineage: told.get(row.id)?.document_lineage ?? null,
+    document_lineages: told.get(row.id)?.document_lineages ?? [],
     candidates: summaries.get(row.id)?.candidates ?? [],
   }));
   const lists = candidateListsOf(shapes, links!);

@@ -112,7 +112,7 @@ export function parseFactKey(key: string): FactKey {
 export function candidateListsOf(rows: readonly MemoryShapeRow[], links: SubjectLinks, focus?: readonly string[]): Map<string, CandidateRef[]> {
   const keyOf = new Map(rows.map((r) => [r.id, r.key] as const));
   const byMemory = keptCandidateLists(
-    rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text, told_as_change: r.told_as_change, document_lineage: r.document_lineage })),
+    rows.map((r) => ({ memory_id: r.id, fact_key: parseFactKey(r.key), note_text: r.note_text, told_as_change: r.told_as_change, document_lineages: r.document_lineages })),
     new Map(rows.map((r) => [r.id, r.candidates as CandidateRef[]] as const)),
     focus ? new Set(focus) : undefined,
     (a, b) => links.state.distinct.has(pairId(keyOf.get(a)!, keyOf.get(b)!)),

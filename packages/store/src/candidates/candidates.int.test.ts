@@ -24,7 +24,7 @@ async function seeded(workspaceId: string) {
   const compiled = compiledFrom(episodes);
   const { claims } = compiled;
   // The release day as a document's key (its one lineage), the note a message's.
-  const memories = compiled.memories.map((m) => (m.timeline.fact_key.predicate === 'release_day' ? { ...m, document_lineage: 'docs/release.md' } : m));
+  const memories = compiled.memories.map((m) => (m.timeline.fact_key.predicate === 'release_day' ? { ...m, document_lineages: ['docs/release.md'] } : m));
   await insertClaims(pool, claims);
   await insertMemories(pool, workspaceId, memories);
   return { claims, memories, note: memories.find((m) => m.timeline.fact_key.predicate === 'note')!, day: memories.find((m) => m.timeline.fact_key.predicate === 'release_day')! };
@@ -35,8 +35,8 @@ describe('memoryShapesOfSubject', () => {
     const { note, day } = await seeded('w-shapes');
     const shapes = await memoryShapesOfSubject(pool, 'w-shapes', 's');
     expect(shapes).toHaveLength(2);
-    expect(shapes.find((s) => s.id === note.timeline.memory_id)).toEqual({ id: note.timeline.memory_id, key: note.timeline.key, note_text: note.timeline.values[0]!.value, told_as_change: false, document_lineage: null, candidates: [] });
-    expect(shapes.find((s) => s.id === day.timeline.memory_id)).toMatchObject({ note_text: null, document_lineage: 'docs/release.md' });
+    expect(shapes.find((s) => s.id === note.timeline.memory_id)).toEqual({ id: note.timeline.memory_id, key: note.timeline.key, note_text: note.timeline.values[0]!.value, told_as_change: false, document_lineages: [], candidates: [] });
+    expect(shapes.find((s) => s.id === day.timeline.memory_id)).toMatchObject({ note_text: null, document_lineages: ['docs/release.md'] });
     expect(await memoryShapesOfSubject(pool, 'w-shapes', 'none')).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ export async function memoryShapesOfSubject(sql: Sql, workspaceId: string, subje
                  ELSE COALESCE(
                    (SELECT b.items->0->>'value' FROM memory_blocks b WHERE b.workspace_id = memories.workspace_id AND b.memory_id = memories.id AND b.kind = 'values' AND b.n = 0),
                    timeline->'values'->0->>'value') END AS note_text,
-            told_as_change, document_lineage, candidates
+            told_as_change, document_lineages, candidates
        FROM memories WHERE workspace_id = $1 AND subject = $2 ORDER BY id`,
     [workspaceId, subject],
   );

@@ -6,8 +6,8 @@ export interface MemoryShapeRow {
   note_text: string | null;
   /** See `memories.told_as_change`. */
   told_as_change: boolean;
-  /** See `memories.document_lineage`. */
-  document_lineage: string | null;
+  /** See `memories.document_lineages`. */
+  document_lineages: string[];
   candidates: CandidateRefRow[];
 }
 

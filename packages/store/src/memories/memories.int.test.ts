@@ -162,7 +162,7 @@ describe('summariesOfSubject', () => {
             summary: m.summary,
             side: m.side,
             told_as_change: m.told_as_change,
-            document_lineage: m.document_lineage,
+            document_lineages: m.document_lineages,
             checkpoint: m.checkpoint,
             sealed: null,
             candidates: [],

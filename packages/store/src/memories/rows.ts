@@ -18,8 +18,8 @@ export interface MemoryRow {
    */
   checkpoint?: FoldCheckpoint | null;
   told_as_change?: boolean;
-  /** Read only by a compile, as `told_as_change`: see `memories.document_lineage`. */
-  document_lineage?: string | null;
+  /** Read only by a compile, as `told_as_change`: see `memories.document_lineages`. */
+  document_lineages?: string[];
   /**
    * Read only by a compile (`memoriesByIds` with `checkpoint`), which reads the head: the blocks
    * of the timeline kept in `memory_blocks`, whose items `timeline` then does not hold. Null or
@@ -77,7 +77,7 @@ const ROW = (timeline: string) => `id, subject, key, revision, etag, digest, sta
 export const COLUMNS = ROW(TIMELINE);
 
 /** A compile's read: the head as the row keeps it, and what resumes its fold. */
-export const HEAD_COLUMNS = `${ROW('timeline')}, checkpoint, told_as_change, document_lineage, sealed, side`;
+export const HEAD_COLUMNS = `${ROW('timeline')}, checkpoint, told_as_change, document_lineages, sealed, side`;
 
 /** A memory as recall of a subject reads it: its stored summary, not its timeline. */
 export interface MemoryRecallRow {
@@ -119,8 +119,8 @@ export interface MemoryWrite {
   side: unknown;
   /** See `memories.told_as_change`. */
   told_as_change: boolean;
-  /** See `memories.document_lineage`. */
-  document_lineage: string | null;
+  /** See `memories.document_lineages`. */
+  document_lineages: string[];
   /** See `memories.checkpoint`; null where the fold cannot resume. */
   checkpoint: FoldCheckpoint | null;
   /** See `memories.sealed`: `json` is then the head, past these blocks. Absent: none. */
@@ -133,7 +133,7 @@ export interface MemoryWrite {
 
 /** The members of a `jsonRows` row, as `json_to_recordset` reads them: one pass over the text. */
 export const MEMORY_RECORD =
-  'n int, id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, summary json, side jsonb, told_as_change boolean, document_lineage text, checkpoint json, sealed json';
+  'n int, id text, subject text, key text, scope text, owner text, predicate text, qualifiers jsonb, revision int, etag text, digest text, status text, summary json, side jsonb, told_as_change boolean, document_lineages text[], checkpoint json, sealed json';
 
 /**
  * Memory rows as one JSON array, and their timelines as parameters of their own (`$first`, …)
@@ -165,7 +165,7 @@ export function jsonRows(
         summary: w.summary,
         side: w.side,
         told_as_change: w.told_as_change,
-        document_lineage: w.document_lineage,
+        document_lineages: w.document_lineages,
         ...(expected ? { expected_revision: expected.revision, expected_etag: expected.etag } : {}),
       });
       return `${head.slice(0, -1)},"checkpoint":${JSON.stringify(w.checkpoint)},"sealed":${JSON.stringify(w.sealed ?? null)}}`;

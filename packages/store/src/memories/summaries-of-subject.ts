@@ -9,7 +9,7 @@ export interface StoredDerivations {
   summary: unknown;
   side: unknown;
   told_as_change: boolean;
-  document_lineage: string | null;
+  document_lineages: string[];
   checkpoint: FoldCheckpoint | null;
   sealed: Sealed | null;
   candidates: CandidateRefRow[];
@@ -26,7 +26,7 @@ export async function summariesOfSubject(
   subject: string,
 ): Promise<Map<string, StoredDerivations>> {
   const { rows } = await sql.query<StoredDerivations & { id: string }>(
-    'SELECT id, scope, owner, summary, side, told_as_change, document_lineage, checkpoint, sealed, candidates, partner_sides FROM memories WHERE workspace_id = $1 AND subject = $2',
+    'SELECT id, scope, owner, summary, side, told_as_change, document_lineages, checkpoint, sealed, candidates, partner_sides FROM memories WHERE workspace_id = $1 AND subject = $2',
     [workspaceId, subject],
   );
   return new Map(rows.map(({ id, ...r }) => [id, r]));

@@ -16,7 +16,7 @@ export async function updateMemoriesIfRevision(
   const { json, timelines } = jsonRows(updates.map((u) => ({ w: u.write, expected: u.expected })));
   const { rows } = await sql.query<{ id: string }>(
     `UPDATE memories SET revision = m.revision, etag = m.etag, digest = m.digest, status = m.status,
-       timeline = t.timeline, summary = m.summary, side = m.side, told_as_change = m.told_as_change, document_lineage = m.document_lineage,
+       timeline = t.timeline, summary = m.summary, side = m.side, told_as_change = m.told_as_change, document_lineages = m.document_lineages,
        checkpoint = m.checkpoint, sealed = m.sealed
      FROM json_to_recordset($2::json) AS m(${MEMORY_RECORD}, expected_revision int, expected_etag text)
      JOIN ${timelineValues(3, timelines.length)} ON t.n = m.n

@@ -1,1 +1,0 @@
-ALTER TABLE "memories" ADD COLUMN "document_lineage" text;

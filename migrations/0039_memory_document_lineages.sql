@@ -1,0 +1,1 @@
+ALTER TABLE "memories" ADD COLUMN "document_lineages" text[] DEFAULT '{}'::text[] NOT NULL;
