@@ -156,11 +156,11 @@ describe('workspace connector', () => {
   });
 
   it('passes over a file whose name holds a character no reader sees, or ends in a space, and reads the rest', async () => {
-    for (const name of ['deploy\u200b.md', 'run\u202egpj.md', 'notes.md ', 'line\nbreak.md']) write(name, 'A file with a name that passes for another.\n');
+    for (const name of ['deploy\u200b.md', 'run\u202egpj.md', 'notes.md ', 'line\nbreak.md', ' leading.md', 'dir /inner.md']) write(name, 'A file with a name that passes for another.\n');
     write('two words.md', 'A space inside a name is a name.\n');
     write('می\u200cخواهم.md', 'A Persian name holds a zero-width non-joiner.\n');
     const summary = await scan();
-    expect(summary.skipped).toMatchObject({ unsafe_name: 4 });
+    expect(summary.skipped).toMatchObject({ unsafe_name: 6 });
     expect(sink.episodes.map((e) => e.source_ref).filter((p) => p !== undefined && p !== '.gitignore' && !p.startsWith('docs/') && p !== 'README.md').sort()).toEqual(['two words.md', 'می\u200cخواهم.md'].sort());
     for (const e of sink.episodes) expect(subjectFault(e.subject), e.subject).toBeNull();
   });

@@ -112,6 +112,15 @@ export type WorkspaceItem =
   | { change: 'version'; rootId: string; path: string; n: number; previousHash: string | null; hash: string; text: string }
   | { change: 'vanished'; rootId: string; path: string; n: number; previousHash: string };
 
+/**
+ * A path whose subject the door would refuse as one that passes for another's — or with a space at
+ * either end of a folder's or a file's name, which the door cannot see inside a subject (` notes.md`
+ * beside `notes.md`).
+ */
+function unsafeName(rootId: string, path: string): boolean {
+  return subjectFault(fileSubject(rootId, path)) !== null || path.split('/').some((segment) => /^\s|\s$/u.test(segment));
+}
+
 /** The subject (and lineage) of one file: `workspace:<root id>:<path>`. */
 export function fileSubject(rootId: string, path: string): string {
   return `workspace:${rootId}:${path}`;
@@ -250,7 +259,7 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
       }
       // A name holding a control or invisible character, or white space at an end, is no subject
       // the door takes (it would pass for another's): the file is passed over, not the whole run.
-      if (subjectFault(fileSubject(rootId, file.path)) !== null) {
+      if (unsafeName(rootId, file.path)) {
         skip('unsafe_name');
         continue;
       }
@@ -305,7 +314,7 @@ export function createWorkspaceConnector(rawConfig: unknown): Connector<Workspac
       if (!entry || entry.hash === null || seen.has(path)) continue;
       // A file an older Canon stored under a name the door now refuses: its vanishing could not be
       // written either, so its entry stays as it is rather than refuse the run's last batch.
-      if (subjectFault(fileSubject(rootId, path)) !== null) continue;
+      if (unsafeName(rootId, path)) continue;
       const n = entry.n + 1;
       episodes.push(...workspaceToEpisodes({ change: 'vanished', rootId, path, n, previousHash: entry.hash }));
       inventory[path] = { hash: null, n };

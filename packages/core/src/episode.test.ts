@@ -66,11 +66,22 @@ describe('subjectFault', () => {
       ['service:billing\u{e0041}\u{e0042}', 'U+E0041'],
       ['service:billing\t', 'U+0009'],
       ['service:billing\u2028', 'U+2028'],
+      ['service:billing\u{1d173}', 'U+1D173'],
+      ['service:billing\ufff9', 'U+FFF9'],
+      ['service:billing\u0600', 'U+0600'],
+      ['service:bill\u2800ing', 'U+2800'],
+      ['service\u00a0billing', 'U+00A0'],
+      ['service\u3000billing', 'U+3000'],
+      ['service:bil\u200cling', 'U+200C'],
+      ['service:billing\ufe0f', 'U+FE0F'],
+      ['service:billing\u{e0100}', 'U+E0100'],
+      ['team:\u200d👩', 'U+200D'],
     ] as const) {
       expect(subjectFault(name), name).toContain(shown);
     }
     expect(subjectFault(' service:billing')).toContain('white space at its start or end');
-    expect(subjectFault('service:billing\u00a0')).toContain('white space at its start or end');
+    expect(subjectFault('service:billing\u00a0')).toContain('U+00A0');
+    expect(subjectFault('service:billing ')).toContain('white space at its start or end');
   });
 
   it('leaves names as written: inner spaces, joiners of Persian and emoji, variation selectors, other scripts', () => {

@@ -35,26 +35,36 @@ const shortString = cleanString(z.string().min(1).max(LIMITS.shortString)).refin
   { message: `longer than ${LIMITS.shortString} bytes in UTF-8` },
 );
 
-// Characters no reader sees, or that reorder what is shown: the C0 and C1 controls, the line and
-// paragraph separators, a soft hyphen, the combining grapheme joiner, a zero-width space, the word
-// joiner and invisible operators, the Hangul and Khmer fillers and Mongolian selectors that render
-// as nothing, a byte-order mark, the bidirectional marks, embeddings, overrides and isolates, and
-// the tag characters (which spell hidden ASCII). The zero-width joiner and non-joiner, and the
-// variation selectors, are left alone: Persian and Indic words, and emoji, are written with them.
-const HIDDEN_IN_NAME =
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/u;
+// Characters no reader sees, or that reorder what is shown: controls, line and paragraph
+// separators, every format character (a soft hyphen, a zero-width space, a word joiner, the bidi
+// marks, embeddings, overrides and isolates, a byte-order mark, the tag characters that spell
+// hidden ASCII …) but the zero-width joiner and non-joiner, which Persian and Indic words and emoji
+// are written with, and the marks and letters that render as nothing (the combining grapheme
+// joiner, Mongolian selectors, Khmer inherent vowels, Hangul fillers, the braille blank).
+const HIDDEN_IN_NAME = /(?![\u200c\u200d])\p{Cf}|[\p{Cc}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\uffa0]/u;
+// A joiner or a variation selector where it joins or varies nothing: at an end, or after a
+// character of ASCII (`service:bil` U+200C `ling` shows as `service:billing`).
+const IDLE_JOINER = /(?:^|[\u0000-\u007f])[\u200c\u200d\ufe00-\ufe0f\u{e0100}-\u{e01ef}]|[\u200c\u200d]$/u;
 
 /**
  * Why a subject's name would pass for another's, or null: a character no one sees (or that
- * reorders what is shown), or white space at either end. `service:billing` followed by a
- * zero-width space is a second subject that recall, the inspector and every listing show as the
- * first. Other look-alikes (another script's letters, a decomposed accent) are names as written.
+ * reorders what is shown), a joiner or selector that changes nothing shown, a space other than
+ * U+0020 (a no-break or an ideographic space reads as one), or white space at either end.
+ * `service:billing` followed by a zero-width space is a second subject that recall, the inspector
+ * and every listing show as the first. Other look-alikes (another script's letters, a decomposed
+ * accent) are names as written.
  */
 export function subjectFault(subject: string): string | null {
-  const hidden = HIDDEN_IN_NAME.exec(subject);
-  if (hidden) return `holds U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, a character no reader sees or one that reorders what is shown: the name would pass for another subject's`;
+  const hidden = HIDDEN_IN_NAME.exec(subject) ?? /[^\S ]/u.exec(subject);
+  if (hidden) return `holds ${codePoint(hidden[0])}, a character no reader sees, or one that reorders what is shown or reads as a space: the name would pass for another subject's`;
+  const idle = IDLE_JOINER.exec(subject);
+  if (idle) return `holds ${codePoint([...idle[0]].at(-1)!)} where it joins or varies nothing: the name would pass for another subject's`;
   if (/^\s|\s$/u.test(subject)) return 'has white space at its start or end: the name would pass for another subject\'s';
   return null;
+}
+
+function codePoint(ch: string): string {
+  return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /**
