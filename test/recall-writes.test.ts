@@ -291,6 +291,18 @@ describe('conflicts', () => {
     expect((await canon.request(`/v1/memories/nope/resolution`, { key: keys.get('maintainer')!, json: { value: 'x', reason: 'r' } })).status).toBe(404);
   });
 
+  it('takes no episode of another writer under its key for a retry: a key taken first is a 409, and the conflict stays open', async () => {
+    const memory = await (await canon.request(`/v1/memories/${id}`, { key: keys.get('maintainer')! })).json();
+    // An agent takes the key the maintainer will name, and the keys a resolution once made of the
+    // memory and its revision.
+    const squat = [`resolve:${id}:${memory.revision}`, `resolve:${id}:${memory.revision + 1}`, 'resolve-squat'].map((k) => ({ idempotency_key: k, subject: 'agent:notes', body: { text: 'Taken first.' } }));
+    expect((await canon.request('/v1/episodes', { key: keys.get('agent')!, json: { episodes: squat } })).status).toBe(200);
+    const taken = await canon.request(`/v1/memories/${id}/resolution`, { key: keys.get('maintainer')!, json: { value: 'Friday', reason: 'release calendar', idempotency_key: 'resolve-squat' } });
+    expect(taken.status).toBe(409);
+    expect((await taken.json()).type).toBe('urn:canon:problem:key_conflict');
+    expect((await (await canon.request(`/v1/conflicts?subject=${enc(subject)}`, { key: keys.get('agent')! })).json()).conflicts).toHaveLength(1);
+  });
+
   it('resolves it with a correction naming the claims it settles; the memory is current after', async () => {
     const res = await canon.request(`/v1/memories/${id}/resolution`, { key: keys.get('maintainer')!, json: { value: 'Friday', reason: 'release calendar', idempotency_key: 'resolve-freeze' } });
     expect(res.status).toBe(200);

@@ -9,9 +9,15 @@ import {
   ROLE_STANDING,
   view,
   compareInstants,
+  canonicalJson,
+  KeyConflictError,
+  normalizeValue,
   type ClaimRef,
+  type Episode,
   type EvidenceRef,
+  type FactKey,
 } from '@canon/core';
+import { randomUUID } from 'node:crypto';
 import { conflictedMemories, findEpisodesByKeys, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { CompileResult } from '../compile/compile.js';
@@ -75,7 +81,7 @@ function afterOf(cursor: string | undefined): readonly [string, string] | null {
 export const ResolveInput = z.strictObject({
   value: z.unknown().refine((v) => v !== undefined, { message: 'required' }),
   reason: cleanString(z.string().min(1).max(2000)),
-  /** Names the resolution for retries; default: derived from the memory and its revision. */
+  /** Names the resolution for retries; default: a key of its own (a retry names it to be one). */
   idempotency_key: cleanString(z.string().min(1).max(512)).optional(),
 });
 export type ResolveInput = z.input<typeof ResolveInput>;
@@ -137,6 +143,20 @@ function openConflict(id: string, subject: string, revision: number, etag: strin
  * under the subject's lock. Only a role with sufficient standing — the policy's minimum and at
  * least every side's — may settle it; the fold would overrule anything less, so refuse early.
  */
+function sameResolution(prior: Episode, subject: string, fk: FactKey, input: { value: unknown; reason: string }): boolean {
+  const claims = (prior.body as { claims?: unknown }).claims;
+  const claim = Array.isArray(claims) && claims.length === 1 ? (claims[0] as Record<string, unknown>) : null;
+  return (
+    prior.kind === 'correction' &&
+    prior.subject === subject &&
+    claim !== null &&
+    claim['predicate'] === fk.predicate &&
+    canonicalJson(claim['qualifiers'] ?? {}) === canonicalJson(fk.qualifiers) &&
+    canonicalJson(normalizeValue(claim['value'] ?? null)) === canonicalJson(normalizeValue(input.value ?? null)) &&
+    (prior.body as { reason?: unknown }).reason === input.reason
+  );
+}
+
 export async function resolveConflict(
   pool: Pool,
   principal: Principal,
@@ -147,13 +167,21 @@ export async function resolveConflict(
   const input = parseInput(ResolveInput, raw);
   return withMemorySubject(pool, principal, memoryId, async (ctx) => {
     const { memory } = ctx;
-    const key = input.idempotency_key ?? `resolve:${memory.id}:${memory.revision}`;
+    // Without a key of the caller's, one no other writer can take first: a key made of the memory
+    // and its revision was in every writer's reach, and taken (in a personal scope the resolver
+    // cannot see) it blocked the resolution for good.
+    const key = input.idempotency_key ?? `resolve:${memory.id}:${memory.revision}:${randomUUID()}`;
     const now = new Date().toISOString();
     const conflict = openConflict(memory.id, memory.subject, memory.revision, memory.etag, memory.timeline, now);
     if (input.idempotency_key !== undefined) {
       // A retry of a resolution that committed: answer with the memory as it is now.
       const [prior] = await findEpisodesByKeys(ctx.tx, principal.workspace_id, [{ source: 'api', idempotency_key: key }]);
       if (prior) {
+        // Only a resolution of this memory to this value is this one sent again; any other episode
+        // under the key is another write's (a key another writer took first is no retry of ours).
+        if (!sameResolution(prior, memory.subject, memory.timeline.fact_key, input)) {
+          throw new KeyConflictError([{ index: 0, source: 'api', idempotency_key: key, episode_id: prior.id }]);
+        }
         const current = await memoryDetail(ctx.tx, principal, memoryId, now);
         return { outcome: 'duplicate' as const, episode_id: prior.id, decision: decisionOf(current, key), compiled: null, memory: current };
       }
