@@ -156,6 +156,11 @@ describe("Canon's secret rules, asked for their literals first", () => {
     // A row named for a credential holds it in the value column.
     expect(hidden('| Setting | Value | Notes |\n|---|---|---|\n| db_password | Zq8kvPw04 | rotated |\n| db_host | db.internal | primary |')).toEqual(['Zq8kvPw04']);
     expect(hidden('| Key | |\n|---|---|\n| API token | f3a9c2e7b1d44e0a9c8b |\n| region | eu-west-1 |')).toEqual(['f3a9c2e7b1d44e0a9c8b']);
+    // Where a secret is kept, and a package's version, are no secrets.
+    expect(hidden('| Service | Password |\n|---|---|\n| billing | vault:secret/data/billing/db |\n| kafka | env:KAFKA_PASS |\n| ssh | /billing/staging/db |')).toEqual([]);
+    expect(hidden('{"devDependencies": {"pbkdf2-password": "1.2.1", "other-password": "^2.0.1"}}')).toEqual([]);
+    expect(hidden('db:\n  password: op://infra/billing-db/password\n  token: arn:aws:secretsmanager:eu-west-1:123456789012:secret:db')).toEqual([]);
+    expect(hidden('DB_PASSWORD=12345678')).toEqual(['12345678']);
     // A column of keys that are no credentials, a table with no header named for one.
     expect(hidden('| Primary key | Secret name |\n|---|---|\n| id | db-password-prod |')).toEqual([]);
     expect(hidden('| service | owner |\n|---|---|\n| api | password-team-lead |')).toEqual([]);

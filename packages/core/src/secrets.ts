@@ -56,7 +56,21 @@ export function outsideMarkers(text: string, findings: readonly SecretFinding[])
 
 /** A placeholder rather than a value: `${NPM_TOKEN}`, `$PASSWORD`, `<password>`, `****`, `xxxx`. */
 function isPlaceholder(value: string): boolean {
-  return /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\*+|x+|X+|\.\.\.|…)$/.test(value);
+  return /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\*+|x+|X+|\.\.\.|…)$/.test(value) || pointsElsewhere(value);
+}
+
+/**
+ * A value that says where a secret is kept, or a package's version — no secret: a reference
+ * (`vault:secret/data/db`, `env:DB_PASS`, `op://vault/item`, `arn:aws:secretsmanager:…`), an absolute
+ * path (`/billing/staging/db`), a version (`1.2.1`, `^29.0.0`: `"pbkdf2-password": "1.2.1"` is a
+ * package's dependency). A value its writer put in a vault is the pointer a team needs to find it.
+ */
+function pointsElsewhere(value: string): boolean {
+  return (
+    /^(?:vault|env|secret|secrets|ssm|arn|kv|op|keyvault|sm|gcpsm|awssm|k8s|kubernetes|file|doppler|infisical):/i.test(value) ||
+    /^\/[\w./-]+$/.test(value) ||
+    /^(?:[~^]|[<>]=?|=)?v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:-[\w.]+)?$/.test(value)
+  );
 }
 
 /**
