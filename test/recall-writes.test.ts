@@ -132,6 +132,8 @@ describe('conditional writes', () => {
     expect(problem.current.id).toBe(id);
     expect(problem.current.revision).toBe(1);
     expect(problem.current_etag).toBe(problem.current.etag);
+    // The answer carries the memory's ETag, as every answer about it does: the next If-Match.
+    expect(res.headers.get('etag')).toBe(`"${problem.current_etag}"`);
     expect(await count('episodes')).toBe(before);
     const wrongEtag = await propose(id, { idempotency_key: 'stale-2', conditions: ['x'], reason: 'test' }, 'agent', { 'if-match': '"nope"' });
     expect(wrongEtag.status).toBe(412);

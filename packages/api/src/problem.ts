@@ -63,6 +63,8 @@ export function problem(
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (type === 'unauthorized') headers['www-authenticate'] = 'Bearer';
   if (type === 'busy' || type === 'unavailable') headers['retry-after'] = String(extra['retry_after'] ?? 1);
+  // A stale conditional write says what the memory is now, its ETag as every other answer does.
+  if (type === 'precondition_failed' && typeof extra['current_etag'] === 'string') headers['etag'] = `"${extra['current_etag']}"`;
   return new Response(
     JSON.stringify({ type: problemTypeUri(type), title: TITLE[type], status, detail, instance: c.req.path, ...extra }),
     { status, headers },
