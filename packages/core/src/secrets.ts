@@ -84,6 +84,8 @@ const CREDENTIAL_NAME = `(?:secret|token|pass|apikey|${KEY_KIND}[_.-]?key)`;
 /** The forms a credential's setting is written in, compiled once (`token-setting` reads them). */
 /** A word every named form of `token-setting` holds (`"identitytoken"` too). */
 const CREDENTIAL_WORD = /secret|token|key|pass/i;
+/** A key named for a credential and its colon, as `yaml-credential` needs one to find anything. */
+const CREDENTIAL_KEY_COLON = /(?:secret|token|key|pass|pwd|credential)[\w.-]*["']?[ \t]*:/i;
 /** The schemes of an `Authorization` credential, as that rule spells them. */
 const AUTH_SCHEME = /Bearer|bearer|BEARER|Basic|basic|BASIC/;
 const CREDENTIAL_SETTING = {
@@ -282,7 +284,9 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     rule: 'yaml-credential',
     needs: [':'],
     find(text: string): SecretFinding[] {
-      if ((!text.includes('\n') && !text.includes('{')) || (!CREDENTIAL_WORD.test(text) && !/pwd|credential/i.test(text))) return [];
+      // Parsed only when a key named for a credential is followed by its colon somewhere: prose
+      // that mentions a key or a token is not parsed as YAML on every ingest.
+      if ((!text.includes('\n') && !text.includes('{')) || !CREDENTIAL_KEY_COLON.test(text)) return [];
       return yamlCredentials(text);
     },
   },
