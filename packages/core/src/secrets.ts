@@ -305,7 +305,7 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
       const take = (cell: { text: string; start: number; end: number } | undefined, kind: CredentialKind) => {
         if (!cell) return;
         const value = cell.text;
-        if (/\s/.test(value) || isPlaceholder(value) || TABLE_NOT_A_SECRET.test(value)) return;
+        if (/\s/.test(value) || isPlaceholder(value) || NOT_A_SECRET.test(value)) return;
         if (kind === 'token' ? !credentialShaped(value) : value.length < 4) return;
         out.push({ rule: 'table-credential', start: cell.start, end: cell.end });
       };
@@ -355,7 +355,7 @@ function yamlCredentials(text: string): SecretFinding[] {
     // A plain value of words is prose ("Password: at least 12 characters"); a quoted or block one
     // is the value as its writer set it down.
     if (node.type === 'PLAIN' && /\s/.test(value)) return;
-    if (isPlaceholder(value) || TABLE_NOT_A_SECRET.test(value)) return;
+    if (isPlaceholder(value) || NOT_A_SECRET.test(value)) return;
     if (kind === 'token' ? !credentialShaped(value) : value.length < 4) return;
     out.push({ rule: 'yaml-credential', start: span[0], end: span[1] });
   };
@@ -397,8 +397,8 @@ function scalarContent(text: string, node: Scalar): [number, number] | null {
 
 /** A Markdown table's line under its header: cells of dashes, with or without colons. */
 const TABLE_DELIMITER = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
-/** What a table's credential cell holds when it holds none. */
-const TABLE_NOT_A_SECRET = /^(?:true|false|null|none|n\/a|na|-+|—|–|yes|no|unset|empty|required|optional|tbd|\?+)$/i;
+/** What a credential's cell or value holds when it holds none (a table's, a YAML key's). */
+const NOT_A_SECRET = /^(?:true|false|null|none|n\/a|na|-+|—|–|yes|no|unset|empty|required|optional|tbd|\?+)$/i;
 
 /**
  * A table row's cells, each trimmed, with where its content stands in the text (backticks around

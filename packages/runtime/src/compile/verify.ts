@@ -63,9 +63,9 @@ export async function foldSubjectFromLog(
   set: PolicySet,
   /**
    * Filled, when given, with what the candidate search reads of each memory beside its key:
-   * whether it was told as a change (`toldAsChange`), and its one document (`documentOf`).
+   * whether it was told as a change (`toldAsChange`), and the documents it came from (`documentsOf`).
    */
-  told?: Map<string, MemoryShapeFacts>,
+  facts?: Map<string, MemoryShapeFacts>,
   /** Filled, when given, with where each memory's next fold may resume (none for a linked group). */
   checkpoints?: Map<string, FoldCheckpoint | null>,
   /** Told the links the log states, when given. */
@@ -107,12 +107,12 @@ export async function foldSubjectFromLog(
       const { timeline, checkpoint } = foldMemoryWithCheckpoint(cs, set, versions);
       expected.set(id, timeline);
       checkpoints?.set(id, checkpoint);
-      told?.set(id, shapeFacts(cs));
+      facts?.set(id, shapeFacts(cs));
     } else if (!expected.has(group.canonicalId)) {
       const t = foldGroup(group, byMemory, set, versions);
       if (t) expected.set(group.canonicalId, t);
       checkpoints?.set(group.canonicalId, null);
-      told?.set(group.canonicalId, shapeFacts(group.ids.flatMap((m) => byMemory.get(m) ?? [])));
+      facts?.set(group.canonicalId, shapeFacts(group.ids.flatMap((m) => byMemory.get(m) ?? [])));
     }
   }
   return expected;
@@ -120,10 +120,10 @@ export async function foldSubjectFromLog(
 
 async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {
   const { set } = await loadPolicySet(sql, workspaceId);
-  const told = new Map<string, MemoryShapeFacts>();
+  const factsOf = new Map<string, MemoryShapeFacts>();
   const checkpoints = new Map<string, FoldCheckpoint | null>();
   let links: SubjectLinks | null = null;
-  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set, told, checkpoints, (l) => (links = l));
+  const expected = await foldSubjectFromLog(sql, workspaceId, subject, set, factsOf, checkpoints, (l) => (links = l));
 
   const rows = await memoriesOfSubject(sql, workspaceId, subject);
   const summaries = await summariesOfSubject(sql, workspaceId, subject);
@@ -177,7 +177,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
       const fromSealed = timelineHashes(head, sealed, null);
       if (fromSealed.etag !== row.etag || fromSealed.digest() !== actualDigest) diff('sealed blocks', row.etag, fromSealed.etag);
     }
-    const facts = told.get(row.id);
+    const facts = factsOf.get(row.id);
     if (told_as_change !== (facts?.told_as_change ?? false)) diff('told_as_change', facts?.told_as_change ?? false, told_as_change);
     if (document_lineages.join('\u0000') !== (facts?.document_lineages ?? []).join('\u0000')) diff('document_lineages', facts?.document_lineages ?? [], document_lineages);
     // The next compile resumes from the checkpoint without reading the key's claims, so a stored
@@ -221,8 +221,8 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     id: row.id,
     key: row.key,
     note_text: noteText(row),
-    told_as_change: told.get(row.id)?.told_as_change ?? false,
-    document_lineages: told.get(row.id)?.document_lineages ?? [],
+    told_as_change: factsOf.get(row.id)?.told_as_change ?? false,
+    document_lineages: factsOf.get(row.id)?.document_lineages ?? [],
     candidates: summaries.get(row.id)?.candidates ?? [],
   }));
   const lists = candidateListsOf(shapes, links!);
