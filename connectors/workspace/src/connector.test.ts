@@ -143,6 +143,35 @@ describe('workspace connector', () => {
     ]);
   });
 
+  it('reads what git reads above the root: the repository\'s info/exclude and the .gitignore of each folder from its top', async () => {
+    write('.git/HEAD', 'ref: refs/heads/main\n');
+    write('.git/info/exclude', 'scratch.md\n');
+    write('.gitignore', 'node_modules/\ndist/\n');
+    write('packages/.gitignore', '*.generated.md\n');
+    write('packages/app/.gitignore', '!keep.generated.md\n');
+    write('packages/app/README.md', 'The app listens on port 3000.\n');
+    write('packages/app/scratch.md', 'a note kept out of git\n');
+    write('packages/app/api.generated.md', 'generated\n');
+    write('packages/app/keep.generated.md', 'kept by the folder\'s own negation\n');
+    write('packages/app/node_modules/dep/README.md', 'a dependency\n');
+    write('packages/app/dist/index.md', 'built\n');
+    const summary = await runConnector(createWorkspaceConnector({ path: join(root, 'packages', 'app'), id: 'app', batchSize: 2 }), sink);
+    expect(sink.episodes.map((e) => e.source_ref).sort()).toEqual(['.gitignore', 'README.md', 'keep.generated.md']);
+    expect(summary.skipped).toMatchObject({ ignored: 4 });
+  });
+
+  it('reads the repository\'s info/exclude at its top, and a folder named by a .gitignore above when it is the one asked for', async () => {
+    write('.git/HEAD', 'ref: refs/heads/main\n');
+    write('.git/info/exclude', 'docs/notes.txt\n');
+    write('.gitignore', 'node_modules/\n');
+    write('node_modules/dep/README.md', 'The dependency parses YAML.\n');
+    await scan();
+    expect(sink.episodes.map((e) => e.source_ref).sort()).toEqual(['.gitignore', 'README.md', 'docs/deploy.md']);
+    const dep = new MemorySink();
+    await runConnector(createWorkspaceConnector({ path: join(root, 'node_modules', 'dep'), id: 'dep', batchSize: 2 }), dep);
+    expect(dep.episodes.map((e) => e.source_ref)).toEqual(['README.md']);
+  });
+
   it('skips a path whose subject is longer than a name may be in bytes, as the door measures it', async () => {
     const accented = ['é'.repeat(100), 'é'.repeat(100), 'é'.repeat(100), 'a.md'].join('/');
     const plain = ['a'.repeat(100), 'b'.repeat(100), 'c'.repeat(100), 'a.md'].join('/');
