@@ -165,6 +165,40 @@ describe("Canon's secret rules, asked for their literals first", () => {
     expect(hidden('| Primary key | Secret name |\n|---|---|\n| id | db-password-prod |')).toEqual([]);
     expect(hidden('| service | owner |\n|---|---|\n| api | password-team-lead |')).toEqual([]);
   });
+
+  it('finds the cells of an HTML table column named for a credential, as a Markdown table\'s', () => {
+    const hidden = (t: string) => canonSecretFindings(t).map((f) => t.slice(f.start, f.end));
+    const html = [
+      '<table>',
+      '  <thead><tr><th>Service</th><th>User</th><th><b>Password</b></th></tr></thead>',
+      '  <tbody>',
+      '    <tr><td>staging db</td><td>admin</td><td>Zq8htmlPw01</td></tr>',
+      '    <tr><td>grafana</td><td>ops</td><td> <code>Zq8htmlPw02</code> </td></tr>',
+      '    <TR><TD>wiki<TD>-<TD>see the vault',
+      '    <tr><td>ci</td><td>bot</td><td>&lt;ask ops&gt;</td></tr>',
+      '    <tr><td>legacy</td><td>root</td><td>Zq8<i>split</i></td></tr>',
+      '  </tbody>',
+      '</table>',
+    ].join('\n');
+    expect(hidden(html)).toEqual(['Zq8htmlPw01', 'Zq8htmlPw02']);
+    expect(hidden('<table><tr><th>Setting</th><th>Value</th></tr><tr><td>db_password</td><td>Zq8htmlKv03</td></tr><tr><td>db_host</td><td>db.internal</td></tr></table>')).toEqual(['Zq8htmlKv03']);
+    expect(hidden('<table><tr><th>Service</th><th>Owner</th></tr><tr><td>api</td><td>Zq8notAPassword</td></tr></table>')).toEqual([]);
+  });
+
+  it('reads where code takes a credential from as no credential: a changelog\'s code lines keep their words', () => {
+    const hidden = (t: string) => canonSecretFindings(t).map((f) => t.slice(f.start, f.end));
+    for (const line of [
+      'const token = req.headers.authorization;',
+      'apiKey = process.env.STRIPE_API_KEY',
+      '- `accessToken: session.credentials.accessToken` is passed through',
+      'secret_key = settings.SECRET_KEY',
+      'password = getPasswordFromKeychain()',
+    ]) {
+      expect(hidden(line), line).toEqual([]);
+    }
+    expect(hidden('const token = "f3a9c2e7b1d44e0a9c8b7a6d5e4f3a2b";')).toEqual(['f3a9c2e7b1d44e0a9c8b7a6d5e4f3a2b']);
+    expect(hidden('api_key = sk.live.51Hq7dcXYZ2024x')).toEqual(['sk.live.51Hq7dcXYZ2024x']);
+  });
 });
 
 describe('pushEnvelopeTexts', () => {

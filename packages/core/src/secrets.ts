@@ -69,6 +69,11 @@ function pointsElsewhere(value: string): boolean {
   return (
     /^(?:vault|env|secret|secrets|ssm|arn|kv|op|keyvault|sm|gcpsm|awssm|k8s|kubernetes|file|doppler|infisical):/i.test(value) ||
     /^\/[\w./-]+$/.test(value) ||
+    // Where code reads it from: `process.env.API_KEY`, `req.headers.authorization`, `getToken()` —
+    // a code line in a changelog or a README, not a credential.
+    /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\([^()]*\))?$/.test(value) ||
+    // A call, whole or cut at its parenthesis where a setting's bare value ends.
+    /^[A-Za-z_$][\w$.]*\((?:[^()]*\))?$/.test(value) ||
     /^(?:[~^]|[<>]=?|=)?v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:-[\w.]+)?$/.test(value)
   );
 }
@@ -302,13 +307,6 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
       const out: SecretFinding[] = [];
       let columns: TableColumns | null = null;
       let header: Array<{ text: string }> | null = null;
-      const take = (cell: { text: string; start: number; end: number } | undefined, kind: CredentialKind) => {
-        if (!cell) return;
-        const value = cell.text;
-        if (/\s/.test(value) || isPlaceholder(value) || NOT_A_SECRET.test(value)) return;
-        if (kind === 'token' ? !credentialShaped(value) : value.length < 4) return;
-        out.push({ rule: 'table-credential', start: cell.start, end: cell.end });
-      };
       // Lines ended by \n, \r\n or \r alike; a table quoted (`> | … |`) is read past its markers.
       for (const m of text.matchAll(/([^\r\n]*)(?:\r\n|\r|\n|$)/g)) {
         const quote = /^(?:[ \t]*>)*/.exec(m[1]!)![0];
@@ -329,15 +327,83 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
           header = cells;
           continue;
         }
-        for (const [i, kind] of columns.named) take(cells[i], kind);
-        // A row named for a credential (`| db_password | … |`) holds it in the table's value column.
-        const label = cells[0] ? credentialKind(cells[0].text) : null;
-        if (label && columns.value !== null && !columns.named.has(columns.value)) take(cells[columns.value], label);
+        tableRowCredentials(columns, cells, 'table-credential', out);
+      }
+      return out;
+    },
+  },
+  {
+    // The same in an HTML table (`<tr><th>User</th><th>Password</th></tr>…`), as Markdown files and
+    // wiki exports write them: the first row is the header, each later row's cells are read as a
+    // Markdown table's are.
+    rule: 'html-table-credential',
+    needs: ['<t', '<T'],
+    find(text: string): SecretFinding[] {
+      if (!CREDENTIAL_WORD.test(text) && !/pwd|credential/i.test(text)) return [];
+      const out: SecretFinding[] = [];
+      for (const table of text.matchAll(/<table\b[^>]*>([\s\S]*?)<\/table\s*>/gi)) {
+        let columns: TableColumns | null = null;
+        const inner = table.index + table[0].indexOf('>') + 1;
+        for (const row of table[1]!.matchAll(/<tr\b[^>]*>([\s\S]*?)(?=<tr\b|$)/gi)) {
+          const cells = htmlCells(row[1]!, inner + row.index + row[0].indexOf('>') + 1);
+          if (!columns) columns = tableColumns(cells);
+          else tableRowCredentials(columns, cells, 'html-table-credential', out);
+        }
       }
       return out;
     },
   },
 ]);
+
+type TableCell = { text: string; start: number; end: number };
+
+/**
+ * One table row's credentials: the cells of the columns named for one, and, in a row named for a
+ * credential (`| db_password | … |`), the cell of the table's value column. A password's or
+ * secret's cell when it is one token (prose such as "see the vault" stays), a token's or key's
+ * only when shaped like a credential, as `token-setting` reads a setting's value.
+ */
+function tableRowCredentials(columns: TableColumns, cells: readonly TableCell[], rule: string, out: SecretFinding[]): void {
+  const take = (cell: TableCell | undefined, kind: CredentialKind) => {
+    if (!cell || cell.start < 0) return;
+    const value = cell.text;
+    if (/\s/.test(value) || isPlaceholder(value) || NOT_A_SECRET.test(value)) return;
+    if (kind === 'token' ? !credentialShaped(value) : value.length < 4) return;
+    out.push({ rule, start: cell.start, end: cell.end });
+  };
+  for (const [i, kind] of columns.named) take(cells[i], kind);
+  const label = cells[0] ? credentialKind(cells[0].text) : null;
+  if (label && columns.value !== null && !columns.named.has(columns.value)) take(cells[columns.value], label);
+}
+
+/**
+ * An HTML row's cells (`<td>`, `<th>`; a closing tag may be left out, as HTML allows), each its text
+ * with where it stands: markup around a value (`<code>…</code>`) is not part of it, and a cell whose
+ * text is broken by markup is read as its text without the tags, with no place (so never redacted).
+ */
+function htmlCells(row: string, offset: number): TableCell[] {
+  const cells: TableCell[] = [];
+  for (const m of row.matchAll(/<t[hd]\b[^>]*>([\s\S]*?)(?=<\/t[hd]\s*>|<t[hd]\b|<\/tr\s*>|$)/gi)) {
+    let start = offset + m.index + m[0].length - m[1]!.length;
+    let content = m[1]!;
+    // Whitespace, then any tags that open and close around the value.
+    for (;;) {
+      const lead = /^(?:\s+|<[a-z][^>]*>)/i.exec(content);
+      if (!lead) break;
+      start += lead[0].length;
+      content = content.slice(lead[0].length);
+    }
+    content = content.replace(/(?:\s+|<\/[a-z][^>]*>)+$/i, '');
+    const text = content.includes('<') ? content.replace(/<[^>]*>/g, '') : content;
+    cells.push(content.includes('<') ? { text, start: -1, end: -1 } : { text: decodeEntities(text), start, end: start + content.length });
+  }
+  return cells;
+}
+
+/** The entities a cell's text is written with; a value holding one is read as its writer meant. */
+function decodeEntities(text: string): string {
+  return text.includes('&') ? text.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' })[e]!) : text;
+}
 
 function yamlCredentials(text: string): SecretFinding[] {
   let docs: ReturnType<typeof parseAllDocuments>;
