@@ -148,7 +148,8 @@ describe('canon sync with CANON_URL', () => {
     // (a run compares it with the disk), and any role may read a cursor.
     const token = PLANTED_SECRETS.github;
     const instance = encodeURIComponent('workspace:pathsec');
-    const cursor = { files: { [`notes-${token}.md`]: 'h1' }, note: `seen ${token}` };
+    // A member named for a password holds one, though nothing in the string says so.
+    const cursor = { files: { [`notes-${token}.md`]: 'h1' }, note: `seen ${token}`, password: 'Zx9kq2LmP0abcd' };
     const saved = await api('POST', `/v1/connectors/${instance}/batches`, connectorKey, { episodes: [], cursor, expected: null });
     expect(saved.status, await saved.clone().text()).toBe(200);
     const asConnector = (await (await api('GET', `/v1/connectors/${instance}/cursor`, connectorKey)).json()) as { cursor: unknown };
@@ -158,6 +159,8 @@ describe('canon sync with CANON_URL', () => {
     const asReader = await (await api('GET', `/v1/connectors/${instance}/cursor`, readerKey)).text();
     expect(asReader).not.toContain(token.slice(4));
     expect(asReader).toContain('[redacted:github:');
+    expect(asReader).not.toContain('Zx9kq2LmP0abcd');
+    expect(asReader).toContain('"password":"[redacted:structured-credential:');
   });
 
   it('keeps one cursor per instance id, slashes included, per workspace', async () => {

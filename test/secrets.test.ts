@@ -155,6 +155,40 @@ describe('secrets never become memories', () => {
     expect(doc).toContain('/v1/secrets');
   });
 
+  it('a credential in a structured body — a member named for one, a claim whose predicate names one — is redacted at the door, and a reader finds it nowhere', async () => {
+    const secret = 'Zx9kq2LmP0abcd';
+    const episodes = [
+      { idempotency_key: 'st-1', subject: 'sec:1', body: { claims: [{ predicate: 'credentials', value: { user: 'admin', password: secret } }] } },
+      { idempotency_key: 'st-2', subject: 'sec:2', body: { claims: [{ predicate: 'db password', value: secret }] } },
+      { idempotency_key: 'st-3', subject: 'sec:3', body: { claims: [{ predicate: 'x', value: 'y', qualifiers: { password: secret } }] } },
+      { idempotency_key: 'st-4', subject: 'sec:4', body: { text: 'x', notes: { db_pw: secret, api_key: 'a7c3e9f1b5d24e6a8c0b7a6d5e4f3a9z' } } },
+      // A policy, a placeholder, a flag: no credentials.
+      { idempotency_key: 'st-5', subject: 'sec:5', body: { claims: [{ predicate: 'password policy', value: '12 characters' }, { predicate: 'db password', value: '${DB_PASSWORD}' }, { predicate: 'password', value: 'required' }] } },
+    ];
+    const res = await canon.request('/v1/episodes?compile=wait', { key: owner.key, json: { episodes } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ created: 5, redacted: 4 });
+    expect(body.items.map((i: { redactions?: unknown[] }) => i.redactions ?? [])).toEqual([
+      [{ rule: 'structured-credential', path: 'body.claims.0.value.password' }],
+      [{ rule: 'structured-credential', path: 'body.claims.0.value' }],
+      [{ rule: 'structured-credential', path: 'body.claims.0.qualifiers.password' }],
+      [
+        { rule: 'structured-credential', path: 'body.notes.db_pw' },
+        { rule: 'structured-credential', path: 'body.notes.api_key' },
+      ],
+      [],
+    ]);
+    expect(await whereIs(secret)).toEqual([]);
+    expect(await whereIs('a7c3e9f1b5d24e6a8c0b7a6d5e4f3a9z')).toEqual([]);
+    const reader = (await canon.key('reader', { user: 'rita' })).key;
+    const found = await (await canon.request(`/v1/search?q=${secret}`, { key: reader })).text();
+    expect(found).not.toContain(secret);
+    const kept = await (await canon.request(`/v1/subjects/${encodeURIComponent('sec:5')}/memories`, { key: reader })).text();
+    expect(kept).toContain('12 characters');
+    expect(kept).toContain('${DB_PASSWORD}');
+  });
+
   it('a password given as a connection setting (a URL query, a libpq string) is redacted at the door', async () => {
     const texts = [
       `postgres://db.internal:5432/prod?user=admin&password=${dbPassword}`,

@@ -154,6 +154,8 @@ export {
   envelopeStrings,
   pushEnvelopeTexts,
   pushJsonTexts,
+  pushEnvelopeCredentialFlags,
+  pushJsonCredentialFlags,
   mapEnvelopeStrings,
   mapJsonStrings,
   type SecretFinding,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CANON_SECRET_RULES, canonSecretFindings, envelopeStrings, onePerSpan, outsideMarkers, pushEnvelopeTexts, redactionMarker } from './secrets.js';
+import { CANON_SECRET_RULES, canonSecretFindings, envelopeStrings, onePerSpan, outsideMarkers, pushEnvelopeCredentialFlags, pushEnvelopeTexts, redactionMarker } from './secrets.js';
 import { EpisodeInput, toEnvelope } from './episode.js';
 import { jsonValues } from './test-support.js';
 
@@ -219,5 +219,43 @@ describe('pushEnvelopeTexts', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('pushEnvelopeCredentialFlags', () => {
+  const flagged = (body: Record<string, unknown>) => {
+    const envelope = toEnvelope(EpisodeInput.parse({ idempotency_key: 'k', subject: 's:1', body }), 'w', { role: 'owner', user: null });
+    const texts = envelopeStrings(envelope);
+    const flags: boolean[] = [];
+    pushEnvelopeCredentialFlags(envelope, flags);
+    expect(flags).toHaveLength(texts.length);
+    return texts.filter((_, i) => flags[i]).map((t) => t.path);
+  };
+
+  it('flags the values a member name or a claim predicate names as credentials, in envelopeStrings order', () => {
+    expect(
+      flagged({
+        claims: [
+          { predicate: 'credentials', value: { user: 'admin', password: 'Zx9kq2LmP0abcd' } },
+          { predicate: 'db password', value: 'Zx9kq2LmP0abcd' },
+          { predicate: 'x', value: 'y', qualifiers: { DB_PASS: 'Zx9kq2LmP0' } },
+        ],
+        notes: { passwords: { prod: 'Zx9kq2LmP0abcd' }, tokens: ['f3a9c2e7b1d44e0a9c8b7a6d5e4f3a2b'], dbPw: 'hunter22' },
+      }),
+    ).toEqual(['body.claims.0.value.password', 'body.claims.1.value', 'body.claims.2.qualifiers.DB_PASS', 'body.notes.passwords.prod', 'body.notes.tokens.0', 'body.notes.dbPw']);
+  });
+
+  it('leaves prose, placeholders, flags, references, short tokens and names that only end like one', () => {
+    expect(
+      flagged({
+        claims: [
+          { predicate: 'password policy', value: '12 characters' },
+          { predicate: 'db password', value: '${DB_PASSWORD}' },
+          { predicate: 'admin password', value: 'see the vault' },
+          { predicate: 'password', value: 'required' },
+        ],
+        notes: { bypass: 'cache-layer-01', api_key: 'short', passwordless: 'enabled-2024', primary_key: 'id_2024_abc', token: 'vault:secret/data/ci', secret: '[redacted:github:bcdfghjklnrt]' },
+      }),
+    ).toEqual([]);
   });
 });

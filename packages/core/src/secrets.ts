@@ -365,11 +365,7 @@ type TableCell = { text: string; start: number; end: number };
  */
 function tableRowCredentials(columns: TableColumns, cells: readonly TableCell[], rule: string, out: SecretFinding[]): void {
   const take = (cell: TableCell | undefined, kind: CredentialKind) => {
-    if (!cell || cell.start < 0) return;
-    const value = cell.text;
-    if (/\s/.test(value) || isPlaceholder(value) || NOT_A_SECRET.test(value)) return;
-    if (kind === 'token' ? !credentialShaped(value) : value.length < 4) return;
-    out.push({ rule, start: cell.start, end: cell.end });
+    if (cell && cell.start >= 0 && credentialValue(cell.text, kind)) out.push({ rule, start: cell.start, end: cell.end });
   };
   for (const [i, kind] of columns.named) take(cells[i], kind);
   const label = cells[0] ? credentialKind(cells[0].text) : null;
@@ -697,6 +693,68 @@ export function pushEnvelopeTexts(envelope: Envelope, out: string[]): number {
   }
   pushJsonTexts(envelope.body, out);
   return out.length - before;
+}
+
+/**
+ * Which of the strings `pushEnvelopeTexts` lists are credentials by where they stand, pushed onto
+ * `out` in the same order (true: the whole string is one): a member named for a credential
+ * (`{"password": "…"}`, `"api_key"`, `"db_pw"`, at any depth, in a list under it too) and a
+ * claim's value whose predicate names one (`{"predicate": "db password", "value": "…"}`). Each
+ * string alone says nothing of the name it stands under, so the text rules never saw these.
+ */
+export function pushEnvelopeCredentialFlags(envelope: Envelope, out: boolean[]): void {
+  for (let i = 0; i < TEXT_FIELDS.length; i += 1) if (typeof envelope[TEXT_FIELDS[i]!] === 'string') out.push(false);
+  pushJsonCredentialFlags(envelope.body, out, null);
+}
+
+/** `pushJsonTexts`' walk, each string flagged when it is a credential under `named`. */
+export function pushJsonCredentialFlags(value: unknown, out: boolean[], named: MemberKind | null): void {
+  if (typeof value === 'string') {
+    out.push(named !== null && credentialValue(value, named === 'bundle' ? 'password' : named));
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) pushJsonCredentialFlags(value[i], out, named);
+  } else if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    // A claim: its value is what its predicate names.
+    const predicate = typeof record['predicate'] === 'string' && 'value' in record ? memberKind(record['predicate']) : null;
+    for (let i = 0; i < keys.length; i += 1) {
+      const key = keys[i]!;
+      out.push(false);
+      const own = memberKind(key) ?? (key === 'value' ? predicate : null);
+      // Members under a password's name hold passwords (`"passwords": {"prod": …}`); under a
+      // bundle's (`"credentials": {"user": …, "password": …}`) each member says what it is.
+      pushJsonCredentialFlags(record[key], out, own ?? (named === 'bundle' ? null : named));
+    }
+  }
+}
+
+/**
+ * What a member's name (or a claim's predicate) names: a password (`password`, `db_pw`,
+ * `DB_PASS`, `client_secret`), a token (`api_key`, `accessToken`, `signing-key`), or credentials
+ * (a string under it is one, an object's members name themselves); `key`, `primary_key`,
+ * `password_policy`, `bypass` and `passwordless` name none.
+ */
+type MemberKind = CredentialKind | 'bundle';
+
+function memberKind(name: string): MemberKind | null {
+  if (name.length > 64) return null;
+  const flat = name.replace(/[\s_.:-]+/g, '').toLowerCase();
+  if (/credentials?$/.test(flat)) return 'bundle';
+  if (/(?:password|passwd|passphrase|pwd|secret)s?$/.test(flat)) return 'password';
+  // `pass` and `pw` as a word of the name (`DB_PASS`, `dbPw`), not the end of one (`bypass`).
+  if (/(?:^|[\s_.:-])(?:pass|pw)$/i.test(name) || /[a-z0-9](?:Pass|Pw|PW)$/.test(name)) return 'password';
+  return TABLE_TOKEN_NAME.test(flat) ? 'token' : null;
+}
+
+/**
+ * A credential's value as a table's cell or a member holds one: a password's when it is one token
+ * of four characters or more, a token's when shaped like a credential; never a placeholder, a
+ * reference to where one is kept, or a word such as `required`.
+ */
+function credentialValue(value: string, kind: CredentialKind): boolean {
+  if (/\s/.test(value) || isPlaceholder(value) || NOT_A_SECRET.test(value) || value.startsWith('[redacted:')) return false;
+  return kind === 'token' ? credentialShaped(value) : value.length >= 4;
 }
 
 /** `walkJson`'s order: an array's elements in turn, an object's key before its value. */

@@ -11,7 +11,9 @@ import {
   ForbiddenError,
   ValidationError,
   mapEnvelopeStrings,
+  pushEnvelopeCredentialFlags,
   pushEnvelopeTexts,
+  pushJsonCredentialFlags,
   pushJsonTexts,
   mapJsonStrings,
   mergeFindings,
@@ -129,13 +131,29 @@ function lastAtOrBefore(sorted: readonly number[], value: number): number {
 export async function redactJson(workspaceId: string, value: unknown): Promise<unknown> {
   const texts: string[] = [];
   pushJsonTexts(value, texts);
-  const findings = texts.length === 0 ? [] : await detectSecrets(texts);
+  const flags: boolean[] = [];
+  pushJsonCredentialFlags(value, flags, null);
+  const findings = texts.length === 0 ? [] : withStructured(texts, flags, await detectSecrets(texts));
   if (findings.every((f) => f.length === 0)) return value;
   let n = 0;
   return mapJsonStrings(value, (text) => {
     const f = findings[n++]!;
     return f.length === 0 ? text : redactText(workspaceId, text, f);
   });
+}
+
+/**
+ * The findings of each text, with the whole text a finding where `flags` (`pushJsonCredentialFlags`'
+ * walk, the texts' order) says it stands as a credential: a member's value named for one, a claim's
+ * value whose predicate names one (`structured-credential`).
+ */
+function withStructured(texts: readonly string[], flags: readonly boolean[], findings: SecretFinding[][]): SecretFinding[][] {
+  if (flags.length !== texts.length) throw new Error('secrets: the credential flags do not line up with the texts');
+  for (let i = 0; i < flags.length; i += 1) {
+    if (!flags[i]) continue;
+    findings[i] = mergeFindings(outsideMarkers(texts[i]!, [...findings[i]!, { rule: 'structured-credential', start: 0, end: texts[i]!.length }]));
+  }
+  return findings;
 }
 
 export interface RedactedEnvelope {
@@ -152,7 +170,9 @@ export interface RedactedEnvelope {
 export async function redactEnvelopes(envelopes: readonly Envelope[]): Promise<RedactedEnvelope[]> {
   const texts: string[] = [];
   const counts = envelopes.map((e) => pushEnvelopeTexts(e, texts));
-  const findings = await detectSecrets(texts);
+  const flags: boolean[] = [];
+  for (const e of envelopes) pushEnvelopeCredentialFlags(e, flags);
+  const findings = withStructured(texts, flags, await detectSecrets(texts));
   let next = 0;
   return envelopes.map((envelope, e) => {
     const from = next;
