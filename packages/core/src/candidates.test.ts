@@ -1038,3 +1038,26 @@ describe('keptCandidateLists', () => {
     expect(without.get(id)).toEqual(full.slice(0, 2).length > 0 ? full.slice(0, 2) : undefined);
   });
 });
+
+describe('a statement told as a change in a subject of notes', () => {
+  const note = (text: string, i: number) => mem('note', { subject: 'person:zed', qualifiers: { fingerprint: `f${i}` }, note: text });
+  const notes = [
+    'Zed likes coffee with oat milk',
+    "Zed doesn't drink coffee anymore",
+    'Zed prefers dark mode in the editor',
+    'Zed now prefers light mode in the editor',
+    "Zed's time zone is Europe/Berlin",
+    'Zed works from Lisbon; his timezone is Europe/Lisbon',
+  ].map(note);
+
+  it('pairs with the fact it restates, never with one sharing only the name of the subject, however many notes the subject holds', () => {
+    // Paired through "zed" alone, each change had more loose pairs than LOOSE_LIMIT once the
+    // subject held six notes, and lost all of them: the coffee and the editor's theme too.
+    const pairs = findCandidates(notes);
+    const coffee = pairs.find((p) => [p.a, p.b].sort().join('|') === pair(notes[0]!, notes[1]!));
+    const theme = pairs.find((p) => [p.a, p.b].sort().join('|') === pair(notes[2]!, notes[3]!));
+    expect(coffee).toMatchObject({ opposite: true });
+    expect(theme?.reason).toContain('differs: dark / light');
+    for (const p of pairs) expect(p.reason).not.toMatch(/shared: zed;/);
+  });
+});

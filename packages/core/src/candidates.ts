@@ -301,11 +301,9 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false)
   const oy = onlyCounts(y, x);
   // Sharing only words every statement uses ("runs", "is kept") is two facts that happen to
   // share a verb. `sharedFacts` leaves out the words of the subject's name as well.
-  let sharesContent = false;
   let sharedFacts = 0;
   for (const w of x.words) {
     if (!y.words.has(w) || COMMON.has(w)) continue;
-    sharesContent = true;
     if (!x.named.has(w) && !y.named.has(w)) sharedFacts += 1;
   }
   const change = x.change || y.change;
@@ -322,10 +320,13 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false)
     strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => (inPlace ??= swappedInPlace(x, y)) : anySwap);
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
-  // in common and no qualifier on one side only is enough to show the two — but only as a
+  // of the fact in common and no qualifier on one side only is enough to show the two — but only as a
   // `loose` pair, which `findCandidates` keeps for a change that has no nearer fact to restate —
   // never for two parallel changes.
-  if (!strict && !(change && sharesContent && !parallelChanges(x, y, ox, oy))) return null;
+  // A word of the subject's name ("zed" of person:zed, "payments" of service:payments) shows
+  // nothing: every statement of the subject may say it, so a change would pair with each of them,
+  // and past LOOSE_LIMIT lose the one fact it restates.
+  if (!strict && !(change && sharedFacts > 0 && !parallelChanges(x, y, ox, oy))) return null;
   const onlyX = onlyIn(x, y);
   const onlyY = onlyIn(y, x);
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
