@@ -243,19 +243,21 @@ function joinCandidates(
     const o = byId.get(ref.memory_id);
     // A disputed candidate is joined too: left out, its partner's value read as a plain fact
     // beside the dispute — two facts side by side, the silent contradiction this line exists for.
-    if (!o || stated.has(o.id)) continue;
+    // So is one stated on an earlier line (a side of another contradiction): left out, this value
+    // read as a plain fact below the line that disputed it.
+    if (!o) continue;
     const other = sideOf(o.timeline, at);
     const { kind } = candidateKind(self, other, ref);
     if (kind === 'possible_contradiction' && standsBelow(self, other)) above.push({ o, ref });
     else if (kind === 'possible_contradiction') differ.push({ o, ref });
-    else if (kind === 'possible_duplicate') same.push({ o, ref });
+    else if (kind === 'possible_duplicate' && !stated.has(o.id)) same.push({ o, ref });
   }
   if (differ.length === 0 && same.length === 0 && above.length === 0) return null;
   const values = (r: Ranked) =>
     r.seen.status === 'conflicted' ? `DISPUTED ${r.seen.current.map((v) => quoted(v.value)).join(' vs ')}` : r.seen.current.map((v) => quoted(v.value)).join(', ');
   const scores = [...differ, ...same].map((x) => x.ref.score.toFixed(2)).join(', ');
   const also = same.length > 0 ? `; also worded as ${same.map((x) => label(x.o.timeline)).join(' | ')}` : '';
-  const others = [...differ, ...same].map((x) => x.o.id);
+  const others = [...differ, ...same].map((x) => x.o.id).filter((id) => !stated.has(id));
   const overruled =
     above.length > 0
       ? ` (may be one fact with ${above.map((x) => `${label(x.o.timeline)}: ${values(x.o)}`).join(' | ')}, score ${above.map((x) => x.ref.score.toFixed(2)).join(', ')}, stated with higher standing: if so, this value is overruled)`

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCanon, type TestCanon } from '@canon/testing';
+
+// Three statements of who owns a service, each a candidate of the next: the middle one is a side of
+// two possible contradictions. The bundle stated the first pair it met and then the third statement
+// as a plain fact, because its only candidate had been stated already.
+
+let canon: TestCanon;
+let key: string;
+const SUBJECT = 'service:payments';
+
+beforeAll(async () => {
+  canon = await startTestCanon({ queue: false });
+  const owner = await canon.key('owner');
+  key = owner.key;
+  const texts = [
+    'The payments service is owned by the Platform team.',
+    'Ownership of the payments service moved to the Checkout team.',
+    'The payments service is owned by the Checkout team.',
+  ];
+  await canon.runtime.ingest(owner.principal, texts.map((text, i) => ({ idempotency_key: `own-${i}`, subject: SUBJECT, occurred_at: `2026-03-0${i + 1}T00:00:00Z`, body: { text } })));
+  await canon.runtime.compile(owner.principal, { subject: SUBJECT });
+});
+afterAll(() => canon.close());
+
+describe('the context bundle with a chain of candidates', () => {
+  it('states every value with a possible contradiction as one, also when its partner was stated on an earlier line', async () => {
+    const res = await canon.request('/v1/context', { key, json: { subject: SUBJECT, task: 'Who owns the payments service?', max_tokens: 2000 } });
+    expect(res.status).toBe(200);
+    const bundle = (await res.json()) as { text: string; memory_ids: string[]; possible_contradictions: Array<{ memory_ids: string[] }> };
+    const lines = bundle.text.trim().split('\n').slice(1);
+    // No value of the three is a plain fact: each is on a POSSIBLE CONTRADICTION line.
+    for (const value of ['owned by the Platform team', 'moved to the Checkout team', 'owned by the Checkout team']) {
+      const holding = lines.filter((l) => l.includes(value));
+      expect(holding.length, value).toBeGreaterThan(0);
+      for (const l of holding) expect(l, value).toMatch(/^- POSSIBLE CONTRADICTION/);
+    }
+    expect(bundle.possible_contradictions).toHaveLength(2);
+    // Each memory once in the bundle's list, whatever line names it again.
+    expect(new Set(bundle.memory_ids).size).toBe(bundle.memory_ids.length);
+    expect(bundle.memory_ids).toHaveLength(3);
+  });
+});
