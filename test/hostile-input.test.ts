@@ -250,6 +250,21 @@ describe('bodies that would hurt the compiler are refused, and nothing is stored
     }
   });
 
+  it('an idempotency key that would pass for another (a zero-width space, a space at an end): refused, nothing stored', async () => {
+    const before = await count();
+    for (const [k, shown] of [
+      ['zw\u200b', 'U+200B'],
+      ['key-1 ', 'white space at its start or end'],
+    ] as const) {
+      const res = await canon.request('/v1/episodes', { key: agent, json: { episodes: [episode(`${k.trim()}-fine`), episode(k)] } });
+      const text = await res.clone().text();
+      await expectProblem(res, 400, 'validation', 'idempotency_key');
+      expect(text, k).toContain(shown);
+      expect(text, k).toContain("another key's");
+    }
+    expect(await count()).toBe(before);
+  });
+
   it('well-formed text from every plane still goes in', async () => {
     const res = await canon.request('/v1/episodes', { key: owner, json: episode('ok-😀', { subject: 'service:x', body: { text: 'The team emoji is 🚀 and the name is Zoë.' } }) });
     expect(res.status).toBe(200);

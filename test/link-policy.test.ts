@@ -146,6 +146,15 @@ describe('a link needs the standing of what it joins', () => {
       ['production', 'current', ['db-p.internal']],
       ['staging', 'current', ['db-s.internal']],
     ]);
+    // The proposal is shown on the pair, and puts neither fact in doubt: no possible contradiction,
+    // nothing to verify, and the context bundle states both as the facts they are.
+    for (const m of after as unknown as Array<{ needs_verification: boolean; candidates: Array<{ kind: string; proposed?: unknown }> }>) {
+      expect(m.needs_verification).toBe(false);
+      expect(m.candidates).toEqual([expect.objectContaining({ kind: 'candidate', proposed: expect.objectContaining({ same: true }) })]);
+    }
+    const bundle = await (await canon.request('/v1/context', { key: owner, json: { subject: S, task: 'db host', max_tokens: 2000 } })).json();
+    expect(bundle.text).not.toContain('POSSIBLE CONTRADICTION');
+    expect(bundle.possible_contradictions).toEqual([]);
     // The same link sent as a raw episode is no stronger.
     const keys = await Promise.all([a!, b!].map(async (m) => (await (await canon.request(`/v1/memories/${m.id}`, { key: owner })).json()).timeline.fact_key));
     const raw = await canon.request('/v1/episodes?compile=wait', { key: member, json: { idempotency_key: 'raw-link', subject: S, kind: 'link', body: { link: { keys, same: true } } } });
@@ -160,6 +169,7 @@ describe('a link needs the standing of what it joins', () => {
       ['raw-elsewhere', 'service:other', { link: { keys, same: true } }, /its own subject \("service:other"\), not of/],
       ['raw-itself', S, { link: { keys: [keys[0], keys[0]], same: true } }, /two different keys/],
       ['raw-text', S, { text: 'these two are the same' }, /a link's body is/],
+      ['raw-foreign', S, { link: { keys: keys.map((k: Record<string, unknown>) => ({ ...k, workspace_id: 'another-workspace' })), same: true } }, /its own workspace, not of "another-workspace"/],
     ] as const) {
       const res = await canon.request('/v1/episodes', { key: owner, json: { episodes: [{ idempotency_key: `${k}-ok`, subject: S, body: { text: 'A fine statement.' } }, { idempotency_key: k, subject, kind: 'link', body }] } });
       expect(res.status, k).toBe(400);

@@ -54,12 +54,12 @@ const IDLE_JOINER = /(?:^|[\u0000-\u007f])[\u200c\u200d\ufe00-\ufe0f\u{e0100}-\u
  * and every listing show as the first. Other look-alikes (another script's letters, a decomposed
  * accent) are names as written.
  */
-export function subjectFault(subject: string): string | null {
+export function subjectFault(subject: string, of: 'subject' | 'key' = 'subject'): string | null {
   const hidden = HIDDEN_IN_NAME.exec(subject) ?? /[^\S ]/u.exec(subject);
-  if (hidden) return `holds ${codePoint(hidden[0])}, a character no reader sees, or one that reorders what is shown or reads as a space: the name would pass for another subject's`;
+  if (hidden) return `holds ${codePoint(hidden[0])}, a character no reader sees, or one that reorders what is shown or reads as a space: the name would pass for another ${of}'s`;
   const idle = IDLE_JOINER.exec(subject);
-  if (idle) return `holds ${codePoint([...idle[0]].at(-1)!)} where it joins or varies nothing: the name would pass for another subject's`;
-  if (/^\s|\s$/u.test(subject)) return 'has white space at its start or end: the name would pass for another subject\'s';
+  if (idle) return `holds ${codePoint([...idle[0]].at(-1)!)} where it joins or varies nothing: the name would pass for another ${of}'s`;
+  if (/^\s|\s$/u.test(subject)) return `has white space at its start or end: the name would pass for another ${of}'s`;
   return null;
 }
 

@@ -138,7 +138,7 @@ export {
   type CandidateRef,
   type PredicateShape,
 } from './candidates.js';
-export { LINK_KIND, LINK_MIN_STANDING, LinkBody, linkFault, linkOf, linkState, onCanonicalKey, pairId, type LinkStatement, type LinkState } from './links.js';
+export { LINK_KIND, LINK_MIN_STANDING, LinkBody, linkFault, linkOf, linkWorkspaceFault, linkState, onCanonicalKey, pairId, type LinkStatement, type LinkState } from './links.js';
 export { jsonFault, jsonTextTooDeep, stringFault, MAX_JSON_DEPTH, type JsonFault } from './json-guard.js';
 export {
   SecretsMode,

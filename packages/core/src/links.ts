@@ -74,6 +74,18 @@ export function linkFault(episode: LinkSource): string | null {
   return typeof read === 'string' ? read : null;
 }
 
+/**
+ * A writer's link naming a key of another workspace, or null. The compiler reads every key in the
+ * episode's own workspace (an imported log links there what it linked where it came from), so such
+ * a key is never followed; a writer who sends one has the wrong key, and the log should not hold it.
+ */
+export function linkWorkspaceFault(episode: LinkSource): string | null {
+  const parsed = LinkBody.safeParse(episode.body);
+  if (!parsed.success) return null;
+  const other = parsed.data.link.keys.find((k) => k.workspace_id !== episode.workspace_id);
+  return other ? `a link joins keys of its own workspace, not of ${JSON.stringify(other.workspace_id)}` : null;
+}
+
 /** The link an episode states, or null: not a link, or keys of another subject or scope. */
 export function linkOf(episode: Pick<Episode, 'kind' | 'body' | 'subject' | 'workspace_id' | 'scope' | 'owner' | 'actor' | 'occurred_at' | 'sequence' | 'source' | 'idempotency_key'>): LinkStatement | null {
   if (episode.kind !== LINK_KIND) return null;

@@ -10,6 +10,7 @@ import {
   LIMITS,
   LINK_KIND,
   linkFault,
+  linkWorkspaceFault,
   subjectFault,
   readDocument,
   toEnvelope,
@@ -348,14 +349,19 @@ function parseBatch(principal: Principal, items: readonly unknown[]): Envelope[]
       `episode ${taken}: source ${JSON.stringify(source)} is reserved for keys bound to it (canon keys create --source ${source}); nothing was stored`,
     );
   }
-  // A subject that would pass for another's, and a link the compiler could not read (it does
-  // nothing), are refused here rather than stored. An import keeps the episodes its log holds,
+  // A subject or a key that would pass for another's, and a link the compiler could not read (it
+  // does nothing, or names another workspace), are refused here rather than stored. An import keeps the episodes its log holds,
   // as they were, so these are a writer's checks, not the schema's.
   const latest = Date.now() + LINK_CLOCK_SKEW_MS;
   const issues = envelopes.flatMap((e, index) => {
     const name = subjectFault(e.subject);
-    const link = e.kind === LINK_KIND ? (linkFault(e) ?? futureLink(e, latest)) : null;
-    return [...(name === null ? [] : [{ index, path: 'subject', message: name }]), ...(link === null ? [] : [{ index, path: 'body.link', message: link }])];
+    const key = subjectFault(e.idempotency_key, 'key');
+    const link = e.kind === LINK_KIND ? (linkFault(e) ?? linkWorkspaceFault(e) ?? futureLink(e, latest)) : null;
+    return [
+      ...(name === null ? [] : [{ index, path: 'subject', message: name }]),
+      ...(key === null ? [] : [{ index, path: 'idempotency_key', message: key }]),
+      ...(link === null ? [] : [{ index, path: 'body.link', message: link }]),
+    ];
   });
   if (issues.length > 0) {
     const invalid = new Set(issues.map((i) => i.index)).size;

@@ -62,11 +62,15 @@ export function standsBelow(other: CandidateSide, self: CandidateSide): boolean 
   return Math.max(...other.standings) < Math.min(...self.standings);
 }
 
-export function candidateKind(self: CandidateSide, other: CandidateSide, ref: Pick<CandidateRef, 'score' | 'opposite'>): { kind: CandidateKind; values: Json[]; other_values: Json[] } {
+export function candidateKind(self: CandidateSide, other: CandidateSide, ref: Pick<CandidateRef, 'score' | 'opposite' | 'proposed'>): { kind: CandidateKind; values: Json[]; other_values: Json[] } {
   const values = self.values;
   const other_values = other.values;
   const score = ref.score;
   if (values.length === 0 || other_values.length === 0) return { kind: 'candidate', values, other_values };
+  // A pair only a proposal names (a link below the standing links need, nothing near in the words):
+  // shown with its proposal, never a possible contradiction — an agent's proposed link put two
+  // owner facts in doubt. Whoever has the standing links need makes them one by linking.
+  if (ref.proposed && ref.score === 0) return { kind: 'candidate', values, other_values };
   // Standing first: what stands below this memory's every value cannot put it in doubt.
   if (standsBelow(other, self)) return { kind: 'candidate', values, other_values };
   // One states what the other denies: whatever the values, they cannot both hold.
