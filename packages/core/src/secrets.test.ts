@@ -222,6 +222,41 @@ describe('pushEnvelopeTexts', () => {
   });
 });
 
+describe("Canon's own credentials, tokens, command lines and sentences", () => {
+  const found = (t: string) => canonSecretFindings(t).map((f) => [f.rule, t.slice(f.start, f.end)]);
+
+  it('finds a Canon API key, a webhook secret and a JWT', () => {
+    const key = `canon_${'aB3_-x'.repeat(5)}zz`;
+    const hook = `whsec_${'Qw9-'.repeat(11)}`;
+    const jwt = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+    expect(found(`my canon key ${key} for the agent`)).toEqual([['canon-credential', key]]);
+    expect(found(`webhook secret ${hook}`)).toEqual([['canon-credential', hook]]);
+    expect(found(`Use token ${jwt} to call it`)).toEqual([['jwt', jwt]]);
+    // A prefix alone, or a word that merely starts so, is none.
+    expect(found('the canon_ prefix marks a key; canon_compile_runs is a table')).toEqual([]);
+  });
+
+  it('finds a password typed on a command line, and leaves a variable or a prompt', () => {
+    for (const line of ['curl -u admin:Zx9kq2LmP0 https://api.internal', 'mysql -u root -pZx9kq2LmP0 prod', 'mysqldump --password=Zx9kq2LmP0 prod', 'docker login -u admin -p Zx9kq2LmP0 registry.internal', 'sshpass -p Zx9kq2LmP0 ssh deploy@host']) {
+      expect(found(line), line).toEqual([['command-credential', 'Zx9kq2LmP0']]);
+    }
+    for (const line of ['curl -u $USER:$TOKEN https://x', 'mysql -u root -p prod', 'docker login -u admin --password-stdin']) expect(found(line), line).toEqual([]);
+  });
+
+  it('finds a password or a PIN told in a sentence, and leaves what a sentence says of passwords', () => {
+    expect(found('The admin password is Tr0ub4dor&3x.')).toEqual([['prose-password', 'Tr0ub4dor&3x']]);
+    expect(found('the db password is "S3cr3t-P@ss-2024"')).toEqual([['prose-password', 'S3cr3t-P@ss-2024']]);
+    expect(found('The vault PIN is 482913.')).toEqual([['prose-password', '482913']]);
+    for (const line of ['The password is rotated every month.', 'The password is 12 characters long at least.', 'The password is required.', 'Your password is your-password.']) expect(found(line), line).toEqual([]);
+  });
+
+  it("leaves code's comparisons and defaults, and an example's placeholder URL", () => {
+    for (const line of ["if (password === '') {", 'password: undefined,', 'DATABASE_URL=postgres://user:password@localhost:5432/app', 'token: z.string().min(1)', 'secret: z.string(),']) {
+      expect(found(line), line).toEqual([]);
+    }
+  });
+});
+
 describe('pushEnvelopeCredentialFlags', () => {
   const flagged = (body: Record<string, unknown>) => {
     const envelope = toEnvelope(EpisodeInput.parse({ idempotency_key: 'k', subject: 's:1', body }), 'w', { role: 'owner', user: null });

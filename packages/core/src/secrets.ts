@@ -56,7 +56,13 @@ export function outsideMarkers(text: string, findings: readonly SecretFinding[])
 
 /** A placeholder rather than a value: `${NPM_TOKEN}`, `$PASSWORD`, `<password>`, `****`, `xxxx`. */
 function isPlaceholder(value: string): boolean {
-  return /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\*+|x+|X+|\.\.\.|…)$/.test(value) || pointsElsewhere(value);
+  return (
+    /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\*+|x+|X+|\.\.\.|…)$/.test(value) ||
+    // The word itself, as an example's `postgres://user:password@localhost` writes it, or code's
+    // `password: undefined`.
+    /^(?:password|passwd|pass|pwd|secret|token|changeme|change[-_]me|example|your[-_]?(?:password|token|secret)|my[-_]?password|undefined|nil)[,;]?$/i.test(value) ||
+    pointsElsewhere(value)
+  );
 }
 
 /**
@@ -71,9 +77,9 @@ function pointsElsewhere(value: string): boolean {
     /^\/[\w./-]+$/.test(value) ||
     // Where code reads it from: `process.env.API_KEY`, `req.headers.authorization`, `getToken()` —
     // a code line in a changelog or a README, not a credential.
-    /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\([^()]*\))?$/.test(value) ||
+    /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\([^()]*\))?[,;]?$/.test(value) ||
     // A call, whole or cut at its parenthesis where a setting's bare value ends.
-    /^[A-Za-z_$][\w$.]*\((?:[^()]*\))?$/.test(value) ||
+    /^[A-Za-z_$][\w$.]*\((?:[^()]*\)(?:\.[A-Za-z_$][\w$]*\([^()]*\))*[,;]?)?$/.test(value) ||
     /^(?:[~^]|[<>]=?|=)?v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:-[\w.]+)?$/.test(value)
   );
 }
@@ -160,6 +166,8 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
         if (!found) return;
         const { value, span } = found;
         if (/pwd$/i.test(m[1]!) && /^(?:[/~.]|[A-Za-z]:\\)/.test(value)) return;
+        // Code's comparison (`password === ''`, `password == null`) is no setting.
+        if (value.startsWith('=')) return;
         // A block scalar's header (`|`, `>-`), an anchor or a tag is no value: `yaml-credential`
         // reads what follows it.
         if (/^(?:[|>][-+1-9]*|[&!]\S*)$/.test(value)) return;
@@ -349,6 +357,77 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
           if (!columns) columns = tableColumns(cells);
           else tableRowCredentials(columns, cells, 'html-table-credential', out);
         }
+      }
+      return out;
+    },
+  },
+  {
+    // Canon's own credentials: an API key (`canon_` and 32 characters) and a webhook's signing
+    // secret (`whsec_` and 43) — an agent that pastes its key into a note hands it to every reader.
+    rule: 'canon-credential',
+    needs: ['canon_', 'whsec_'],
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      for (const m of text.matchAll(/(?<![A-Za-z0-9_-])(?:canon_[A-Za-z0-9_-]{32,64}|whsec_[A-Za-z0-9_-]{32,64})(?![A-Za-z0-9_-])/g)) {
+        out.push({ rule: 'canon-credential', start: m.index, end: m.index + m[0].length });
+      }
+      return out;
+    },
+  },
+  {
+    // A JSON Web Token: a header and a payload that open `{"` (`eyJ`), and a signature.
+    rule: 'jwt',
+    needs: ['eyJ'],
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      for (const m of text.matchAll(/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}(?![A-Za-z0-9_-])/g)) {
+        out.push({ rule: 'jwt', start: m.index, end: m.index + m[0].length });
+      }
+      return out;
+    },
+  },
+  {
+    // A password on a command line: `curl -u user:…`, `mysql -p…`, `docker login -p …`,
+    // `sshpass -p …` — a runbook's commands, pasted as they were typed.
+    rule: 'command-credential',
+    needs: ['-u', '--user', '-p', '--password'],
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      const take = (m: RegExpMatchArray, group: number) => {
+        const span = m.indices?.[group];
+        const value = m[group];
+        if (!span || value === undefined || isPlaceholder(value) || value.length < 4) return;
+        out.push({ rule: 'command-credential', start: span[0], end: span[1] });
+      };
+      for (const m of text.matchAll(/\bcurl\b[^\n]*?\s(?:-u|--user)[ \t=]+["']?[^\s:"']+:([^\s"']+)/dg)) take(m, 1);
+      for (const m of text.matchAll(/\b(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n]*?\s-p([^\s"'-][^\s"']*)/dg)) take(m, 1);
+      for (const m of text.matchAll(/\b(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n]*?\s--password=["']?([^\s"']+)/dg)) take(m, 1);
+      for (const m of text.matchAll(/\b(?:docker|podman|nerdctl|helm|oras|skopeo)\s+(?:registry\s+)?login\b[^\n]*?\s(?:-p|--password)[ \t=]+["']?([^\s"']+)/dg)) take(m, 1);
+      for (const m of text.matchAll(/\bsshpass\s+-p[ \t]*["']?([^\s"']+)/dg)) take(m, 1);
+      return out;
+    },
+  },
+  {
+    // A password told in a sentence: "the admin password is Tr0ub4dor&3x", "… is \"S3cr3t\"" —
+    // quoted, or a token of letters with a digit or a sign, eight characters or more; "the password
+    // is rotated monthly" stays prose. A PIN told the same way: "the vault PIN is 482913".
+    rule: 'prose-password',
+    // The names as a sentence writes them (first letter either case, or all capitals), each one's
+    // literal here: a rule is asked only for a text holding one of its literals.
+    needs: ['assword', 'ASSWORD', 'assphrase', 'ASSPHRASE', 'asswd', 'ASSWD', 'PIN'],
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      for (const m of text.matchAll(/\b(?:[Pp]assword|PASSWORD|[Pp]assphrase|PASSPHRASE|[Pp]asswd|PASSWD)\s+(?:is|was|remains|is still|=)\s+(?:"([^"\n]{4,})"|'([^'\n]{4,})'|`([^`\n]{4,})`|([^\s"'`]{8,}?))(?=[.,;:!?)]?(?:\s|$))/dg)) {
+        const group = [1, 2, 3, 4].find((g) => m[g] !== undefined)!;
+        const value = m[group]!;
+        const span = m.indices![group]!;
+        if (isPlaceholder(value) || NOT_A_SECRET.test(value)) continue;
+        if (group === 4 && !(/[A-Za-z]/.test(value) && /[\d\W_]/.test(value))) continue;
+        out.push({ rule: 'prose-password', start: span[0], end: span[1] });
+      }
+      for (const m of text.matchAll(/\bPIN(?:\s+code)?\s+(?:is|was|:|=)\s*(\d{4,8})\b/dg)) {
+        const span = m.indices![1]!;
+        out.push({ rule: 'prose-password', start: span[0], end: span[1] });
       }
       return out;
     },
