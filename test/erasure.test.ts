@@ -128,6 +128,31 @@ describe('erasure', () => {
     expect(verify.ok).toBe(true);
   });
 
+  it('a stale proposal by revision is refused where an erasure brought a revision down; by ETag it is held to what it read', async () => {
+    const subject = 'service:aba';
+    const olga = (await canon.key('owner', { user: 'olga' })).key;
+    const eve = (await canon.key('member', { user: 'eve' })).key;
+    await canon.request('/v1/episodes?compile=wait', { key: olga, json: ep('aba-1', subject, 'cache ttl', '30') });
+    await canon.request('/v1/episodes?compile=wait', { key: eve, json: { ...ep('aba-2', subject, 'cache ttl', '30'), occurred_at: '2024-05-02T09:00:00Z' } });
+    const read = await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json();
+    const [{ id, revision: seen }] = read.memories as Array<{ id: string; revision: number }>;
+    expect(seen).toBe(2);
+    const staleEtag = (await canon.request(`/v1/memories/${id}`, { key: owner })).headers.get('etag')!;
+    expect((await canon.request('/v1/erasures', { key: owner, json: { user: 'eve' } })).status).toBe(200);
+    await canon.request('/v1/episodes?compile=wait', { key: olga, json: { ...ep('aba-3', subject, 'cache ttl', '60'), occurred_at: '2024-05-03T09:00:00Z' } });
+    const now = (await (await canon.request(`/v1/memories/${id}`, { key: owner })).json()) as { revision: number; view: { current: Array<{ value: string }> } };
+    // The revision the stale client read, holding something else: it must not pass for what it read.
+    expect(now.revision).toBe(seen);
+    const proposal = { idempotency_key: 'aba-stale', value: '30', conditions: ['only after the freeze'], reason: 'enrich' };
+    const byRevision = await canon.request(`/v1/memories/${id}/proposals`, { key: olga, json: { ...proposal, expected_revision: seen } });
+    expect(byRevision.status).toBe(400);
+    expect((await byRevision.json()).detail).toMatch(/an erasure touched.*send If-Match with its ETag/);
+    const byEtag = await canon.request(`/v1/memories/${id}/proposals`, { key: olga, json: proposal, headers: { 'if-match': staleEtag } });
+    expect(byEtag.status).toBe(412);
+    const after = (await (await canon.request(`/v1/memories/${id}`, { key: owner })).json()) as { view: { current: Array<{ value: string }> } };
+    expect(after.view.current.map((v) => v.value)).toEqual(['60']);
+  });
+
   it('erasing a user takes an owner\'s link that quotes only that user\'s words, and keeps one whose keys others still state', async () => {
     const subject = 'team:ops';
     const zed = (await canon.key('member', { user: 'zed' })).key;

@@ -139,4 +139,6 @@ export { erasedKeysPage } from './erasure/erased-keys-page.js';
 export { insertErasedKeys } from './erasure/insert-erased-keys.js';
 export { insertErasure, type ErasureRow } from './erasure/insert-erasure.js';
 export { insertTombstones } from './erasure/insert-tombstones.js';
+export { insertErasureRebuiltSubjects } from './erasure/insert-erasure-rebuilt-subjects.js';
+export { rebuiltByErasure } from './erasure/rebuilt-by-erasure.js';
 export { analyzeCompiledTables } from './statistics/analyze-compiled-tables.js';

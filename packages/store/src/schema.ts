@@ -458,6 +458,21 @@ export const erasedKeys = pgTable(
   (t) => [primaryKey({ columns: [t.workspace_id, t.key_hash] })],
 );
 
+/**
+ * The subjects an erasure touched, by a content-free hash of workspace + subject (as `erasures`
+ * hashes a subject target): there a memory's revision can come back to a number it had, holding
+ * something else, so a proposal must name the memory by its ETag, not its revision.
+ */
+export const erasureRebuiltSubjects = pgTable(
+  'erasure_rebuilt_subjects',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    subject_hash: text('subject_hash').notNull(),
+    erasure_id: uuid('erasure_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.subject_hash] })],
+);
+
 /** Who erased what and when — counts and a hash of the target, never content. */
 export const erasures = pgTable(
   'erasures',

@@ -11,6 +11,7 @@ import {
   getSubject,
   closeWrites,
   insertErasedKeys,
+  insertErasureRebuiltSubjects,
   insertErasure,
   linkEpisodesOfSubject,
   listApiKeys,
@@ -26,7 +27,7 @@ import {
   type Sql,
 } from '@canon/store';
 import { rebuildInTransaction, type CompileResult } from '../compile/compile.js';
-import { erasedKeyHash } from '../ingest/erased-key.js';
+import { erasedKeyHash, erasedSubjectHash } from '../ingest/erased-key.js';
 import { connectorOfInstance, registeredConnector } from '../connectors/registry.js';
 import { loadPolicySet } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
@@ -125,6 +126,10 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
         if ((await erasableEpisodes(tx, ws, { subject })).length === 0) gone.push(subject);
       }
     }
+    // Every subject touched: a memory's revision counts the claims folded into it, and there it
+    // may come back to a number it had, holding something else (a stale proposal passed); what is
+    // stated there again (a subject erased whole) starts at revision 1 once more.
+    await insertErasureRebuiltSubjects(tx, ws, erasureId, subjects.map((s) => erasedSubjectHash(ws, s)));
     for (const subject of gone) await deleteCompileRunsOfSubject(tx, ws, subject);
     await deleteChangesOfSubjects(tx, ws, gone);
     await deleteJobsNaming(tx, ws, gone);

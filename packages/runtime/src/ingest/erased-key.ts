@@ -7,3 +7,12 @@ import { sha256 } from '@canon/core';
 export function erasedKeyHash(workspaceId: string, source: string, idempotencyKey: string): string {
   return sha256(JSON.stringify([workspaceId, source, idempotencyKey]));
 }
+
+/**
+ * The content-free name of a subject an erasure touched: the hash `erasures` keeps of a subject
+ * target, so a proposal can ask whether its memory's revision may have come down without the
+ * database keeping the subject's name.
+ */
+export function erasedSubjectHash(workspaceId: string, subject: string): string {
+  return sha256(JSON.stringify([workspaceId, 'subject', subject]));
+}

@@ -15,7 +15,8 @@ import {
   parseInput,
   type Decision,
 } from '@canon/core';
-import { findEpisodesByKeys, linkEpisodesOfSubject, type Pool, type Sql } from '@canon/store';
+import { findEpisodesByKeys, linkEpisodesOfSubject, rebuiltByErasure, type Pool, type Sql } from '@canon/store';
+import { erasedSubjectHash } from '../ingest/erased-key.js';
 import { z } from 'zod';
 import type { CompileResult } from '../compile/compile.js';
 import type { Principal } from '../auth/principal.js';
@@ -100,10 +101,20 @@ export async function proposeChange(
     // A revision counts the claims folded into the memory, and an unlink takes the other key's
     // away: a memory a link ever named can come back to a revision it had, holding something else,
     // and a proposal that expected the old one would pass. Its ETag never repeats.
-    if (ifMatch === undefined && (await namedByLink(ctx.tx, memory.timeline.fact_key.workspace_id, memory.subject, memory.key))) {
+    // So may one of a subject an erasure touched: the erased claims no longer count.
+    const ws = memory.timeline.fact_key.workspace_id;
+    const repeats =
+      ifMatch !== undefined
+        ? null
+        : (await namedByLink(ctx.tx, ws, memory.subject, memory.key))
+          ? 'was named by a link, and its revision can repeat after an unlink'
+          : (await rebuiltByErasure(ctx.tx, ws, erasedSubjectHash(ws, memory.subject)))
+            ? 'is of a subject an erasure touched, and its revision can repeat after one'
+            : null;
+    if (repeats !== null) {
       throw new ValidationError(
-        `expected_revision: memory ${memoryId} was named by a link, and its revision can repeat after an unlink; send If-Match with its ETag ("${memory.etag}", as GET /v1/memories/{id} gives it) instead`,
-        [{ index: 0, path: 'expected_revision', message: 'not enough for a memory a link named: send If-Match with its ETag' }],
+        `expected_revision: memory ${memoryId} ${repeats}; send If-Match with its ETag ("${memory.etag}", as GET /v1/memories/{id} gives it) instead`,
+        [{ index: 0, path: 'expected_revision', message: 'not enough for a memory whose revision can repeat: send If-Match with its ETag' }],
       );
     }
     const stale =

@@ -14,6 +14,8 @@ import { erasedKeysAmong } from './erased-keys-among.js';
 import { erasedKeysPage } from './erased-keys-page.js';
 import { insertErasedKeys } from './insert-erased-keys.js';
 import { insertErasure } from './insert-erasure.js';
+import { insertErasureRebuiltSubjects } from './insert-erasure-rebuilt-subjects.js';
+import { rebuiltByErasure } from './rebuilt-by-erasure.js';
 import { insertTombstones } from './insert-tombstones.js';
 
 // Erasure (design §8): the one audited exception to the append-only log, and its tombstones.
@@ -119,6 +121,28 @@ describe('insertErasedKeys', () => {
       { key_hash: 'h1', erasure_id: uuid(1) },
       { key_hash: 'h2', erasure_id: uuid(2) },
     ]);
+  });
+});
+
+describe('insertErasureRebuiltSubjects', () => {
+  it('records each subject hash once, in its workspace', async () => {
+    await insertErasureRebuiltSubjects(pool, 'w-rebuilt', uuid(1), ['s1', 's2']);
+    await insertErasureRebuiltSubjects(pool, 'w-rebuilt', uuid(2), ['s1']);
+    await insertErasureRebuiltSubjects(pool, 'w-rebuilt', uuid(3), []);
+    const { rows } = await pool.query(`SELECT subject_hash, erasure_id FROM erasure_rebuilt_subjects WHERE workspace_id = 'w-rebuilt' ORDER BY subject_hash`);
+    expect(rows).toEqual([
+      { subject_hash: 's1', erasure_id: uuid(1) },
+      { subject_hash: 's2', erasure_id: uuid(1) },
+    ]);
+  });
+});
+
+describe('rebuiltByErasure', () => {
+  it('answers whether an erasure touched the subject, in that workspace only', async () => {
+    await insertErasureRebuiltSubjects(pool, 'w-rebuilt-ask', uuid(1), ['s1']);
+    expect(await rebuiltByErasure(pool, 'w-rebuilt-ask', 's1')).toBe(true);
+    expect(await rebuiltByErasure(pool, 'w-rebuilt-ask', 's2')).toBe(false);
+    expect(await rebuiltByErasure(pool, 'w-other', 's1')).toBe(false);
   });
 });
 
