@@ -135,7 +135,7 @@ describe('erasure', () => {
     await canon.request('/v1/episodes?compile=wait', { key: olga, json: ep('aba-1', subject, 'cache ttl', '30') });
     await canon.request('/v1/episodes?compile=wait', { key: eve, json: { ...ep('aba-2', subject, 'cache ttl', '30'), occurred_at: '2024-05-02T09:00:00Z' } });
     const read = await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json();
-    const [{ id, revision: seen }] = read.memories as Array<{ id: string; revision: number }>;
+    const { id, revision: seen } = (read.memories as Array<{ id: string; revision: number }>)[0]!;
     expect(seen).toBe(2);
     const staleEtag = (await canon.request(`/v1/memories/${id}`, { key: owner })).headers.get('etag')!;
     expect((await canon.request('/v1/erasures', { key: owner, json: { user: 'eve' } })).status).toBe(200);
