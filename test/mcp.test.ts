@@ -225,6 +225,20 @@ describe('canon mcp over stdio with the SDK client', () => {
     expect((await call('otherAgent', 'recall', { subject: 'person:ada' })).data['memories']).toHaveLength(0);
   });
 
+  it("keys a call by its writer too: another writer's same words are a statement of their own, which tells nothing of the first", async () => {
+    const args = { subject: 'svc:shared', predicate: 'diagnosis', value: 'flu', scope: 'personal' };
+    const ada = await call('agent', 'remember', args);
+    expect(ada.data['ingest']).toBe('created');
+    // Keyed by the arguments alone, bob found ada's key taken: that she had said exactly this.
+    const bob = await call('otherAgent', 'remember', args);
+    expect(bob.isError).toBe(false);
+    expect(bob.data['ingest']).toBe('created');
+    expect(bob.text).not.toMatch(/taken|conflict/i);
+    // Each writer's retry is still a duplicate of their own.
+    expect((await call('otherAgent', 'remember', args)).data['ingest']).toBe('duplicate');
+    expect((await call('agent', 'remember', args)).data['ingest']).toBe('duplicate');
+  });
+
   it('redacts a token an agent remembers, says so, and a retry is a duplicate', async () => {
     const token = 'ghp_' + 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx';
     const args = { subject: 'service:release-bot', predicate: 'api token', value: token, text: `The release bot uses ${token}.` };

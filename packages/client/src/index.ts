@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import { CanonError, UnavailableError, type ProblemType } from '@canon/core/errors';
 import type { CanonPort, CompileRequest, CompileResult, ImportResult, JobView, ManyResult } from '@canon/runtime';
@@ -103,6 +104,8 @@ export function httpPort(options: HttpPortOptions): HttpPort {
 
   return {
     mode: 'http',
+    // The key's hash: the port knows no id of it, and the key itself goes nowhere but the header.
+    writer: `key-hash:${createHash('sha256').update(options.apiKey).digest('hex')}`,
     api,
     ingest: (items, opts = {}) =>
       answer(

@@ -4,26 +4,27 @@ import { decisionOf, RememberArgs, rememberEpisode, rememberKey } from './rememb
 const args = (input: Record<string, unknown>) => RememberArgs.parse(input);
 
 describe('remember: the episode and its key', () => {
-  it('derives the key from the arguments alone: same arguments in any order, same key', () => {
+  it('derives the key from the arguments and the writer: same arguments in any order from one writer, same key; another writer, another', () => {
     const a = args({ subject: 's', predicate: 'deploy day', value: 'Tuesday', qualifiers: { env: 'staging', region: 'eu' } });
     const b = args({ qualifiers: { region: 'eu', env: 'staging' }, value: 'Tuesday', predicate: 'deploy day', subject: 's', scope: 'workspace' });
-    expect(rememberKey(a)).toBe(rememberKey(b));
-    expect(rememberKey(a)).toMatch(/^remember:[0-9a-f]{64}$/);
-    expect(rememberKey(args({ subject: 's', predicate: 'deploy day', value: 'Thursday' }))).not.toBe(rememberKey(a));
+    expect(rememberKey(a, 'key:1')).toBe(rememberKey(b, 'key:1'));
+    expect(rememberKey(a, 'key:1')).toMatch(/^remember:[0-9a-f]{64}$/);
+    expect(rememberKey(args({ subject: 's', predicate: 'deploy day', value: 'Thursday' }), 'key:1')).not.toBe(rememberKey(a, 'key:1'));
+    expect(rememberKey(a, 'key:2')).not.toBe(rememberKey(a, 'key:1'));
   });
 
   it('writes a claim episode from source mcp, or a message for free text', () => {
-    const claim = rememberEpisode(args({ subject: 's', predicate: 'p', value: 3, conditions: ['c'], effective_from: '2024-05-13T00:00:00Z' }));
+    const claim = rememberEpisode(args({ subject: 's', predicate: 'p', value: 3, conditions: ['c'], effective_from: '2024-05-13T00:00:00Z' }), 'key:1');
     expect(claim).toMatchObject({ source: 'mcp', kind: 'claim', scope: 'workspace', body: { claims: [{ predicate: 'p', value: 3, conditions: ['c'], effective_from: '2024-05-13T00:00:00Z' }] } });
     expect(claim).not.toHaveProperty('occurred_at');
-    const message = rememberEpisode(args({ subject: 's', text: 'The staging deploy runs on Tuesday', scope: 'personal' }));
+    const message = rememberEpisode(args({ subject: 's', text: 'The staging deploy runs on Tuesday', scope: 'personal' }), 'key:1');
     expect(message).toMatchObject({ source: 'mcp', kind: 'message', scope: 'personal', body: { text: 'The staging deploy runs on Tuesday' } });
   });
 
   it('refuses a call that is neither a claim nor text', () => {
-    expect(() => rememberEpisode(args({ subject: 's' }))).toThrow(/predicate and a value, or text/);
-    expect(() => rememberEpisode(args({ subject: 's', predicate: 'p' }))).toThrow(/needs a value/);
-    expect(() => rememberEpisode(args({ subject: 's', text: 't', value: 1 }))).toThrow(/give its predicate/);
+    expect(() => rememberEpisode(args({ subject: 's' }), 'key:1')).toThrow(/predicate and a value, or text/);
+    expect(() => rememberEpisode(args({ subject: 's', predicate: 'p' }), 'key:1')).toThrow(/needs a value/);
+    expect(() => rememberEpisode(args({ subject: 's', text: 't', value: 1 }), 'key:1')).toThrow(/give its predicate/);
   });
 });
 

@@ -45,12 +45,15 @@ export const RememberArgs = z.object(RememberShape);
 export type RememberArgs = z.output<typeof RememberArgs>;
 
 /**
- * The idempotency key of a `remember` call: a hash of the canonical JSON of its arguments and
- * nothing else — never the time — so a retried call names the same event and comes back as a
- * duplicate instead of a second write.
+ * The idempotency key of a `remember` call: a hash of the canonical JSON of its arguments and of
+ * who writes them (the port's `writer`) — never the time — so a retried call names the same event
+ * and comes back as a duplicate instead of a second write. Keyed by the arguments alone, the same
+ * words from another writer found the first one's key taken: that answer told anyone whether a
+ * person had said exactly this (a personal statement too), outlived the person's erasure, and let
+ * anyone take a statement's key before its writer said it.
  */
-export function rememberKey(args: RememberArgs): string {
-  return `remember:${sha256(canonicalJson(stripUndefined(args)))}`;
+export function rememberKey(args: RememberArgs, writer: string): string {
+  return `remember:${sha256(canonicalJson({ args: stripUndefined(args), writer }))}`;
 }
 
 function stripUndefined(args: RememberArgs): Record<string, unknown> {
@@ -58,7 +61,7 @@ function stripUndefined(args: RememberArgs): Record<string, unknown> {
 }
 
 /** The episode a `remember` call appends: one structured claim, or a message whose text is read. */
-export function rememberEpisode(args: RememberArgs): Record<string, unknown> {
+export function rememberEpisode(args: RememberArgs, writer: string): Record<string, unknown> {
   if (args.predicate === undefined && args.text === undefined) throw new ValidationError('give a predicate and a value, or text');
   if (args.predicate !== undefined && args.value === undefined) throw new ValidationError('a predicate needs a value');
   if (args.predicate === undefined && (args.value !== undefined || args.qualifiers || args.conditions || args.effective_from || args.correction)) {
@@ -77,7 +80,7 @@ export function rememberEpisode(args: RememberArgs): Record<string, unknown> {
       });
   return {
     source: MCP_SOURCE,
-    idempotency_key: rememberKey(args),
+    idempotency_key: rememberKey(args, writer),
     subject: args.subject,
     scope: args.scope,
     kind: claim ? 'claim' : 'message',

@@ -39,7 +39,7 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
     },
     async (input) => {
       const args = RememberArgs.parse(input);
-      const episode = rememberEpisode(args);
+      const episode = rememberEpisode(args, port.writer);
       const key = String(episode['idempotency_key']);
       // One round trip: the ingest waits for its compile and answers what became of each claim.
       const out = await port.ingest([episode], { compile: 'wait' });

@@ -56,6 +56,12 @@ export type SubjectCounts = Awaited<ReturnType<typeof listSubjects>>[number];
  */
 export interface CanonPort {
   readonly mode: 'http' | 'local';
+  /**
+   * A stable name of the credential this port writes with, nothing to recover it from: MCP
+   * `remember` keys a call by it and its arguments, so one writer's retry is a duplicate and
+   * another writer's same words are a statement of their own.
+   */
+  readonly writer: string;
   /** Appends episodes; with `compile: 'wait'` compiles the touched subjects first and answers each claim's decision. */
   ingest(items: readonly unknown[], options?: { compile?: 'wait' }): Promise<IngestAnswer>;
   /** The log of a subject in order, a page at a time (`after` = the previous page's `next`). */
@@ -115,6 +121,7 @@ export interface PortImportOptions {
 export function localPort(runtime: Runtime, principal: Principal, close: () => Promise<void> = async () => undefined): CanonPort {
   return {
     mode: 'local',
+    writer: `key:${principal.key_id}`,
     ingest: async (items, options = {}) => ingestAnswer(await runtime.ingest(principal, items, options)),
     // In process, read the subject's committed episodes whole: inspection is a snapshot, not a
     // cursor, and need not wait for unrelated transactions to end.
