@@ -128,6 +128,22 @@ describe('erasure', () => {
     expect(verify.ok).toBe(true);
   });
 
+  it("names to a maintainer only the subjects where the person erased said something the workspace saw; a subject of their personal episodes is counted", async () => {
+    const maintainer = (await canon.key('maintainer', { user: 'mia' })).key;
+    const alice = (await canon.key('member', { user: 'alice' })).key;
+    await canon.request('/v1/episodes?compile=wait', { key: alice, json: ep('al-1', 'service:alice-shared', 'deploy day', 'Monday') });
+    await canon.request('/v1/episodes?compile=wait', { key: alice, json: ep('al-2', 'alice-private-subject', 'diagnosis', 'flu', { scope: 'personal' }) });
+    const res = await canon.request('/v1/erasures', { key: maintainer, json: { user: 'alice' } });
+    expect(res.status).toBe(200);
+    const erasure = await res.json();
+    expect(erasure).toMatchObject({ episodes: 2, subjects: ['service:alice-shared'], personal_subjects: 1 });
+    expect(erasure.rebuilt.map((r: { subject: string }) => r.subject)).toEqual(['service:alice-shared']);
+    expect(JSON.stringify(erasure)).not.toContain('alice-private-subject');
+    // Both went: the private subject too.
+    const { rows } = await canon.runtime.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM episodes WHERE subject IN ('service:alice-shared', 'alice-private-subject')`);
+    expect(rows[0]!.n).toBe(0);
+  });
+
   it('a stale proposal by revision is refused where an erasure brought a revision down; by ETag it is held to what it read', async () => {
     const subject = 'service:aba';
     const olga = (await canon.key('owner', { user: 'olga' })).key;

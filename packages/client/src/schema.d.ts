@@ -2499,9 +2499,12 @@ export interface components {
             /** @description By user: the user's keys of the workspace, revoked and no longer naming them */
             keys_revoked: number;
             memories: number;
+            /** @description By user: subjects touched that hold only that person's personal episodes, counted, not named */
+            personal_subjects: number;
             rebuilt: {
                 [key: string]: unknown;
             }[];
+            /** @description The subjects erased, or touched by a user's erasure, that the caller may see */
             subjects: string[];
             /** @enum {string} */
             target_kind: "subject" | "user";

@@ -9,8 +9,9 @@ const ErasureSchema = z
     target_kind: z.enum(['subject', 'user']),
     episodes: z.number().int(),
     memories: z.number().int(),
-    subjects: z.array(z.string()),
+    subjects: z.array(z.string()).openapi({ description: 'The subjects erased, or touched by a user\'s erasure, that the caller may see' }),
     rebuilt: z.array(z.record(z.string(), z.unknown())),
+    personal_subjects: z.number().int().openapi({ description: 'By user: subjects touched that hold only that person\'s personal episodes, counted, not named' }),
     keys_revoked: z.number().int().openapi({ description: 'By user: the user\'s keys of the workspace, revoked and no longer naming them' }),
     erased_at: z.string(),
   })

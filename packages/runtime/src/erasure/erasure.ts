@@ -41,9 +41,16 @@ export interface ErasureResult {
   episodes: number;
   /** Memories deleted (by subject), or memories of the affected subjects before their rebuild (by user). */
   memories: number;
+  /**
+   * The subjects erased (by subject) or touched (by user) that the one who erased may see: by user,
+   * a subject whose erased episodes were all another person's personal ones is counted in
+   * `personal_subjects` instead — the person's private subjects are no business of a maintainer's.
+   */
   subjects: string[];
-  /** By user: the affected subjects recompiled from what remains of their log. */
+  /** By user: the affected subjects recompiled from what remains of their log (those named in `subjects`). */
   rebuilt: CompileResult[];
+  /** By user: subjects touched that are not named here (only another person's personal episodes). */
+  personal_subjects: number;
   /** By user: the user's keys of the workspace, revoked and no longer naming them. */
   keys_revoked: number;
   erased_at: string;
@@ -146,13 +153,21 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       episodes: deleted,
       memories,
     });
+    // Named to the one who erased: a subject they named, or one where the person said something
+    // the workspace (or they themselves) could see.
+    const shown = new Set(
+      'subject' in target
+        ? subjects
+        : episodes.filter((e) => e.scope === 'workspace' || (principal.user !== null && e.owner === principal.user)).map((e) => e.subject),
+    );
     return {
       erasure_id: erasureId,
       target_kind: 'subject' in target ? 'subject' : 'user',
       episodes: deleted,
       memories,
-      subjects,
-      rebuilt,
+      subjects: subjects.filter((s) => shown.has(s)),
+      rebuilt: rebuilt.filter((r) => shown.has(r.subject)),
+      personal_subjects: subjects.filter((s) => !shown.has(s)).length,
       keys_revoked: keysRevoked,
       erased_at: audit.erased_at,
     };

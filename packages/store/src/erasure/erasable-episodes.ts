@@ -7,6 +7,9 @@ export interface ErasableEpisode {
   subject: string;
   /** The role it was written with: a person erased may not have written above the eraser's. */
   actor_role: string;
+  /** Its scope and owner: what an erasure may name to the one who asked for it. */
+  scope: string;
+  owner: string | null;
 }
 
 /** The episodes an erasure targets: a subject's, or every one a user wrote or owns. */
@@ -18,11 +21,11 @@ export async function erasableEpisodes(
   const { rows } =
     'subject' in target
       ? await sql.query<ErasableEpisode>(
-          'SELECT id, source, idempotency_key, subject, actor_role FROM episodes WHERE workspace_id = $1 AND subject = $2 ORDER BY tx_id, position',
+          'SELECT id, source, idempotency_key, subject, actor_role, scope, owner FROM episodes WHERE workspace_id = $1 AND subject = $2 ORDER BY tx_id, position',
           [workspaceId, target.subject],
         )
       : await sql.query<ErasableEpisode>(
-          `SELECT id, source, idempotency_key, subject, actor_role FROM episodes
+          `SELECT id, source, idempotency_key, subject, actor_role, scope, owner FROM episodes
            WHERE workspace_id = $1 AND (actor_user = $2 OR owner = $2) ORDER BY tx_id, position`,
           [workspaceId, target.user],
         );
