@@ -44,6 +44,12 @@ describe('printSummary', () => {
     expect(printed(run(2, 0, 0))[1]).toBe('compiled 2 subjects: nothing was left to compile (the new episodes were compiled as they arrived)');
   });
 
+  it('says its counts are of the episodes it compiled when a server compiled the others first', () => {
+    expect(printed(run(716, 5, 0))[1]).toBe(
+      'compiled 2 subjects: memories created 0, updated 0, ended 0, conflicts opened 0 (of the last 5 new episodes: the other 711 were compiled as they arrived)',
+    );
+  });
+
   it('keeps the counts when the run created nothing (a re-run: zeros are the answer)', () => {
     expect(printed(run(0, 0, 0))[1]).toBe('compiled 2 subjects: memories created 0, updated 0, ended 0, conflicts opened 0');
   });

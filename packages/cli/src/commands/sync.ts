@@ -221,9 +221,15 @@ export function printSummary(summary: SyncConnectorResult, opts: { json?: boolea
     if (c.episodes_processed === 0 && summary.created > 0) {
       console.log(`compiled ${subjects}: nothing was left to compile (the new episodes were compiled as they arrived)${failed}`);
     } else {
+      // Some compiled as they arrived, the rest here: these counts are of the rest only, and
+      // "memories created 0" over a sync that created dozens read as if it made none.
+      const earlier =
+        c.episodes_processed < summary.created
+          ? ` (of the last ${c.episodes_processed} new episode${c.episodes_processed === 1 ? '' : 's'}: the other ${summary.created - c.episodes_processed} were compiled as they arrived)`
+          : '';
       console.log(
         `compiled ${subjects}: memories created ${c.memories_created}, updated ${c.memories_updated}, ` +
-          `ended ${c.tombstoned}, conflicts opened ${c.conflicts_opened}${failed}`,
+          `ended ${c.tombstoned}, conflicts opened ${c.conflicts_opened}${earlier}${failed}`,
       );
     }
   }
