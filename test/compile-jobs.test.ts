@@ -193,6 +193,10 @@ describe('compile jobs', () => {
       const lonely = (await runtime.createKey({ workspace: 'third', role: 'member' })).key;
       expect((await call(theirs, 'PUT', { cron: '30 1 * * *', time_zone: 'Europe/Paris' })).status).toBe(200);
       expect(await (await call(theirs)).json()).toEqual({ cron: '30 1 * * *', time_zone: 'Europe/Paris' });
+      // Without a zone, the zone the schedule has stays, as `canon schedule set` without --tz keeps it.
+      const kept = await call(theirs, 'PUT', { cron: '30 1 * * *' });
+      expect(kept.status).toBe(200);
+      expect(await kept.json()).toEqual({ cron: '30 1 * * *', time_zone: 'Europe/Paris' });
       // The default workspace's night is untouched; a workspace with no schedule of its own has the default.
       expect(await (await call(mine)).json()).toEqual({ cron: '0 3 * * *', time_zone: 'UTC' });
       expect(await (await call(lonely)).json()).toEqual({ cron: '0 3 * * *', time_zone: 'UTC' });

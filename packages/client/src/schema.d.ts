@@ -1671,7 +1671,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["CompileSchedule"];
+                    "application/json": components["schemas"]["CompileScheduleChange"];
                 };
             };
             responses: {
@@ -2320,6 +2320,11 @@ export interface components {
             cron: string;
             time_zone: string;
         } | null;
+        CompileScheduleChange: {
+            cron: string;
+            /** @description IANA zone; without it the zone the schedule has stays (UTC when it has none) */
+            time_zone?: string;
+        };
         Conflict: {
             etag: string;
             key: string;

@@ -21,7 +21,7 @@ export { type JobView } from './compile/job-status.js';
 export { WorkspacePolicies } from './writes/policies.js';
 export { subjectMemories, type MemorySummary, type MemoryDetail } from './recall/recall.js';
 export { type RecomputeReport, type VerifyDifference } from './compile/verify.js';
-export { type CompileSchedule, type DeadLetter } from './compile/operations.js';
+export { type CompileSchedule, type CompileScheduleInput, type DeadLetter } from './compile/operations.js';
 export { type ScopeOf } from './auth/scope.js';
 export { type SearchResult, type SearchResponse } from './recall/search.js';
 export { ContextRequest, type ContextBundle, type ContextConflict, type ContextMemory } from './recall/context.js';

@@ -7,7 +7,7 @@ import type { ErasureResult, ErasureTarget } from './erasure/erasure.js';
 import type { IngestResult } from './ingest/ingest.js';
 import type { JobView } from './compile/job-status.js';
 import type { LinkInput, LinkResult } from './links/link-memories.js';
-import type { DeadLetter, CompileSchedule } from './compile/operations.js';
+import type { DeadLetter, CompileSchedule, CompileScheduleInput } from './compile/operations.js';
 import type { WorkspacePolicies } from './writes/policies.js';
 import type { PoliciesView, PolicyChange } from './writes/policy-change.js';
 import type { PreviewResult } from './compile/preview.js';
@@ -89,7 +89,7 @@ export interface CanonPort {
   /** Two memories are one fact or distinct: a link episode, compiled at once. */
   link(input: LinkInput): Promise<LinkResult>;
   schedule(): Promise<CompileSchedule | null>;
-  setSchedule(schedule: CompileSchedule): Promise<CompileSchedule>;
+  setSchedule(schedule: CompileScheduleInput): Promise<CompileSchedule>;
   deadLetters(): Promise<DeadLetter[]>;
   redrive(): Promise<number>;
   connectorCursor(instanceId: string): Promise<ConnectorCursorView>;

@@ -13,7 +13,7 @@ import type { JobView } from './compile/job-status.js';
 import type { ManyResult } from './compile/jobs.js';
 import type { CreatedKey, CreateKeyInput, listKeys, revokeKey } from './auth/keys.js';
 import type { ResolveResult } from './links/resolver.js';
-import type { DeadLetter, CompileSchedule } from './compile/operations.js';
+import type { DeadLetter, CompileSchedule, CompileScheduleInput } from './compile/operations.js';
 import type { Principal } from './auth/principal.js';
 import type { MemoryDetail, MemorySummary } from './recall/recall.js';
 import type { RecallWrites } from './writes/recall-writes.js';
@@ -134,7 +134,7 @@ export interface Runtime extends RecallWrites {
   metrics(principal: Principal | null): Promise<string>;
   /** The key's workspace's nightly compile: its own, or the default while it has none. */
   schedule(principal: Principal): Promise<CompileSchedule | null>;
-  setSchedule(principal: Principal, schedule: CompileSchedule): Promise<CompileSchedule>;
+  setSchedule(principal: Principal, schedule: CompileScheduleInput): Promise<CompileSchedule>;
   deadLetters(principal: Principal): Promise<DeadLetter[]>;
   redrive(principal: Principal): Promise<number>;
   createKey(input: CreateKeyInput): Promise<CreatedKey>;

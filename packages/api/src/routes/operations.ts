@@ -4,6 +4,12 @@ import type { AppEnv } from '../auth.js';
 import { problemResponse } from '../schemas.js';
 
 const Schedule = z.object({ cron: z.string().min(1).max(200), time_zone: z.string().min(1).max(100) }).openapi('CompileSchedule');
+const ScheduleChange = z
+  .object({
+    cron: z.string().min(1).max(200),
+    time_zone: z.string().min(1).max(100).optional().openapi({ description: 'IANA zone; without it the zone the schedule has stays (UTC when it has none)' }),
+  })
+  .openapi('CompileScheduleChange');
 
 const verify = createRoute({
   method: 'post',
@@ -30,7 +36,7 @@ const putSchedule = createRoute({
   path: '/v1/schedule',
   summary: 'Change the compile schedule of the key’s workspace (owner); other workspaces keep theirs',
   security: [{ bearer: [] }],
-  request: { body: { required: true, content: { 'application/json': { schema: Schedule } } } },
+  request: { body: { required: true, content: { 'application/json': { schema: ScheduleChange } } } },
   responses: {
     200: { description: 'The schedule now', content: { 'application/json': { schema: Schedule } } },
     400: problemResponse('Not a valid cron expression or time zone'),

@@ -29,11 +29,14 @@ export async function getCompileSchedule(boss: PgBoss, workspaceId: string): Pro
 }
 
 /** What a schedule may be, over HTTP and in process alike (a cron alias such as `@daily` is one). */
-const ScheduleInput = z.strictObject({ cron: z.string().min(1).max(200), time_zone: z.string().min(1).max(100) });
+const ScheduleInput = z.strictObject({ cron: z.string().min(1).max(200), time_zone: z.string().min(1).max(100).optional() });
+/** A schedule to set: without `time_zone`, the zone the workspace's schedule has stays (UTC when it has none). */
+export type CompileScheduleInput = z.input<typeof ScheduleInput>;
 
-export async function setCompileSchedule(boss: PgBoss, principal: Principal, input: CompileSchedule): Promise<CompileSchedule> {
+export async function setCompileSchedule(boss: PgBoss, principal: Principal, input: CompileScheduleInput): Promise<CompileSchedule> {
   requireOwner(principal, 'change the compile schedule');
-  const schedule = parseInput(ScheduleInput, input);
+  const given = parseInput(ScheduleInput, input);
+  const schedule = { cron: given.cron, time_zone: given.time_zone ?? (await getCompileSchedule(boss, principal.workspace_id))?.time_zone ?? 'UTC' };
   try {
     boss.previewSchedule(schedule.cron, { tz: schedule.time_zone });
   } catch (err) {
