@@ -1061,3 +1061,21 @@ describe('a statement told as a change in a subject of notes', () => {
     for (const p of pairs) expect(p.reason).not.toMatch(/shared: zed;/);
   });
 });
+
+describe('two notes in one frame but for their last words', () => {
+  const note = (text: string, i: number, subject = 'service:orders') => mem('note', { subject, qualifiers: { fingerprint: `n${i}` }, note: text });
+  const paired = (a: string, b: string, subject?: string) => findCandidates([note(a, 1, subject), note(b, 2, subject)]).length === 1;
+
+  it('are one fact told two ways: a possible contradiction (a note has no slot; its value is its words)', () => {
+    expect(paired('The orders service is owned by the Platform team', 'The orders service is owned by the Checkout team')).toBe(true);
+    expect(paired('The orders service uses MySQL', 'The orders service uses PostgreSQL')).toBe(true);
+    expect(paired('Ada prefers dark mode', 'Ada prefers light mode', 'person:ada')).toBe(true);
+  });
+
+  it('stay two facts when what differs names which fact it is, at the start or in the middle', () => {
+    expect(paired('The EU API is hosted in Frankfurt', 'The US API is hosted in Frankfurt', 'service:api')).toBe(false);
+    expect(paired('Deploys to staging are manual', 'Deploys to production are manual', 'service:api')).toBe(false);
+    expect(paired('Billing runs nightly', 'Payroll runs nightly', 'service:jobs')).toBe(false);
+  });
+});
+

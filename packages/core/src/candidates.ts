@@ -311,13 +311,19 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false)
   // A change may drop or add one ("Outbound mail goes through {host}" / "We switched the mail
   // relay to {host}"); a qualifier on each side is still two facts ("staging" / "production").
   if (qualifiedApart(ox, oy)) return null;
-  if (frameSwap(x, y) || reversed(x, y)) return null;
+  // Two notes said in one frame but for their last words ("… is owned by the Platform team" /
+  // "… by the Checkout team", "… uses MySQL" / "… uses PostgreSQL"): a note has no slot, so what
+  // differs at its end is its value — one fact told two ways, a possible contradiction, not two
+  // facts told apart by a part swapped.
+  const noteValues = x.slots === 'note' && swappedAtEnd(x, y);
+  if (!noteValues && (frameSwap(x, y) || reversed(x, y))) return null;
   // strictlyNear may ask in each of its clauses; the alignment is made once.
   let inPlace: boolean | undefined;
   const strict =
-    unqualified(ox.axes, alone) &&
-    unqualified(oy.axes, alone) &&
-    strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => (inPlace ??= swappedInPlace(x, y)) : anySwap);
+    noteValues ||
+    (unqualified(ox.axes, alone) &&
+      unqualified(oy.axes, alone) &&
+      strictlyNear(ox.heavy, oy.heavy, shared, sharedFacts, Math.min(x.words.size, y.words.size), alone ? () => (inPlace ??= swappedInPlace(x, y)) : anySwap));
   // A statement told as a change ("Raised the orders db pool to {quantity}") restates an earlier
   // fact in the words of the change, which rarely repeat the words of the fact; a content word
   // of the fact in common and no qualifier on one side only is enough to show the two — but only as a
@@ -352,6 +358,30 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false)
  */
 function planApart(x: PredicateShape, y: PredicateShape): boolean {
   return x.plan !== y.plan && !x.slots.includes('{date}') && !(x.plan ? y : x).slips;
+}
+
+/**
+ * Two statements the same for at least two words from their start and at most one at their end,
+ * differing in between on each side by a word of the fact (not one merely moved, nor a word of the
+ * subject's name): the frame of one statement with its last part told two ways.
+ */
+function swappedAtEnd(x: PredicateShape, y: PredicateShape): boolean {
+  const a = x.seq;
+  const b = y.seq;
+  const shorter = Math.min(a.length, b.length);
+  let head = 0;
+  while (head < shorter && a[head] === b[head]) head += 1;
+  let tail = 0;
+  while (tail < shorter - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  if (head < 2 || tail > 1 || head + tail >= shorter) return false;
+  const own = (from: PredicateShape, to: PredicateShape, seq: readonly string[]) => {
+    for (let i = head; i < seq.length - tail; i += 1) {
+      const w = seq[i]!;
+      if (from.words.has(w) && !to.words.has(w) && !from.named.has(w) && !LIGHT.has(w)) return true;
+    }
+    return false;
+  };
+  return own(x, y, a) && own(y, x, b);
 }
 
 /** One statement goes from where the other goes to, and back: two ways, two facts (the last sailing each way). */
