@@ -116,6 +116,18 @@ describe('the canon command line', () => {
     expect((await canon('--help')).code).toBe(0);
     const port = await runCanon({ ...env, CANON_PORT: 'abc' }, 'start');
     expect([port.code, port.stderr.trim()]).toEqual([2, 'canon: invalid configuration: CANON_PORT: Invalid input: expected number, received NaN']);
+    const url = await runCanon({ ...env, CANON_URL: 'notaurl' }, 'memories', 'service:cli');
+    expect([url.code, url.stderr.trim()]).toEqual([2, 'canon: CANON_URL: not an http:// or https:// URL: "notaurl"']);
+  });
+
+  it('answers a key that may not write with exit code 3, naming the line its batch starts at', async () => {
+    const created = await canon('keys', 'create', '--workspace', 'default', '--role', 'reader', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const reader = JSON.parse(created.stdout).key as string;
+    const file = path.join(home, 'reader.jsonl');
+    fs.writeFileSync(file, `${JSON.stringify({ idempotency_key: 'reader-1', subject: 'service:cli', body: { text: 'x' } })}\n`);
+    const denied = await runCanon({ ...env, CANON_API_KEY: reader }, 'ingest', file);
+    expect([denied.code, denied.stderr.trim()]).toEqual([3, 'canon: batch starting at line 1 rejected: the reader role cannot write episodes']);
   });
 
   it('refuses a file with a bad line before posting anything, with exit code 2 and one line', async () => {

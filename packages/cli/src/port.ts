@@ -4,6 +4,15 @@ import type { CanonPort, Config, RuntimeOptions } from '@canon/runtime';
 import { readDevKey, runningServer, writeDevKey } from './home.js';
 import { baselineWasmOnly } from './wasm-tiers.js';
 
+function httpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The server a command talks to over HTTP: CANON_URL with CANON_API_KEY (or the dev key); else,
  * unless only a server named in CANON_URL will do (a connector run), the server running on this
@@ -11,6 +20,7 @@ import { baselineWasmOnly } from './wasm-tiers.js';
  */
 export function serverPort(config: Config, env: NodeJS.ProcessEnv = process.env, options: { named?: boolean } = {}): CanonPort | null {
   const named = env['CANON_URL'];
+  if (named && !httpUrl(named)) throw new ValidationError(`CANON_URL: not an http:// or https:// URL: ${JSON.stringify(named.slice(0, 200))}`);
   const url = named || (options.named ? undefined : runningServer(config)?.url);
   if (!url) return null;
   const key = env['CANON_API_KEY'] || (options.named ? null : readDevKey(config));

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { EpisodeInput, LIMITS, ValidationError, type ItemIssue } from '@canon/core';
+import { CanonError, EpisodeInput, LIMITS, ValidationError, type ItemIssue } from '@canon/core';
 import type { Config } from '@canon/runtime';
 import { openPort } from '../port.js';
 import { fileLines, requireFile } from '../file-lines.js';
@@ -43,7 +43,10 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
         summary.rejected += batch.length;
         bar?.stop();
         report(summary, opts);
-        throw new ValidationError(`batch starting at line ${i + 1} rejected: ${(err as Error).message}`);
+        // The line named, the kind kept: a key that may not write exits 3 (not authorized), as
+        // every command's does, not 2.
+        const message = `batch starting at line ${i + 1} rejected: ${(err as Error).message}`;
+        throw err instanceof CanonError ? new CanonError(err.type, message, err.details, { cause: err }) : new ValidationError(message);
       }
       bar?.update(Math.min(i + opts.batch, items.length));
     }
