@@ -257,6 +257,16 @@ describe("Canon's own credentials, tokens, command lines and sentences", () => {
   });
 });
 
+describe('a name disguised to slip past the rules', () => {
+  it('is read as it shows: a zero-width character inside it, full-width letters; the secret found where it stands', () => {
+    const found = (t: string) => canonSecretFindings(t).map((f) => [f.rule, t.slice(f.start, f.end)]);
+    expect(found('pass\u200bword: Zx9kq2LmP0abcd')).toEqual([['connection-password', 'Zx9kq2LmP0abcd']]);
+    expect(found('\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44: Zx9kq2LmP0abcd')).toEqual([['connection-password', 'Zx9kq2LmP0abcd']]);
+    expect(found('DB_PASS\u00adWORD=Zx9kq2LmP0abcd')).toEqual([['connection-password', 'Zx9kq2LmP0abcd']]);
+    expect(found('The user prefers dark mode\u200b')).toEqual([]);
+  });
+});
+
 describe('pushEnvelopeCredentialFlags', () => {
   const flagged = (body: Record<string, unknown>) => {
     const envelope = toEnvelope(EpisodeInput.parse({ idempotency_key: 'k', subject: 's:1', body }), 'w', { role: 'owner', user: null });

@@ -636,6 +636,19 @@ function valueGroups(text: string, re: RegExp, rule: string): SecretFinding[] {
  * which hold none.
  */
 export function canonSecretFindings(text: string): SecretFinding[] {
+  const found = rulesOver(text);
+  // A name written to slip past the rules — a zero-width space inside it (`pass\u200bword: …`),
+  // full-width letters (`ｐａｓｓｗｏｒｄ: …`) — is read as it shows: the rules are asked again of
+  // the text without its invisible characters and in its compatibility forms (NFKC), and what they
+  // find there is mapped back to where it stands. Another script's look-alike letters are not.
+  if (DISGUISED.test(text)) {
+    const { folded, starts, ends } = foldForRules(text);
+    for (const f of rulesOver(folded)) if (f.end > f.start) found.push({ rule: f.rule, start: starts[f.start]!, end: ends[f.end - 1]! });
+  }
+  return found.length === 0 ? found : outsideMarkers(text, onePerSpan(found));
+}
+
+function rulesOver(text: string): SecretFinding[] {
   const found: SecretFinding[] = [];
   for (let i = 0; i < CANON_SECRET_RULES.length; i += 1) {
     const rule = CANON_SECRET_RULES[i]!;
@@ -643,7 +656,35 @@ export function canonSecretFindings(text: string): SecretFinding[] {
     const own = rule.find(text);
     if (own.length > 0) found.push(...own);
   }
-  return found.length === 0 ? found : outsideMarkers(text, onePerSpan(found));
+  return found;
+}
+
+/** An invisible format character, or a full-width or other compatibility form of an ASCII one. */
+const DISGUISED = /[\p{Cf}\uFF01-\uFF5E\u3000]/u;
+
+/**
+ * The text without its format characters and each other character in its NFKC form, with, for
+ * every UTF-16 unit of the result, where the character it came from starts and ends in the text.
+ */
+function foldForRules(text: string): { folded: string; starts: number[]; ends: number[] } {
+  let folded = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    const ch = text.slice(i, i + width);
+    if (!/\p{Cf}/u.test(ch)) {
+      const form = ch.normalize('NFKC');
+      folded += form;
+      for (let k = 0; k < form.length; k += 1) {
+        starts.push(i);
+        ends.push(i + width);
+      }
+    }
+    i += width;
+  }
+  return { folded, starts, ends };
 }
 
 function holdsOne(text: string, literals: readonly string[]): boolean {
