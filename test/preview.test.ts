@@ -97,6 +97,17 @@ describe('preview', () => {
     expect(theirs.subjects).toBe(1);
   });
 
+  it("counts no subject for another user's personal memory of a predicate, where the subject is one the key sees", async () => {
+    // Alice's personal memory of a predicate no one else uses, on a subject everyone sees: folding
+    // it counted the subject, which told Bob that someone's private memories used that predicate.
+    await canon.runtime.ingest(alice, [{ idempotency_key: 'a-zz', subject: DEPLOY, scope: 'personal', occurred_at: '2026-11-02T10:00:00Z', body: { claims: [{ predicate: 'zzp2', value: 'x' }] } }], { compile: 'wait' });
+    const proposal = { policies: { predicates: { zzp2: { cardinality: 'many' as const, mode: 'flag' as const, min_role: 'reader' as const } } } };
+    expect(await canon.runtime.preview(bob, proposal)).toMatchObject({ subjects: 0, changed: 0, changes: [] });
+    const unused = { policies: { predicates: { 'never used': { cardinality: 'many' as const, mode: 'flag' as const, min_role: 'reader' as const } } } };
+    expect((await canon.runtime.preview(bob, unused)).subjects).toBe(0);
+    expect((await canon.runtime.preview(alice, proposal)).subjects).toBe(1);
+  });
+
   it('refuses a reader, a member and invalid policies', async () => {
     for (const role of ['reader', 'member', 'agent'] as const) {
       const res = await canon.request('/v1/preview', { key: (await canon.key(role)).key, json: { policies: SUPERSEDE } });

@@ -1,7 +1,7 @@
 import { atLeast, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, parseInput, type Timeline } from '@canon/core';
 import { inSnapshot, memoriesOfSubject, subjectsOfWorkspace, type Pool } from '@canon/store';
 import { effectivePolicySet, loadPolicySet, WorkspacePolicies } from '../writes/policies.js';
-import { subjectsAffected } from '../writes/policy-change.js';
+import { changedPredicates, reachesEverything, subjectsAffected } from '../writes/policy-change.js';
 import type { Principal } from '../auth/principal.js';
 import { visibleTo } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
@@ -63,6 +63,10 @@ export async function previewChange(pool: Pool, principal: Principal, input: { p
     const proposed = proposedOwn === null ? now.set : effectivePolicySet(proposedOwn);
     // Without a proposal, every subject: the question is what this build's compiler would change.
     const subjects = proposedOwn === null ? await subjectsOfWorkspace(tx, ws) : await subjectsAffected(tx, ws, now.set, proposed);
+    // The predicates the proposal reaches (null: every one). A subject is counted for a memory the
+    // key may see of one of them: folded for another user's personal memory alone, the count said
+    // whether anyone's private memories used a predicate.
+    const reached = proposedOwn === null || reachesEverything(now.set, proposed) ? null : new Set(changedPredicates(now.set, proposed));
     const changes: PreviewChange[] = [];
     const seen = new Set<string>();
     let changed = 0;
@@ -74,7 +78,7 @@ export async function previewChange(pool: Pool, principal: Principal, input: { p
         const a = after.get(id);
         const t = (a ?? b)!;
         if (!visibleTo(principal, t)) continue;
-        seen.add(subject);
+        if (reached === null || reached.has(t.fact_key.predicate)) seen.add(subject);
         const change = classify(b, a, at);
         if (change === null) continue;
         changed += 1;

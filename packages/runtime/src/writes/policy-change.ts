@@ -32,7 +32,7 @@ export async function getPolicies(pool: Pool, principal: Principal): Promise<Pol
 }
 
 /** Predicates whose effective policy differs between two sets. */
-function changedPredicates(before: PolicySet, after: PolicySet): string[] {
+export function changedPredicates(before: PolicySet, after: PolicySet): string[] {
   const names = new Set([...Object.keys(before.predicates), ...Object.keys(after.predicates)]);
   return [...names].filter((p) => canonicalJson(policyFor(before, p)) !== canonicalJson(policyFor(after, p))).sort();
 }
@@ -46,11 +46,16 @@ export async function subjectsAffected(tx: PoolClient, workspaceId: string, befo
   if (canonicalJson(before) === canonicalJson(after)) return [];
   // The standing links need decides which keys fold together anywhere: like the defaults, it
   // reaches every subject.
-  const everything =
+  return reachesEverything(before, after) ? subjectsOfWorkspace(tx, workspaceId) : subjectsOfPredicates(tx, workspaceId, changedPredicates(before, after));
+}
+
+/** Whether a change of policies reaches every subject: the defaults, the time zone or `links` changed. */
+export function reachesEverything(before: PolicySet, after: PolicySet): boolean {
+  return (
     canonicalJson(before.defaults) !== canonicalJson(after.defaults) ||
     before.time_zone !== after.time_zone ||
-    canonicalJson(before.links ?? null) !== canonicalJson(after.links ?? null);
-  return everything ? subjectsOfWorkspace(tx, workspaceId) : subjectsOfPredicates(tx, workspaceId, changedPredicates(before, after));
+    canonicalJson(before.links ?? null) !== canonicalJson(after.links ?? null)
+  );
 }
 
 /**
