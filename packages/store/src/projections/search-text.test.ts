@@ -14,4 +14,9 @@ describe('searchText', () => {
     expect(Math.max(...text.split(' ').map((w) => w.length))).toBeLessThanOrEqual(64);
     expect(text.startsWith('note env staging a 1 a 1')).toBe(true);
   });
+
+  it('indexes a redaction marker as the word "redacted", not its rule and hash', () => {
+    const text = searchText(timeline('note'), 'The payments key is [redacted:stripe:bcdfghjklnrt] for now');
+    expect(text).toBe('note env staging The payments key is redacted for now');
+  });
 });

@@ -1,4 +1,4 @@
-import type { Timeline } from '@canon/core';
+import { REDACTION_MARKER, type Timeline } from '@canon/core';
 
 /** Predicate and value as one text for full-text and trigram search. */
 export function searchText(t: Timeline, value: unknown): string {
@@ -7,6 +7,9 @@ export function searchText(t: Timeline, value: unknown): string {
     .map(([k, x]) => `${k} ${x}`)
     .join(' ');
   return `${t.fact_key.predicate.replace(/[{}_]/g, ' ')} ${q} ${v}`
+    // A redaction marker's rule and hash are no words of the fact: "redis" found "[redacted:stripe:…]"
+    // among its near matches.
+    .replace(REDACTION_MARKER, ' redacted ')
     .replace(/\s+/g, ' ')
     .replace(LONG_TOKEN, (w) => w.replace(/[-./:_@]+/g, ' '))
     .trim();
