@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCanon, type TestCanon } from '@canon/testing';
 
-// Three statements of who owns a service, each a candidate of the next: the middle one is a side of
-// two possible contradictions. The bundle stated the first pair it met and then the third statement
-// as a plain fact, because its only candidate had been stated already.
+// Three statements of who owns a service, one a candidate of the two others, which are none of each
+// other's: it is a side of two possible contradictions. The bundle stated the first pair it met and
+// then the third statement as a plain fact, because its only candidate had been stated already.
 
 let canon: TestCanon;
 let key: string;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   const texts = [
     'The payments service is owned by the Platform team.',
     'Ownership of the payments service moved to the Checkout team.',
-    'The payments service is owned by the Checkout team.',
+    'Checkout now owns the payments service.',
   ];
   await canon.runtime.ingest(owner.principal, texts.map((text, i) => ({ idempotency_key: `own-${i}`, subject: SUBJECT, occurred_at: `2026-03-0${i + 1}T00:00:00Z`, body: { text } })));
   await canon.runtime.compile(owner.principal, { subject: SUBJECT });
@@ -30,7 +30,7 @@ describe('the context bundle with a chain of candidates', () => {
     const bundle = (await res.json()) as { text: string; memory_ids: string[]; possible_contradictions: Array<{ memory_ids: string[] }> };
     const lines = bundle.text.trim().split('\n').slice(1);
     // No value of the three is a plain fact: each is on a POSSIBLE CONTRADICTION line.
-    for (const value of ['owned by the Platform team', 'moved to the Checkout team', 'owned by the Checkout team']) {
+    for (const value of ['owned by the Platform team', 'moved to the Checkout team', 'Checkout now owns']) {
       const holding = lines.filter((l) => l.includes(value));
       expect(holding.length, value).toBeGreaterThan(0);
       for (const l of holding) expect(l, value).toMatch(/^- POSSIBLE CONTRADICTION/);

@@ -36,8 +36,9 @@ describe('erasableEpisodes', () => {
     ], { role: 'member', user: 'ann' });
     const ofS = await erasableEpisodes(pool, 'w-erasable', { subject: 's' });
     expect(ofS.map((e) => e.idempotency_key)).toEqual(['by-owner', 'ann-personal']);
-    expect(Object.keys(ofS[0]!).sort()).toEqual(['actor_role', 'id', 'idempotency_key', 'source', 'subject']);
+    expect(Object.keys(ofS[0]!).sort()).toEqual(['actor_role', 'id', 'idempotency_key', 'owner', 'scope', 'source', 'subject']);
     expect(ofS.map((e) => e.actor_role)).toEqual(['owner', 'member']);
+    expect(ofS.map((e) => [e.scope, e.owner])).toEqual([['workspace', null], ['personal', 'ann']]);
     expect((await erasableEpisodes(pool, 'w-erasable', { user: 'ann' })).map((e) => e.idempotency_key)).toEqual(['ann-personal', 'ann-shared']);
     expect(await erasableEpisodes(pool, 'w-erasable', { user: 'nobody' })).toEqual([]);
   });
