@@ -360,6 +360,16 @@ function planApart(x: PredicateShape, y: PredicateShape): boolean {
   return x.plan !== y.plan && !x.slots.includes('{date}') && !(x.plan ? y : x).slips;
 }
 
+/** How many words two sequences share from their start, and then from their end. */
+function commonEnds(a: readonly string[], b: readonly string[]): { head: number; tail: number; shorter: number } {
+  const shorter = Math.min(a.length, b.length);
+  let head = 0;
+  while (head < shorter && a[head] === b[head]) head += 1;
+  let tail = 0;
+  while (tail < shorter - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  return { head, tail, shorter };
+}
+
 /**
  * Two statements the same for at least two words from their start and at most one at their end,
  * differing in between on each side by a word of the fact (not one merely moved, nor a word of the
@@ -368,11 +378,7 @@ function planApart(x: PredicateShape, y: PredicateShape): boolean {
 function swappedAtEnd(x: PredicateShape, y: PredicateShape): boolean {
   const a = x.seq;
   const b = y.seq;
-  const shorter = Math.min(a.length, b.length);
-  let head = 0;
-  while (head < shorter && a[head] === b[head]) head += 1;
-  let tail = 0;
-  while (tail < shorter - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  const { head, tail, shorter } = commonEnds(a, b);
   if (head < 2 || tail > 1 || head + tail >= shorter) return false;
   const own = (from: PredicateShape, to: PredicateShape, seq: readonly string[]) => {
     for (let i = head; i < seq.length - tail; i += 1) {
@@ -407,11 +413,7 @@ const SCAN_LIMIT = 16;
 function frameSwap(x: PredicateShape, y: PredicateShape): boolean {
   const a = x.seq;
   const b = y.seq;
-  const shorter = Math.min(a.length, b.length);
-  let head = 0;
-  while (head < shorter && a[head] === b[head]) head += 1;
-  let tail = 0;
-  while (tail < shorter - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  const { head, tail, shorter } = commonEnds(a, b);
   // Scored for every pair that shares a word, so nothing is built before it can matter: a
   // statement whose stretch is empty swaps nothing (the same words, or the other's with more).
   if (head + tail >= shorter || 2 * (head + tail) < shorter) return false;
