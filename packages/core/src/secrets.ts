@@ -857,8 +857,13 @@ export function pushJsonCredentialFlags(value: unknown, out: boolean[], named: M
  */
 type MemberKind = CredentialKind | 'bundle';
 
+/** A word every name `memberKind` reads as a credential's holds, in any case. */
+const MEMBER_WORD = /pass|pw|secret|credential|token|key/i;
+
 function memberKind(name: string): MemberKind | null {
-  if (name.length > 64) return null;
+  // Every key of every body passes here on ingest: most name nothing of the kind, and are told so
+  // without a copy of the name being made.
+  if (name.length > 64 || !MEMBER_WORD.test(name)) return null;
   const flat = name.replace(/[\s_.:-]+/g, '').toLowerCase();
   if (/credentials?$/.test(flat)) return 'bundle';
   if (/(?:password|passwd|passphrase|pwd|secret)s?$/.test(flat)) return 'password';
