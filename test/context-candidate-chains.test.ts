@@ -40,4 +40,14 @@ describe('the context bundle with a chain of candidates', () => {
     expect(new Set(bundle.memory_ids).size).toBe(bundle.memory_ids.length);
     expect(bundle.memory_ids).toHaveLength(3);
   });
+
+  it('marks a value with a possible contradiction needs_verification in search, as recall does', async () => {
+    const recall = await (await canon.request(`/v1/subjects/${encodeURIComponent(SUBJECT)}/memories`, { key })).json();
+    const flagged = new Map((recall.memories as Array<{ id: string; needs_verification: boolean }>).map((m) => [m.id, m.needs_verification] as const));
+    expect([...flagged.values()]).toEqual([true, true, true]);
+    const found = await (await canon.request(`/v1/search?q=${encodeURIComponent('payments service')}&subject=${encodeURIComponent(SUBJECT)}`, { key })).json();
+    const results = found.results as Array<{ memory_id: string; needs_verification: boolean }>;
+    expect(results.length).toBe(3);
+    for (const r of results) expect(r.needs_verification, r.memory_id).toBe(flagged.get(r.memory_id));
+  });
 });

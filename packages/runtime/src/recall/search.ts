@@ -1,8 +1,9 @@
-import { cleanString, view, parseInput, type MemoryView, type ValueStatus } from '@canon/core';
+import { cleanString, shownCandidates, view, parseInput, type MemoryView, type ValueStatus } from '@canon/core';
 import { memoriesByIds, searchDocumentTexts, searchMemoryValues, type DocumentHit, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
 import { visibleTo } from './recall.js';
+import { candidateViews, sideOf, type CandidateSide } from '../links/candidate-view.js';
 import { withWorkspace } from '../auth/scope.js';
 
 const text = (max: number) => cleanString(z.string().max(max));
@@ -70,6 +71,13 @@ export async function searchMemories(pool: Pool, principal: Principal, params: S
       at: now,
     });
     const memories = await memoriesByIds(tx, principal.workspace_id, [...new Set(hits.map((h) => h.memory_id))]);
+    // A value with a possible contradiction needs verifying here as in recall: the candidates the
+    // rows show are read (one statement, only when a hit has any) and judged at the same instant.
+    const partnerIds = new Set<string>();
+    for (const row of memories.values()) for (const ref of shownCandidates(row.candidates)) if (!memories.has(ref.memory_id)) partnerIds.add(ref.memory_id);
+    const partners = partnerIds.size === 0 ? new Map() : await memoriesByIds(tx, principal.workspace_id, [...partnerIds]);
+    const sides = new Map<string, CandidateSide>();
+    for (const row of [...memories.values(), ...partners.values()]) if (visibleTo(principal, row.timeline)) sides.set(row.id, sideOf(row.timeline, now));
     const results: SearchResult[] = [];
     for (const hit of hits) {
       const row = memories.get(hit.memory_id);
@@ -94,7 +102,8 @@ export async function searchMemories(pool: Pool, principal: Principal, params: S
         value_status: value.status,
         current,
         memory_status: seen.status,
-        needs_verification: seen.needs_verification && current,
+        needs_verification:
+          current && (seen.needs_verification || candidateViews(sides.get(row.id)!, row.candidates, sides).some((c) => c.kind === 'possible_contradiction')),
         match: hit.text_match ? 'text' : 'near',
         rank: hit.rank,
         similarity: hit.similarity,
