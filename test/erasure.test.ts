@@ -56,6 +56,14 @@ describe('erasure', () => {
     expect(res.status).toBe(200);
     const erasure = await res.json();
     expect(erasure).toMatchObject({ target_kind: 'subject', episodes: 4, memories: 2, subjects: [subject] });
+    // The audit row's hash of a subject is the one `erasure_rebuilt_subjects` keeps: migration 0040
+    // knew the subjects erased before it by that identity.
+    const hashes = await canon.runtime.pool.query(
+      `SELECT e.target_hash, r.subject_hash FROM erasures e LEFT JOIN erasure_rebuilt_subjects r ON r.workspace_id = e.workspace_id AND r.erasure_id = e.id WHERE e.id = $1`,
+      [erasure.erasure_id],
+    );
+    expect(hashes.rows).toHaveLength(1);
+    expect(hashes.rows[0].subject_hash).toBe(hashes.rows[0].target_hash);
 
     expect(Object.values(await rowsOf(subject)).every((n) => n === 0), JSON.stringify(await rowsOf(subject))).toBe(true);
     const { rows: kept } = await canon.runtime.pool.query('SELECT subject FROM episodes');

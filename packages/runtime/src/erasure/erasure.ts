@@ -147,7 +147,8 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       workspace_id: ws,
       id: erasureId,
       target_kind: 'subject' in target ? 'subject' : 'user',
-      target_hash: sha256(JSON.stringify([ws, 'subject' in target ? 'subject' : 'user', name])),
+      // A subject's is the hash `erasure_rebuilt_subjects` keeps (migration 0040 reads it so).
+      target_hash: 'subject' in target ? erasedSubjectHash(ws, target.subject) : sha256(JSON.stringify([ws, 'user', name])),
       actor_key_id: principal.key_id,
       actor_role: principal.role,
       episodes: deleted,
