@@ -366,6 +366,34 @@ describe('links: authority disposes', () => {
   });
 });
 
+describe('a statement linked with its negation', () => {
+  it('reads the negation as the end of the value: the memory is the statement, and the context no longer states it', async () => {
+    const subject = 'service:neg';
+    const alice = (await canon.key('member', { user: 'alice' })).key;
+    const bob = (await canon.key('member', { user: 'bob' })).key;
+    await say(alice, 'ng1', 'Deploys to neg are allowed on Fridays.', '2026-11-01T10:00:00Z', subject);
+    await say(bob, 'ng2', 'We no longer allow deploys to neg on Fridays.', '2026-11-05T10:00:00Z', subject);
+    const ms = await memories(subject);
+    const [yes, no] = ['Deploys to neg are allowed on {weekday}', 'We no longer allow deploys to neg on {weekday}'].map((p) => byPredicate(ms, p));
+    expect(yes!.candidates.find((c) => c.memory_id === no!.id)).toMatchObject({ kind: 'possible_contradiction', opposite: true });
+    const res = await link(owner, { memories: [no!.id, yes!.id], same: true, idempotency_key: 'neglink' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const out = await res.json();
+    expect(out.outcome).toBe('linked');
+    // Keyed by the statement, whichever id came first; the negation ended Friday, it did not restate it.
+    expect([out.memory.timeline.fact_key.predicate, out.memory.status]).toEqual(['Deploys to neg are allowed on {weekday}', 'tombstoned']);
+    expect(out.memory.view.current).toEqual([]);
+    expect(out.memory.timeline.values.map((v: { value: unknown; status: string }) => [v.value, v.status])).toEqual([['Friday', 'retracted']]);
+    expect(out.memory.timeline.decisions.map((d: { kind: string }) => d.kind)).not.toContain('duplicate_of');
+    const bundle = await (await canon.request('/v1/context', { key: owner, json: { subject, task: 'may I deploy to neg on Friday?', max_tokens: 2000 } })).json();
+    // Before the link, the bundle stated the two as a possible contradiction; now neither as a fact.
+    expect(bundle.text).toMatch(/service:neg/);
+    expect(bundle.text).not.toMatch(/Friday/);
+    const principal = await canon.runtime.authenticate(owner);
+    expect((await canon.runtime.verify(principal, subject)).ok).toBe(true);
+  });
+});
+
 describe('a qualifier on one side only', () => {
   it('flags the only two facts of a kind as a possible contradiction, and no longer once a third fact of the kind comes', async () => {
     const s = 'team:design';

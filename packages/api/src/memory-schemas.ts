@@ -72,6 +72,7 @@ export const CandidateSchema = z
     kind: z.enum(['possible_contradiction', 'possible_duplicate', 'candidate']),
     values: z.array(z.unknown()),
     other_values: z.array(z.unknown()),
+    opposite: z.literal(true).optional().openapi({ description: 'one side states what the other negates ("allowed on Fridays" / "no longer allowed on Fridays"); linked, the negation ends the value' }),
     proposed: z.object({ same: z.boolean(), source: z.string(), idempotency_key: z.string(), reason: z.string() }).optional(),
   })
   .openapi('Candidate', { description: 'A memory that may be this fact worded otherwise: shown, never applied (only a link merges).' });

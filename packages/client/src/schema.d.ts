@@ -2235,6 +2235,11 @@ export interface components {
             /** @enum {string} */
             kind: "possible_contradiction" | "possible_duplicate" | "candidate";
             memory_id: string;
+            /**
+             * @description one side states what the other negates ("allowed on Fridays" / "no longer allowed on Fridays"); linked, the negation ends the value
+             * @enum {boolean}
+             */
+            opposite?: true;
             other_values: unknown[];
             predicate: string;
             proposed?: {

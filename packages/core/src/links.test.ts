@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { factKeyString, makeFactKey } from './fact-key.js';
+import { factKeyString, makeFactKey, type FactKey } from './fact-key.js';
 import { linkOf, linkState, onCanonicalKey, type LinkStatement } from './links.js';
 import { fold } from './fold.js';
 import { DEFAULT_POLICY } from './policy.js';
@@ -88,5 +88,56 @@ describe('links', () => {
       ['Thursday', 'in_force'],
     ]);
     expect(t.key).toBe(factKeyString(K[0]!));
+  });
+
+  describe('a statement linked with its negation', () => {
+    const allowed = key('deploys to neg are allowed on {weekday}');
+    const notAllowed = key('we no longer allow deploys to neg on {weekday}');
+    const link = (keys: [FactKey, FactKey] = [allowed, notAllowed], role: Role = 'owner') =>
+      linkOf({
+        kind: 'link',
+        body: { link: { keys, same: true } },
+        subject: 'service:billing',
+        workspace_id: WS,
+        scope: 'workspace',
+        owner: null,
+        actor: { role, user: null },
+        occurred_at: '2026-11-07T10:00:00Z',
+        sequence: null,
+        source: 'api',
+        idempotency_key: 'neg-link',
+      })!;
+
+    it('is keyed by the statement, whichever key string is smaller', () => {
+      // Here the statement's key string is the smaller; below, the negation's is.
+      const state = linkState([link()]);
+      const [head, members] = [...state.groups][0]!;
+      expect(head).toBe(factKeyString(allowed));
+      expect(members).toEqual([factKeyString(allowed), factKeyString(notAllowed)]);
+      expect(state.canonical.get(factKeyString(notAllowed))).toBe(factKeyString(allowed));
+      const backup = key('the backup runs on {weekday}');
+      const noBackup = key('the backup no longer runs on {weekday}');
+      expect(factKeyString(noBackup) < factKeyString(backup)).toBe(true);
+      expect([...linkState([link([noBackup, backup])]).groups.keys()]).toEqual([factKeyString(backup)]);
+    });
+
+    it('folds the negation as the end of the value, not as its support', () => {
+      const yes = claim({ key: 'n1', predicate: allowed.predicate, value: 'Friday', at: '2026-11-01T10:00:00Z', author: 'alice' });
+      const no = claim({ key: 'n2', predicate: notAllowed.predicate, value: 'Friday', at: '2026-11-05T10:00:00Z', author: 'alice' });
+      const restated = onCanonicalKey([yes, no], [], allowed, [factKeyString(allowed), factKeyString(notAllowed)]);
+      expect(restated.claims.map((c) => c.op)).toEqual(['assert', 'retract']);
+      const t = fold(restated.claims, DEFAULT_POLICY, restated.versions, allowed);
+      expect(t.values.map((v) => [v.value, v.status, v.valid_to])).toEqual([['Friday', 'retracted', '2026-11-05T10:00:00.000Z']]);
+      expect(t.decisions.map((d) => d.kind)).not.toContain('duplicate_of');
+    });
+
+    it('keeps a negation by a lower standing from ending the value', () => {
+      const yes = claim({ key: 'n1', predicate: allowed.predicate, value: 'Friday', at: '2026-11-01T10:00:00Z', role: 'owner', author: 'olga' });
+      const no = claim({ key: 'n2', predicate: notAllowed.predicate, value: 'Friday', at: '2026-11-05T10:00:00Z', role: 'agent', author: 'a1' });
+      const restated = onCanonicalKey([yes, no], [], allowed, [factKeyString(allowed), factKeyString(notAllowed)]);
+      const t = fold(restated.claims, DEFAULT_POLICY, restated.versions, allowed);
+      expect(t.values.map((v) => [v.value, v.status])).toEqual([['Friday', 'in_force']]);
+      expect(t.decisions.find((d) => d.claim.idempotency_key === 'n2')?.kind).toBe('overruled');
+    });
   });
 });

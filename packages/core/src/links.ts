@@ -3,6 +3,8 @@ import type { Claim, LineageVersion } from './claim.js';
 import type { Episode } from './episode.js';
 import { FactKey, factKeyString, memoryId } from './fact-key.js';
 import { compareStrings } from './normalize.js';
+import { predicateWords } from './candidate-reading.js';
+import { NOTE_PREDICATE } from './extract.js';
 import { compareInstants } from './order.js';
 import { ROLE_STANDING } from './roles.js';
 import { standingFor } from './standing.js';
@@ -120,6 +122,14 @@ function compareLinks(x: LinkStatement, y: LinkStatement): number {
   );
 }
 
+/**
+ * Whether a key's template negates its value ("we no longer allow deploys on {weekday}"), read
+ * as candidates read it (`predicateWords`). A note's key holds no template.
+ */
+export function negatedKey(key: FactKey): boolean {
+  return key.predicate !== NOTE_PREDICATE && predicateWords(key.predicate).negated;
+}
+
 export interface LinkState {
   /** Fact key string → the canonical key string of its group (only keys in a group of two or more). */
   canonical: Map<string, string>;
@@ -139,8 +149,8 @@ export const pairId = (a: string, b: string) => (compareStrings(a, b) < 0 ? `${a
  * The links in force, a set function of the statements. Per pair, standing first, then the
  * latest statement wins (so unlinking is a later `same: false`, and a member cannot undo an
  * owner's link). Pairs in force with `same: true` are joined transitively (union-find); a group's
- * canonical key is its smallest key string, so its memory id is stable whatever the order of
- * the links. `same: false` separates only its own pair: it does not split a group that other
+ * canonical key is its smallest key string that does not negate (its smallest key when all do), so
+ * its memory id is stable whatever the order of the links. `same: false` separates only its own pair: it does not split a group that other
  * links join.
  */
 export function linkState(
@@ -185,16 +195,24 @@ export function linkState(
     if (!parent.has(ra)) parent.set(ra, ra);
     if (!parent.has(rb)) parent.set(rb, rb);
   }
-  const canonical = new Map<string, string>();
-  const groups = new Map<string, string[]>();
+  const byRoot = new Map<string, string[]>();
   for (const k of parent.keys()) {
     const root = find(k);
-    canonical.set(k, root);
-    const list = groups.get(root);
+    const list = byRoot.get(root);
     if (list) list.push(k);
-    else groups.set(root, [k]);
+    else byRoot.set(root, [k]);
   }
-  for (const list of groups.values()) list.sort(compareStrings);
+  const canonical = new Map<string, string>();
+  const groups = new Map<string, string[]>();
+  for (const list of byRoot.values()) {
+    list.sort(compareStrings);
+    // A statement linked with its negation ("allowed on Fridays" / "no longer allowed on Fridays")
+    // is keyed by the statement: the memory holds the value, and the negation ends it
+    // (`onCanonicalKey`). Keyed by the negation, the value read as its opposite.
+    const head = list.find((k) => !negatedKey(keys.get(k)!)) ?? list[0]!;
+    groups.set(head, [head, ...list.filter((k) => k !== head)]);
+    for (const k of list) canonical.set(k, head);
+  }
   const proposed = [...bestProposal]
     .filter(([id]) => !winner.has(id))
     .map(([, s]) => s)
@@ -217,8 +235,15 @@ export function onCanonicalKey(
   const key = factKeyString(canonicalKey);
   const id = memoryId(canonicalKey.workspace_id, canonicalKey);
   const inGroup = new Set(members);
+  const positive = !negatedKey(canonicalKey);
   return {
-    claims: claims.map((c) => (c.key === key ? c : { ...c, fact_key: canonicalKey, key, memory_id: id, predicate: canonicalKey.predicate })),
+    claims: claims.map((c) => {
+      if (c.key === key) return c;
+      // A negation's value is the one it says is no longer so: on the statement's key, it retracts
+      // that value (by the decision table: it ends it, or is overruled below the value's standing).
+      const ends = c.op === 'assert' && positive && negatedKey(c.fact_key);
+      return { ...c, fact_key: canonicalKey, key, memory_id: id, predicate: canonicalKey.predicate, ...(ends ? { op: 'retract' as const } : {}) };
+    }),
     versions: versions.map((v) => {
       if (!v.keys.some((k) => inGroup.has(k))) return v;
       return { ...v, keys: [...new Set(v.keys.map((k) => (inGroup.has(k) ? key : k)))].sort(compareStrings) };

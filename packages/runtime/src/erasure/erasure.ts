@@ -121,7 +121,7 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       for (const subject of subjects) {
         let result = await rebuildInTransaction(tx, ws, subject, policies, { erasure: { user: target.user } });
         // A link (anyone's) that names a key only the erased user stated quotes that user's words,
-        // and a linked group is keyed by its smallest key, so its memory would stay named by them.
+        // and a linked group is keyed by one of its keys, so its memory would stay named by them.
         // With the claims gone the link joins nothing: it goes with them, tombstoned like theirs.
         const quoting = await linksQuotingErasedKeys(tx, ws, subject, stated);
         if (quoting.length > 0) {

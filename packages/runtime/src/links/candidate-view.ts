@@ -22,6 +22,8 @@ export interface CandidateView {
   /** This memory's values at the instant, then the candidate's. */
   values: unknown[];
   other_values: unknown[];
+  /** One side states what the other negates ("allowed on Fridays" / "no longer allowed on Fridays"). */
+  opposite?: true;
   proposed?: CandidateRef['proposed'];
 }
 
@@ -101,6 +103,7 @@ export function candidateViews(self: CandidateSide, refs: readonly CandidateRef[
       score: ref.score,
       reason: ref.reason,
       ...candidateKind(self, other, ref),
+      ...(ref.opposite ? { opposite: true as const } : {}),
       ...(ref.proposed ? { proposed: ref.proposed } : {}),
     });
   }
