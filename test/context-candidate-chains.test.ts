@@ -51,3 +51,32 @@ describe('the context bundle with a chain of candidates', () => {
     for (const r of results) expect(r.needs_verification, r.memory_id).toBe(flagged.get(r.memory_id));
   });
 });
+
+describe('notes of a subject that share only its name', () => {
+  // Four facts about service:orders, each starting "The orders …": the opening every note of the
+  // subject may share made each pair a possible contradiction, and the bundle stated none as a fact.
+  const ORDERS = 'service:orders';
+  const notes = [
+    'The orders on-call is Alice.',
+    'The orders service is owned by the Platform team.',
+    'The orders dashboard lives in Grafana.',
+    'The orders runbook is maintained by the SRE guild.',
+  ];
+
+  it('are four facts: no candidates, nothing to verify, no possible contradiction in the bundle', async () => {
+    const owner = await canon.key('owner');
+    await canon.runtime.ingest(owner.principal, notes.map((text, i) => ({ idempotency_key: `orders-${i}`, subject: ORDERS, occurred_at: `2026-03-1${i}T00:00:00Z`, body: { text } })));
+    await canon.runtime.compile(owner.principal, { subject: ORDERS });
+    const recall = await (await canon.request(`/v1/subjects/${encodeURIComponent(ORDERS)}/memories`, { key })).json();
+    const memories = recall.memories as Array<{ needs_verification: boolean; candidates: unknown[] }>;
+    expect(memories).toHaveLength(4);
+    for (const m of memories) {
+      expect(m.candidates).toEqual([]);
+      expect(m.needs_verification).toBe(false);
+    }
+    const res = await canon.request('/v1/context', { key, json: { subject: ORDERS, task: 'Who is on call for orders and where is its dashboard?', max_tokens: 2000 } });
+    const bundle = (await res.json()) as { text: string; possible_contradictions: unknown[] };
+    expect(bundle.possible_contradictions).toEqual([]);
+    expect(bundle.text).not.toMatch(/POSSIBLE CONTRADICTION/);
+  });
+});

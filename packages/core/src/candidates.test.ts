@@ -1077,5 +1077,20 @@ describe('two notes in one frame but for their last words', () => {
     expect(paired('Deploys to staging are manual', 'Deploys to production are manual', 'service:api')).toBe(false);
     expect(paired('Billing runs nightly', 'Payroll runs nightly', 'service:jobs')).toBe(false);
   });
+
+  it('stay two facts when the frame they share is only the name of the subject', () => {
+    // Every note of service:orders may start "The orders …": four facts about the service, no
+    // two of them one fact. In a subject not named "orders", "orders" is one word of the fact
+    // against the three or four each says after it: no pair either.
+    const notes = [
+      'The orders on-call is Alice.',
+      'The orders service is owned by the Platform team.',
+      'The orders dashboard lives in Grafana.',
+      'The orders runbook is maintained by the SRE guild.',
+    ];
+    for (const subject of ['service:orders', 'team:x']) expect(findCandidates(notes.map((t, i) => note(t, i, subject)))).toEqual([]);
+    // A word of the fact in the frame besides the name still makes it one fact told two ways.
+    expect(paired('The orders on-call is Alice', 'The orders on-call is Bob')).toBe(true);
+  });
 });
 

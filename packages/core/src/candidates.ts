@@ -373,21 +373,36 @@ function commonEnds(a: readonly string[], b: readonly string[]): { head: number;
 /**
  * Two statements the same for at least two words from their start and at most one at their end,
  * differing in between on each side by a word of the fact (not one merely moved, nor a word of the
- * subject's name): the frame of one statement with its last part told two ways.
+ * subject's name): the frame of one statement with its last part told two ways. The frame holds at
+ * least as many words of the fact, besides the subject's name, as either stretch: "The orders
+ * on-call is Alice" and "The orders dashboard lives in Grafana" share only "the orders", which
+ * every note of `service:orders` may start with, and in `team:x` one word against three — two
+ * facts after a shared opening, not one told two ways.
  */
 function swappedAtEnd(x: PredicateShape, y: PredicateShape): boolean {
   const a = x.seq;
   const b = y.seq;
   const { head, tail, shorter } = commonEnds(a, b);
   if (head < 2 || tail > 1 || head + tail >= shorter) return false;
+  let frame = 0;
+  for (let i = 0; i < a.length; i += 1) {
+    if (i === head) i = a.length - tail;
+    const w = a[i];
+    if (w !== undefined && x.words.has(w) && !x.named.has(w)) frame += 1;
+  }
+  // How many words of the fact each side says in its own stretch: none is no value told, and more
+  // than the frame holds is another statement after a shared opening, not its last words.
   const own = (from: PredicateShape, to: PredicateShape, seq: readonly string[]) => {
+    let n = 0;
     for (let i = head; i < seq.length - tail; i += 1) {
       const w = seq[i]!;
-      if (from.words.has(w) && !to.words.has(w) && !from.named.has(w) && !LIGHT.has(w)) return true;
+      if (from.words.has(w) && !to.words.has(w) && !from.named.has(w) && !LIGHT.has(w)) n += 1;
     }
-    return false;
+    return n;
   };
-  return own(x, y, a) && own(y, x, b);
+  const ox = own(x, y, a);
+  const oy = own(y, x, b);
+  return ox > 0 && oy > 0 && Math.max(ox, oy) <= frame;
 }
 
 /** One statement goes from where the other goes to, and back: two ways, two facts (the last sailing each way). */
