@@ -36,6 +36,17 @@ beforeAll(async () => {
     ],
     { compile: 'wait' },
   );
+  // Two notes in one frame but for their last words: a possible contradiction, not a dispute.
+  await runtime.ingest(
+    principal,
+    ['The payments service is owned by the Platform team.', 'The payments service is owned by the Checkout team.'].map((text, i) => ({
+      idempotency_key: `owner-${i}`,
+      subject: 'service:payments',
+      occurred_at: `2024-05-0${i + 1}T09:00:00Z`,
+      body: { text },
+    })),
+    { compile: 'wait' },
+  );
   await runtime.close();
   env = { ...process.env, DATABASE_URL: db.url, CANON_HOME: home, CANON_API_KEY: key, CANON_COMPILE_DEBOUNCE_SECONDS: '3600' };
 });
@@ -54,6 +65,21 @@ describe('canon search and canon context', () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^SUBJECT\s+MEMORY\s+VALUE\s+STATUS/);
     expect(table.stdout).toMatch(/deploy day \[env=staging\]\s+"Tuesday"\s+superseded/);
     expect((await canon('search', 'Thursday', '--limit', '0')).code).toBe(2);
+  });
+
+  it('shows a value with only a possible contradiction as to verify, not disputed', async () => {
+    const json = JSON.parse((await canon('search', 'owned team', '--subject', 'service:payments', '--json')).stdout);
+    const results = json.results as Array<{ memory_status: string; needs_verification: boolean }>;
+    expect(results).toHaveLength(2);
+    for (const r of results) expect([r.memory_status, r.needs_verification]).toEqual(['current', true]);
+    const table = await canon('search', 'owned team', '--subject', 'service:payments');
+    expect(table.code, table.stderr).toBe(0);
+    const rows = table.stdout.trim().split('\n').slice(1);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row).toMatch(/\bto verify\b/);
+      expect(row).not.toMatch(/disputed/);
+    }
   });
 
   it('prints the same bundle bytes twice for the same as_of, and refuses a bad budget', async () => {

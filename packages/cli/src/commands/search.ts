@@ -22,9 +22,15 @@ function label(r: SearchResult): string {
   return `${r.predicate}${q ? ` [${q}]` : ''}`;
 }
 
+/**
+ * `disputed` only for a side of an open disagreement; a current value that has a possible
+ * contradiction (a candidate with another value) or an expired check is in force all the same,
+ * and is shown so — to verify.
+ */
 function status(r: SearchResult): string {
   if (!r.current) return r.value_status;
-  return r.needs_verification ? 'disputed' : 'current';
+  if (r.memory_status === 'conflicted') return 'disputed';
+  return r.needs_verification ? 'to verify' : 'current';
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
