@@ -283,4 +283,20 @@ describe('malformed bodies on every JSON route', () => {
       expect((await res.json()).type, path).toBe('urn:canon:problem:malformed_json');
     }
   });
+
+  it('reads no body where a route takes none, whatever the content type; an empty one where it needs one is malformed', async () => {
+    // Clients set the content type on every request: a DELETE with it and no body was refused as malformed.
+    const json = { 'content-type': 'application/json' };
+    const gone = await canon.request('/v1/webhooks/00000000-0000-0000-0000-000000000000', { key: owner, method: 'DELETE', body: '', headers: json });
+    expect(gone.status).toBe(404);
+    expect((await gone.json()).type).toBe('urn:canon:problem:not_found');
+    const subject = await canon.request(`/v1/subjects/${encodeURIComponent('service:never-written')}`, { key: owner, method: 'DELETE', body: '', headers: json });
+    expect(subject.status).not.toBe(400);
+    expect(subject.status).toBeLessThan(500);
+    for (const path of ['/v1/episodes', '/v1/compile', '/v1/context', '/v1/links']) {
+      const res = await canon.request(path, { key: owner, method: 'POST', body: '', headers: json });
+      expect(res.status, path).toBe(400);
+      expect((await res.json()).type, path).toBe('urn:canon:problem:malformed_json');
+    }
+  });
 });
