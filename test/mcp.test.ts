@@ -190,6 +190,16 @@ describe('canon mcp over stdio with the SDK client', () => {
     expect(a.data['memory_ids']).toContain(staged);
   });
 
+  it('takes a task as long as HTTP takes, and refuses one longer as HTTP does', async () => {
+    // MCP held the task to 2,000 characters where POST /v1/context takes 10,000.
+    const long = `plan a staging deploy ${'and check the freeze '.repeat(500)}`.slice(0, 10_000);
+    const ok = await call('agent', 'context', { subject: 'service:billing', task: long, max_tokens: 500, as_of: '2024-05-14T00:00:00Z' });
+    expect(ok.isError, ok.text).toBe(false);
+    expect(ok.data['text']).toMatch(/Thursday/);
+    const over = await call('agent', 'context', { subject: 'service:billing', task: `${long}x`, max_tokens: 500 });
+    expect(over.isError).toBe(true);
+  });
+
   it('compiles synchronously and through a job', async () => {
     const sync = await call('maintainer', 'compile', { subject: 'service:billing' });
     expect(sync.data).toMatchObject({ async: false, state: 'completed', result: { episodes_processed: 0, memories_created: 0 } });

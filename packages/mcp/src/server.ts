@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { everyPage } from '@canon/core/pages';
+import { CONTEXT_TASK_CHARS, MAX_CONTEXT_TOKENS } from '@canon/core/context-limits';
 import { z } from 'zod';
 import { framed, qualifierText, quote } from './framing.js';
 import { DECISION_MEANING, decisionOf, RememberArgs, rememberEpisode, RememberShape, type Decision } from './remember.js';
@@ -191,8 +192,8 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
       description: 'What is known about a subject, for a task, within a token budget, with open disagreements marked. Deterministic: the same memory at the same instant gives the same text.',
       inputSchema: {
         subject: Subject.describe('The subject the task is about.'),
-        task: z.string().min(1).max(2000).describe('What the bundle is for.'),
-        max_tokens: z.number().int().min(1).max(100_000).default(2000).describe('The budget, in estimated tokens (about four characters each).'),
+        task: z.string().min(1).max(CONTEXT_TASK_CHARS).describe('What the bundle is for.'),
+        max_tokens: z.number().int().min(1).max(MAX_CONTEXT_TOKENS).default(2000).describe('The budget, in estimated tokens (about four characters each).'),
         as_of: AsOf,
       },
       outputSchema: ContextOut,

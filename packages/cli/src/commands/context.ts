@@ -1,12 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '@canon/runtime';
+import { MAX_CONTEXT_TOKENS } from '@canon/core/context-limits';
 import { openPort } from '../lazy-port.js';
 
 type Run = <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
 
 const maxTokens = (value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new InvalidArgumentError('an integer from 1 to 100000');
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CONTEXT_TOKENS) throw new InvalidArgumentError(`an integer from 1 to ${MAX_CONTEXT_TOKENS}`);
   return n;
 };
 

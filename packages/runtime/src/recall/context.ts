@@ -2,17 +2,18 @@ import { compareInstants, compareStrings, cleanString, Instant, view, parseInput
 import { candidateKind, sideOf, standsBelow } from '../links/candidate-view.js';
 import { memoriesOfSubject, type Pool } from '@canon/store';
 import { z } from 'zod';
+import { CONTEXT_TASK_CHARS, MAX_CONTEXT_TOKENS } from '@canon/core/context-limits';
 import type { Principal } from '../auth/principal.js';
 import { visibleTo } from './recall.js';
 import { withWorkspace } from '../auth/scope.js';
 
-export const MAX_CONTEXT_TOKENS = 100_000;
+export { MAX_CONTEXT_TOKENS };
 
 const text = (max: number) => cleanString(z.string().max(max));
 
 export const ContextRequest = z.strictObject({
   subject: text(512).pipe(z.string().min(1)),
-  task: text(10_000).pipe(z.string().trim().min(1, 'describe the task the bundle is for')),
+  task: text(CONTEXT_TASK_CHARS).pipe(z.string().trim().min(1, 'describe the task the bundle is for')),
   max_tokens: z.number().int().min(1).max(MAX_CONTEXT_TOKENS),
   as_of: Instant.optional(),
 });
