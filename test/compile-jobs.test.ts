@@ -225,9 +225,20 @@ describe('compile jobs', () => {
           return j?.state === 'completed' ? j : null;
         });
       };
-      expect((await fire({ workspace_id: 'other' })).output).toMatchObject({ compiled: 1 });
+      const otherNight = await fire({ workspace_id: 'other' });
+      expect(otherNight.output).toMatchObject({ compiled: 1 });
+      // Its id, in the log line of the run, is a job of that workspace: its keys read it at
+      // GET /v1/jobs/{id}, no other workspace's do.
+      const job = (key: string, id: string) => Promise.resolve(app.request(`/v1/jobs/${id}`, { headers: { authorization: `Bearer ${key}` } }));
+      const seen = await job(theirs, otherNight.id);
+      expect(seen.status).toBe(200);
+      expect(await seen.json()).toMatchObject({ job_id: otherNight.id, queue: QUEUES.scheduledCompile, state: 'completed', result: { compiled: 1 } });
+      expect((await job(mine, otherNight.id)).status).toBe(404);
       // The default schedule covers only the workspaces without their own: third.
-      expect((await fire({})).output).toMatchObject({ compiled: 1 });
+      const defaultNight = await fire({});
+      expect(defaultNight.output).toMatchObject({ compiled: 1 });
+      // It spans workspaces: no workspace's key reads it, an owner's neither.
+      for (const key of [mine, theirs, lonely]) expect((await job(key, defaultNight.id)).status).toBe(404);
       const { rows } = await runtime.pool.query(`SELECT workspace_id, subject FROM compile_runs ORDER BY 1`);
       expect(rows).toEqual([
         { workspace_id: 'other', subject: 'night:other' },

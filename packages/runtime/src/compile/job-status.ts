@@ -33,14 +33,16 @@ export function checkJobId(jobId: string): void {
 export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jobId: string): Promise<JobView> {
   checkJobId(jobId);
   const workspaceId = principal.workspace_id;
-  for (const queue of [QUEUES.compileMany, QUEUES.compileAll, QUEUES.compile, QUEUES.compileDead]) {
+  // A workspace's own scheduled compile is its job too (its id is in the log line each run writes);
+  // the default schedule's spans every workspace without one, so no key's workspace owns it.
+  for (const queue of [QUEUES.compileMany, QUEUES.compileAll, QUEUES.compile, QUEUES.compileDead, QUEUES.scheduledCompile]) {
     const [job] = await boss.findJobs<{ workspace_id?: string; subject?: string; subjects?: string[]; visible_to?: { user?: unknown } }>(queue, { id: jobId });
     // Another workspace's job is as absent as one that does not exist.
     if (!job || job.data?.workspace_id !== workspaceId) continue;
     // A job this key's user asked for names what they sent and compiled each subject as they may
     // see it (another user's personal subject as one no one wrote): it tells them nothing new.
     const asked = job.data.visible_to !== undefined && (job.data.visible_to.user ?? null) === principal.user;
-    const named = asked ? [] : [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? [])];
+    const named = asked ? [] : [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? []), ...failedSubjects(job.output)];
     if ((await hiddenSubjects(pool, principal, named)).length > 0) continue;
     const failed = job.state === 'failed' || job.state === 'cancelled';
     const view: JobView = {
@@ -60,6 +62,12 @@ export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jo
     return view;
   }
   throw new NotFoundError(`no job ${jobId}`);
+}
+
+/** The subjects a scheduled compile's result names as failed: it names no others. */
+function failedSubjects(output: unknown): string[] {
+  if (output === null || typeof output !== 'object' || !Array.isArray((output as { failed?: unknown }).failed)) return [];
+  return ((output as { failed: unknown[] }).failed).flatMap((f) => (f !== null && typeof f === 'object' && typeof (f as { subject?: unknown }).subject === 'string' ? [(f as { subject: string }).subject] : []));
 }
 
 /**

@@ -100,7 +100,8 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
     retryDelay: 1,
     retryBackoff: true,
     retryDelayMax: 60,
-    // A killed worker stops heart-beating: its job is retried within seconds, not at expiry.
+    // A killed worker stops heart-beating: pg-boss's supervision fails its job within about a
+    // minute (it sweeps queues on its own interval), and it is retried — not at expiry.
     heartbeatSeconds: 10,
     expireInSeconds: 900,
     deadLetter: QUEUES.compileDead,
