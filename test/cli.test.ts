@@ -166,6 +166,12 @@ describe('the canon command line', () => {
     const ok = await canon('verify', '--all');
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^ok +service:cli +state_hash [0-9a-f]{64}$/m);
+    // A subject named that holds nothing (a typo in a CI step) is no pass.
+    const typo = await canon('verify', '--subject', 'service:clj');
+    expect(typo.code).toBe(1);
+    expect(typo.stdout).toMatch(/^EMPTY service:clj +nothing to verify/m);
+    const typoJson = JSON.parse((await canon('verify', '--subject', 'service:clj', '--json')).stdout);
+    expect(typoJson).toMatchObject({ ok: false, empty: ['service:clj'] });
 
     const runtime = await createRuntime(loadConfig({}, { databaseUrl: db.url }), { queue: false, migrate: false });
     await runtime.pool.query(`UPDATE memories SET timeline = jsonb_set(timeline::jsonb, '{values,0,value}', '42')::json WHERE predicate = 'p3'`);
