@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@canon/runtime';
 import { startTestCanon, type TestCanon } from '@canon/testing';
-import { TIMELINE } from '@canon/store';
+import { CLAIM_AT, TIMELINE } from '@canon/store';
 
 // A compile that brings a key only claims after everything it folded resumes the key's fold from
 // the checkpoint stored with its memory, and reads none of the key's other claims. Whatever the
@@ -106,7 +106,7 @@ describe('a key compiled episode by episode resumes its fold', () => {
     await ingest('probe', story.slice(0, 7));
     await compile('probe');
     await canon.runtime.pool.query(
-      `UPDATE claims SET claim = (claim::jsonb || '{"text": "edited"}')::json WHERE workspace_id = 'probe' AND claim->>'idempotency_key' = 'probe-0'`,
+      `UPDATE claims SET claim = jsonb_set(claim::jsonb, '{${CLAIM_AT.text}}', '"edited"')::json WHERE workspace_id = 'probe' AND claim->>${CLAIM_AT.idempotency_key} = 'probe-0'`,
     );
     const texts = async () => (await stored('probe')).memories[0]!.timeline.values.flatMap((v) => v.evidence.map((e) => e.text));
     await ingest('probe', story.slice(7, 8), 7);
@@ -127,10 +127,10 @@ describe('a key compiled episode by episode resumes its fold', () => {
     expect(rows[0]!.checkpoint.open).toEqual([{ at: 0, value: 'Tuesday', authors: [['bob', 30]], historical: false }]);
     const setText = (text: string) =>
       canon.runtime.pool.query(
-        `UPDATE claims SET claim = (claim::jsonb || jsonb_build_object('text', $1::text))::json WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'`,
+        `UPDATE claims SET claim = jsonb_set(claim::jsonb, '{${CLAIM_AT.text}}', to_jsonb($1::text))::json WHERE workspace_id = 'same' AND claim->>${CLAIM_AT.idempotency_key} = 'same-0'`,
         [text],
       );
-    const { rows: original } = await canon.runtime.pool.query<{ text: string }>("SELECT claim->>'text' AS text FROM claims WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'");
+    const { rows: original } = await canon.runtime.pool.query<{ text: string }>(`SELECT claim->>${CLAIM_AT.text} AS text FROM claims WHERE workspace_id = 'same' AND claim->>${CLAIM_AT.idempotency_key} = 'same-0'`);
     await setText('edited');
     await ingest('same', [{ user: 'bob', hour: 7, claim: { predicate: 'deploy day', value: 'Tuesday' } }], 300);
     await compile('same');
@@ -154,7 +154,7 @@ describe('a key compiled episode by episode resumes its fold', () => {
     );
     expect(kept.rows).toEqual([{ n: 1, head: 302 - 256 }]);
     await canon.runtime.pool.query(
-      `UPDATE claims SET claim = (claim::jsonb || '{"text": ""}')::json WHERE workspace_id = 'same' AND claim->>'idempotency_key' = 'same-0'`,
+      `UPDATE claims SET claim = jsonb_set(claim::jsonb, '{${CLAIM_AT.text}}', '""')::json WHERE workspace_id = 'same' AND claim->>${CLAIM_AT.idempotency_key} = 'same-0'`,
     );
     await canon.runtime.rebuild(keys.get('same/ann')!, SUBJECT);
     expect(await stored('same')).toEqual(incremental);

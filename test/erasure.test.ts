@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCanon, type TestCanon } from '@canon/testing';
+import { CLAIM_AT } from '@canon/store';
 
 let canon: TestCanon;
 let owner: string;
@@ -127,7 +128,7 @@ describe('erasure', () => {
     expect(after.memories.map((m: { status: string; current: Array<{ value: string }> }) => [m.status, m.current.map((v) => v.value)])).toEqual([['current', ['Tuesday']]]);
     const { rows } = await canon.runtime.pool.query<{ n: number }>(
       `SELECT (SELECT count(*)::int FROM episodes WHERE actor_user = 'mallory' OR owner = 'mallory')
-            + (SELECT count(*)::int FROM claims WHERE claim->>'user' = 'mallory')
+            + (SELECT count(*)::int FROM claims WHERE coalesce(claim->>'user', claim->>${CLAIM_AT.user}) = 'mallory')
             + (SELECT count(*)::int FROM evidence WHERE idempotency_key IN ('u-2', 'u-3'))
             + (SELECT count(*)::int FROM memories WHERE owner = 'mallory') AS n`,
     );

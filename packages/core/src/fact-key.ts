@@ -63,6 +63,12 @@ export function factKeyString(key: FactKey): string {
   return canonicalJson(['fk/1', key.workspace_id, key.scope, key.owner, key.subject, key.predicate, key.qualifiers]);
 }
 
+/** A fact key back from its stable string form (`factKeyString`), members in `FactKey`'s order. */
+export function parseFactKey(key: string): FactKey {
+  const [, workspace_id, scope, owner, subject, predicate, qualifiers] = JSON.parse(key) as [string, string, 'workspace' | 'personal', string | null, string, string, Record<string, string>];
+  return { workspace_id, scope, owner, subject, predicate, qualifiers };
+}
+
 /** A memory's id: 32 hex digits of SHA-256 over (workspace, key string). Never changes for a key. */
 export function memoryId(workspaceId: string, key: FactKey): string {
   return sha256(lengthPrefixed(['memory/1', workspaceId, factKeyString(key)])).slice(0, 32);

@@ -52,7 +52,7 @@ export {
   fingerprint,
   compareStrings,
 } from './normalize.js';
-export { FactKey, FactKeyError, makeFactKey, factKeyString, memoryId, type FactKeyParts } from './fact-key.js';
+export { FactKey, FactKeyError, makeFactKey, factKeyString, memoryId, parseFactKey, type FactKeyParts } from './fact-key.js';
 export {
   Policy,
   PolicySet,

@@ -51,7 +51,7 @@ export { claimsOfSubject } from './claims/claims-of-subject.js';
 export { compiledSnapshotVersions } from './claims/compiled-snapshot-versions.js';
 export { factKeyOfMemoryId } from './claims/fact-key-of-memory-id.js';
 export { insertClaims } from './claims/insert-claims.js';
-export { claimAsStored } from './claims/stored-claim.js';
+export { CLAIM_AT, claimAsStored } from './claims/stored-claim.js';
 export { memoryIdsOfLineages } from './claims/memory-ids-of-lineages.js';
 export { memoryIdsOfEpisodes } from './claims/memory-ids-of-episodes.js';
 export { memoryIdsWithClaims } from './claims/memory-ids-with-claims.js';

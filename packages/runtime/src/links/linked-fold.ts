@@ -9,6 +9,7 @@ import {
   memoryId,
   onCanonicalKey,
   pairId,
+  parseFactKey,
   policyFor,
   type CandidateRef,
   type Claim,
@@ -96,11 +97,7 @@ export function foldGroup(group: LinkedGroup, claimsByMemory: ReadonlyMap<string
   return { ...timeline, linked: group.keys.slice(1) };
 }
 
-/** A fact key back from its stable string form (`factKeyString`). */
-export function parseFactKey(key: string): FactKey {
-  const [, workspace_id, scope, owner, subject, predicate, qualifiers] = JSON.parse(key) as [string, string, 'workspace' | 'personal', string | null, string, string, Record<string, string>];
-  return { workspace_id, scope, owner, subject, predicate, qualifiers };
-}
+export { parseFactKey };
 
 /**
  * The candidate list each memory of a subject keeps (`keptCandidateLists`), with the proposals

@@ -13,7 +13,8 @@ import { memoryIdsOfEpisodes } from './memory-ids-of-episodes.js';
 import { memoryIdsWithClaims } from './memory-ids-with-claims.js';
 import { memoryIdsOfLineages } from './memory-ids-of-lineages.js';
 import { snapshotVersions } from './snapshot-versions.js';
-import { claimAsStored } from './stored-claim.js';
+import { CLAIM_AT, claimAsStored } from './stored-claim.js';
+import type { Claim } from '@canon/core';
 import { subjectHasClaims } from './subject-has-claims.js';
 
 // Claims as extraction made them from the log, read back by memory, subject and lineage.
@@ -51,16 +52,48 @@ describe('insertClaims', () => {
 });
 
 describe('a claim\'s row', () => {
-  it('keeps in its JSON only what its columns do not, and reads back as the claim', async () => {
+  it('keeps in its JSON only what its columns and its key do not say, by position, and reads back as the claim', async () => {
     const { claims, day } = await seeded('w-stored');
-    const { rows } = await pool.query<{ claim: Record<string, unknown> }>("SELECT claim FROM claims WHERE workspace_id = 'w-stored'");
+    const { rows } = await pool.query<{ claim: unknown[]; text: string; key: string }>(
+      `SELECT claim, claim::text AS text, claim->>${CLAIM_AT.key} AS key FROM claims WHERE workspace_id = 'w-stored'`,
+    );
     expect(rows).toHaveLength(claims.length);
     for (const r of rows) {
-      for (const column of ['workspace_id', 'episode_id', 'index', 'subject', 'memory_id', 'lineage']) expect(r.claim).not.toHaveProperty(column);
-      expect(r.claim).toHaveProperty('key');
+      // No member names, no fact key beside the key, no column's value.
+      expect(Array.isArray(r.claim)).toBe(true);
+      expect(r.claim).toHaveLength(Object.keys(CLAIM_AT).length + 1);
+      expect(r.text).not.toMatch(/"fact_key"|"idempotency_key"/);
+      const claim = claims.find((c) => c.key === r.key)!;
+      for (const column of [claim.workspace_id, claim.episode_id, claim.memory_id]) expect(r.text).not.toContain(JSON.stringify(column));
     }
     const read = (await claimsOfMemories(pool, 'w-stored', [day])).get(day)!;
-    for (const c of read) expect(c).toEqual(claims.find((x) => x.episode_id === c.episode_id && x.index === c.index));
+    for (const c of read) {
+      const made = claims.find((x) => x.episode_id === c.episode_id && x.index === c.index)!;
+      expect(c).toEqual(made);
+      expect(JSON.stringify(c)).toBe(JSON.stringify(claimAsStored(made)));
+    }
+  });
+
+  it('keeps a claim that is not as extraction makes it as an object, and reads both forms in one member order', async () => {
+    const { claims, day, owner } = await seeded('w-forms');
+    const made = claims.find((c) => c.memory_id === day)!;
+    // Qualifiers in another order than its key's: the key would not give this fact key back.
+    const odd: Claim = { ...made, index: 7, fact_key: { ...made.fact_key, qualifiers: { b: '1', a: '2' } } };
+    await insertClaims(pool, [odd]);
+    const { rows } = await pool.query<{ claim: unknown }>(`SELECT claim FROM claims WHERE workspace_id = 'w-forms' AND idx = 7`);
+    expect(Array.isArray(rows[0]!.claim)).toBe(false);
+    expect(rows[0]!.claim).toMatchObject({ key: made.key, fact_key: { qualifiers: { b: '1', a: '2' } } });
+    const read = (await claimsOfMemories(pool, 'w-forms', [day])).get(day)!;
+    expect(read.find((c) => c.index === 7)).toEqual(odd);
+    expect(JSON.stringify(read.find((c) => c.index === 7))).toBe(JSON.stringify(claimAsStored(odd)));
+    const keyOrder = new Set(read.map((c) => Object.keys(c).join(',')));
+    expect(keyOrder.size).toBe(1);
+    // What SQL reads of a claim answers alike for both forms.
+    await pool.query(`UPDATE claims SET claim = $2::json WHERE workspace_id = 'w-forms' AND memory_id = $1`, [owner, JSON.stringify(storedAsObject(claims.find((c) => c.memory_id === owner)!))]);
+    expect(await factKeyOfMemoryId(pool, 'w-forms', owner)).toEqual(claims.find((c) => c.memory_id === owner)!.fact_key);
+    expect(await factKeyOfMemoryId(pool, 'w-forms', day)).toEqual(made.fact_key);
+    const tops = await topStandingsOfMemories(pool, 'w-forms', [day, owner]);
+    expect([tops.get(day), tops.get(owner)]).toEqual([made.standing, claims.find((c) => c.memory_id === owner)!.standing]);
   });
 
   it('reads a row written whole, before the JSON left the columns out, as the same claim in the same member order', async () => {
@@ -77,6 +110,12 @@ describe('a claim\'s row', () => {
     expect(Object.keys(claimAsStored(first!))).toEqual(Object.keys(whole));
   });
 });
+
+/** A claim as an earlier version stored it: an object of the members its columns do not keep. */
+function storedAsObject(claim: Claim): object {
+  const { workspace_id: _w, episode_id: _e, index: _i, subject: _s, memory_id: _m, lineage: _l, ...rest } = claim;
+  return rest;
+}
 
 describe('subjectHasClaims', () => {
   it('says whether any claim of the subject is stored', async () => {

@@ -1,5 +1,6 @@
 import type { LineageVersion } from '@canon/core';
 import type { Sql } from '../db.js';
+import { CLAIM_AT } from './stored-claim.js';
 
 /**
  * Snapshot versions of these lineages within a subject, with the fact keys each stated. Only
@@ -17,7 +18,7 @@ export async function snapshotVersions(
   const { rows } = await sql.query<LineageVersion>(
     `SELECT e.lineage, e.source, e.idempotency_key, e.occurred_at, e.sequence, e.snapshot, e.ingested_at, e.actor_role AS role,
             coalesce(e.actor_user, 'key:' || e.actor_key) AS author,
-            coalesce(array_agg(DISTINCT c.claim->>'key') FILTER (WHERE c.idx IS NOT NULL), '{}') AS keys
+            coalesce(array_agg(DISTINCT coalesce(c.claim->>'key', c.claim->>${CLAIM_AT.key})) FILTER (WHERE c.idx IS NOT NULL), '{}') AS keys
      FROM episodes e
      LEFT JOIN claims c ON c.workspace_id = e.workspace_id AND c.episode_id = e.id
      WHERE e.workspace_id = $1 AND e.subject = $2 AND e.snapshot AND e.lineage = ANY($3::text[])

@@ -1,4 +1,5 @@
 import type { Sql } from '../db.js';
+import { CLAIM_AT } from './stored-claim.js';
 
 /**
  * The highest standing among each memory's claims (those with none are absent): a link between
@@ -8,7 +9,7 @@ import type { Sql } from '../db.js';
 export async function topStandingsOfMemories(sql: Sql, workspaceId: string, memoryIds: readonly string[]): Promise<Map<string, number>> {
   if (memoryIds.length === 0) return new Map();
   const { rows } = await sql.query<{ memory_id: string; top: number }>(
-    `SELECT memory_id, max((claim->>'standing')::int) AS top FROM claims
+    `SELECT memory_id, max(coalesce(claim->>'standing', claim->>${CLAIM_AT.standing})::int) AS top FROM claims
      WHERE workspace_id = $1 AND memory_id = ANY($2::text[]) GROUP BY memory_id`,
     [workspaceId, memoryIds],
   );
