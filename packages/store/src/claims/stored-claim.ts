@@ -1,4 +1,4 @@
-import { parseFactKey, type Claim, type FactKey } from '@canon/core';
+import { parseFactKey, type Claim } from '@canon/core';
 import { storedForm } from '../stored-form.js';
 
 /** The members of a claim its row keeps as columns; the `claim` column's JSON leaves them out. */
@@ -140,8 +140,7 @@ export function claimOfRow(columns: ClaimColumns, stored: object): Claim {
 function claimOfPositional(columns: ClaimColumns, s: readonly unknown[]): Claim {
   if (s[0] !== POSITIONAL_FORM) throw new Error(`a claim of ${columns.episode_id} is stored in form ${String(s[0])}, which this version does not read`);
   const key = s[9] as string;
-  const fk = parseFactKey(key);
-  const fact_key: FactKey = { workspace_id: fk.workspace_id, scope: fk.scope, owner: fk.owner, subject: fk.subject, predicate: fk.predicate, qualifiers: fk.qualifiers };
+  const fact_key = parseFactKey(key);
   // The members in the order an object row gives them (`claimOfRow`: the columns, then the rest
   // in extraction's order), so a subject whose rows hold both forms folds claims of one shape.
   return {
