@@ -170,6 +170,7 @@ describe('the canon command line', () => {
     const typo = await canon('verify', '--subject', 'service:clj');
     expect(typo.code).toBe(1);
     expect(typo.stdout).toMatch(/^EMPTY service:clj +nothing to verify/m);
+    expect(typo.stdout).not.toMatch(/verified/);
     const typoJson = JSON.parse((await canon('verify', '--subject', 'service:clj', '--json')).stdout);
     expect(typoJson).toMatchObject({ ok: false, empty: ['service:clj'] });
 
