@@ -328,7 +328,7 @@ function valueClauses(text: string): string {
  * Lower-case words of a predicate template, `{slot}` placeholders and snake_case split out, with
  * whether it negates (`negated`) and whether it is told as a change (`change`).
  */
-export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; slips: boolean; again: Set<string>; seq: string[]; route: [string, string] | null } {
+export function predicateWords(text: string): { words: Set<string>; slots: string[]; negated: boolean; change: boolean; plan: boolean; future: boolean; slips: boolean; again: Set<string>; seq: string[]; route: [string, string] | null; said: Map<string, string> } {
   const slots = [...text.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!).sort(compareStrings);
   // "us" in lower case is the pronoun; "US" is the region.
   const lower = (t: string) => t.normalize('NFKC').replace(/\bus\b/g, 'we').toLowerCase().replace(/[_/]+/g, ' ');
@@ -585,12 +585,17 @@ export function predicateWords(text: string): { words: Set<string>; slots: strin
     if (/^re\p{L}{5,}ed$/u.test(w)) again.add(canonicalWord(w));
   }
   const seq: string[] = [];
+  // Each word of the fact as first said ("runbook" for doc, "alice" for alic): what a reason shows.
+  const said = new Map<string, string>();
   for (let i = 0; i < end; i += 1) {
     const w = toks[i]!;
     const c = w.startsWith('{') ? w : canonicalWord(w);
-    seq.push(words.has(c) ? c : w);
+    if (words.has(c)) {
+      seq.push(c);
+      if (!said.has(c)) said.set(c, w);
+    } else seq.push(w);
   }
-  return { words, slots, negated, change, plan, future, slips: slips && change, again, seq, route: routeOf(seq, words) };
+  return { words, slots, negated, change, plan, future, slips: slips && change, again, seq, route: routeOf(seq, words), said };
 }
 
 /**

@@ -877,7 +877,7 @@ describe('candidates: a swap in place, or a rewording (canon-compiler/22 to /24)
   it('pairs a rewording that says a word of its own where the other says none', () => {
     const gw = { subject: 'service:gateway' };
     const [p] = findCandidates([mem('Storage alerts fire at {percent} full', gw), mem('Alert when storage usage crosses {percent}', gw)]);
-    expect(p?.reason).toContain('shared: alert, storage');
+    expect(p?.reason).toContain('shared: alerts, storage');
   });
 });
 

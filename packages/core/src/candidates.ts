@@ -88,6 +88,8 @@ export interface PredicateShape {
    * a value as its slot. Two statements are lined up on it (`frameSwap`).
    */
   seq: readonly string[];
+  /** Each content word as the statement first said it (`predicateWords`), for reasons. */
+  said: ReadonlyMap<string, string>;
   /** Where a statement goes "from" and "to" ("from the mainland to the isle"), when it says both. */
   route: readonly [string, string] | null;
   /** Qualifiers that belong to the identity (a note's fingerprint does not). */
@@ -137,7 +139,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   const fk = input.fact_key;
   const isNote = fk.predicate === NOTE_PREDICATE;
   const worded = predicateWords(isNote ? (input.note_text ?? '') : fk.predicate);
-  const { words, slots, negated, again, seq, route, slips } = worded;
+  const { words, slots, negated, again, seq, route, slips, said } = worded;
   // The cue that told it as a change is no longer in the predicate's words, but it was said; with
   // the future tense alone it says when the new rule starts ("will send at {time} from now on").
   const told = input.told_as_change === true && (!worded.plan || worded.future);
@@ -151,7 +153,7 @@ export function shapeOf(input: CandidateInput, subjects: Map<string, ReadonlySet
   let named = subjects.get(fk.subject);
   if (!named) subjects.set(fk.subject, (named = subjectWords(fk.subject)));
   const own = agentsOf(words, named);
-  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, slips, named, again, grams: trigramsOf(own), seq, route, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}`, documents: input.document_lineages && input.document_lineages.length > 0 ? new Set(input.document_lineages) : null };
+  return { slots: isNote ? 'note' : slots.map((s) => `{${s}}`).join(' '), words: own, negated, change, plan, slips, named, again, grams: trigramsOf(own), seq, route, said, qualifiers, scope: `${fk.scope}\u0000${fk.owner ?? ''}`, documents: input.document_lineages && input.document_lineages.length > 0 ? new Set(input.document_lineages) : null };
 }
 
 /**
@@ -338,13 +340,16 @@ export function scoreShapes(a: PredicateShape, b: PredicateShape, alone = false)
   const wordDice = (2 * shared) / (x.words.size + y.words.size);
   const gramDice = (2 * overlap(x.grams, y.grams)) / (x.grams.size + y.grams.size);
   const score = Math.round(Math.max((wordDice + gramDice) / 2, SHARED_FLOOR) * 100) / 100;
-  const sharedWords = [...x.words].filter((w) => y.words.has(w)).sort(compareStrings);
-  onlyX.sort(compareStrings);
-  onlyY.sort(compareStrings);
+  // Words as they were said, not as they are compared ("runbook", not its synonym's head "doc";
+  // "alice", not the stem "alic"): a reason is read by people.
+  const shown = (w: string) => x.said.get(w) ?? y.said.get(w) ?? w;
+  const sharedWords = [...x.words].filter((w) => y.words.has(w)).map(shown).sort(compareStrings);
+  const onlyXShown = onlyX.map(shown).sort(compareStrings);
+  const onlyYShown = onlyY.map(shown).sort(compareStrings);
   const parts = [x.slots ? `same slots ${x.slots}` : 'no slots', `shared: ${sharedWords.join(', ')}`];
   // ASCII on purpose: one character outside Latin-1 makes V8 hold a whole page of recall as a
   // two-byte string, which doubles what serializing and sending it costs.
-  if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyX.join(' ') || '(none)'} / ${onlyY.join(' ') || '(none)'}`);
+  if (onlyX.length + onlyY.length > 0) parts.push(`differs: ${onlyXShown.join(' ') || '(none)'} / ${onlyYShown.join(' ') || '(none)'}`);
   if (change) parts.push('told as a change');
   if (x.negated !== y.negated) parts.push('one side negated');
   return { score, reason: parts.join('; '), ...(x.negated !== y.negated ? { opposite: true as const } : {}), ...(strict ? {} : { loose: true as const }) };
