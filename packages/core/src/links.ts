@@ -149,9 +149,9 @@ export const pairId = (a: string, b: string) => (compareStrings(a, b) < 0 ? `${a
  * The links in force, a set function of the statements. Per pair, standing first, then the
  * latest statement wins (so unlinking is a later `same: false`, and a member cannot undo an
  * owner's link). Pairs in force with `same: true` are joined transitively (union-find); a group's
- * canonical key is its smallest key string that does not negate (its smallest key when all do), so
- * its memory id is stable whatever the order of the links. `same: false` separates only its own pair: it does not split a group that other
- * links join.
+ * canonical key is its smallest key string that does not negate (its smallest key when all do),
+ * so its memory id is stable whatever the order of the links. `same: false` separates only its
+ * own pair: it does not split a group that other links join.
  */
 export function linkState(
   statements: readonly LinkStatement[],
@@ -236,12 +236,20 @@ export function onCanonicalKey(
   const id = memoryId(canonicalKey.workspace_id, canonicalKey);
   const inGroup = new Set(members);
   const positive = !negatedKey(canonicalKey);
+  // Read once per key of the group, not once per claim: a hot key linked to another brings
+  // thousands of claims of one or two templates.
+  const negated = new Map<string, boolean>();
+  const negates = (c: Claim) => {
+    let n = negated.get(c.key);
+    if (n === undefined) negated.set(c.key, (n = negatedKey(c.fact_key)));
+    return n;
+  };
   return {
     claims: claims.map((c) => {
       if (c.key === key) return c;
       // A negation's value is the one it says is no longer so: on the statement's key, it retracts
       // that value (by the decision table: it ends it, or is overruled below the value's standing).
-      const ends = c.op === 'assert' && positive && negatedKey(c.fact_key);
+      const ends = c.op === 'assert' && positive && negates(c);
       return { ...c, fact_key: canonicalKey, key, memory_id: id, predicate: canonicalKey.predicate, ...(ends ? { op: 'retract' as const } : {}) };
     }),
     versions: versions.map((v) => {
