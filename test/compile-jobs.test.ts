@@ -181,6 +181,20 @@ describe('compile jobs', () => {
     }
   });
 
+  it('refuses to start on a default schedule the queue could not fire, naming the variable', async () => {
+    const db = await createTestDatabase();
+    try {
+      await expect(createTestRuntime(loadConfig({ CANON_SCHEDULE_CRON: 'every night' }, { databaseUrl: db.url }), { migrate: false })).rejects.toThrow(
+        /^CANON_SCHEDULE_CRON: "every night" is not a schedule: five fields/,
+      );
+      await expect(createTestRuntime(loadConfig({ CANON_SCHEDULE_TZ: 'Europe/Atlantis' }, { databaseUrl: db.url }), { migrate: false })).rejects.toThrow(
+        /^CANON_SCHEDULE_TZ: "Europe\/Atlantis" is not a time zone/,
+      );
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('keeps a compile schedule per workspace: an owner changes their own, and each night covers its workspace only', async () => {
     const db = await createTestDatabase();
     const runtime = await createTestRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, { databaseUrl: db.url }), { migrate: false });
@@ -208,6 +222,21 @@ describe('compile jobs', () => {
       expect((await call(mine, 'PUT', { cron: long, time_zone: 'UTC' })).status).toBe(400);
       const owner = await runtime.authenticate(mine);
       await expect(runtime.setSchedule(owner, { cron: long, time_zone: 'UTC' })).rejects.toThrow(/cron/);
+      // A schedule the queue could not fire names the field at fault and the shape a valid one takes.
+      const refused = async (body: object) => {
+        const res = await call(mine, 'PUT', body);
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        return (await res.json()) as { detail: string; issues: Array<{ path: string; message: string }> };
+      };
+      const words = await refused({ cron: 'every day', time_zone: 'UTC' });
+      expect(words.issues).toEqual([{ index: 0, path: 'cron', message: expect.stringContaining('"every day" is not a schedule: five fields') }]);
+      expect(words.detail).toMatch(/as in "0 3 \* \* \*".*or an alias such as @daily/);
+      expect((await refused({ cron: '61 * * * *' })).issues[0]!.message).toMatch(/"61 \* \* \* \*" is not a schedule.*\(got value 61 expected range 0-59\)$/);
+      const zone = await refused({ cron: '0 3 * * *', time_zone: 'Mars/Olympus' });
+      expect(zone.issues).toEqual([{ index: 0, path: 'time_zone', message: '"Mars/Olympus" is not a time zone this server knows (an IANA name, such as UTC or Europe/Paris)' }]);
+      // Nothing was changed by a refused schedule.
+      expect(await (await call(mine)).json()).toEqual({ cron: '@daily', time_zone: 'UTC' });
       expect((await call(mine, 'PUT', { cron: '45 2 * * *', time_zone: 'UTC' })).status).toBe(200);
       expect(await (await call(theirs)).json()).toEqual({ cron: '30 1 * * *', time_zone: 'Europe/Paris' });
       const keyed = (await runtime.boss!.getSchedules(QUEUES.scheduledCompile)).map((s) => [s.key, s.cron, s.data]).sort();

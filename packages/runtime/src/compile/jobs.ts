@@ -1,6 +1,6 @@
 import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
-import { COMPILER_VERSION } from '@canon/core';
+import { COMPILER_VERSION, ValidationError } from '@canon/core';
 import { deleteChangesBefore, deleteJobProgressBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsAmong, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileOptions, type CompileResult } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -118,13 +118,38 @@ export async function setupQueues(boss: PgBoss, settings: JobSettings): Promise<
   // This is the default schedule (the unkeyed one), for every workspace without its own.
   const existing = await boss.getSchedules(QUEUES.scheduledCompile, DEFAULT_SCHEDULE_KEY);
   if (settings.scheduleCron || settings.scheduleTimeZone || existing.length === 0) {
-    await boss.schedule(QUEUES.scheduledCompile, settings.scheduleCron ?? existing[0]?.cron ?? DEFAULT_SCHEDULE_CRON, {}, {
-      tz: settings.scheduleTimeZone ?? existing[0]?.timezone ?? 'UTC',
+    const cron = settings.scheduleCron ?? existing[0]?.cron ?? DEFAULT_SCHEDULE_CRON;
+    const tz = settings.scheduleTimeZone ?? existing[0]?.timezone ?? 'UTC';
+    checkSchedule(boss, cron, tz, { cron: 'CANON_SCHEDULE_CRON', timeZone: 'CANON_SCHEDULE_TZ' });
+    await boss.schedule(QUEUES.scheduledCompile, cron, {}, {
+      tz,
       key: DEFAULT_SCHEDULE_KEY,
       singletonKey: scheduleSingleton(DEFAULT_SCHEDULE_KEY),
     });
   }
   await keySchedules(boss);
+}
+
+/**
+ * Refuses a schedule the queue could not fire, naming the field at fault and what it takes: the
+ * cron parser's own words ("cannot resolve alias \"eve\"") say little to someone who typed
+ * "every day", so they come last, after the shape of a valid one. `names`: the fields as the
+ * writer called them (the request's members, or the environment's variables at start).
+ */
+export function checkSchedule(boss: PgBoss, cron: string, timeZone: string, names: { cron: string; timeZone: string }): void {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    throw new ValidationError(`${names.timeZone}: ${JSON.stringify(timeZone)} is not a time zone this server knows (an IANA name, such as UTC or Europe/Paris)`);
+  }
+  try {
+    boss.previewSchedule(cron, { tz: timeZone });
+  } catch (err) {
+    const said = (err as Error).message.replace(/^(Validation|Constraint) error, /, '');
+    throw new ValidationError(
+      `${names.cron}: ${JSON.stringify(cron)} is not a schedule: five fields (minute hour day-of-month month day-of-week, as in "0 3 * * *" for 03:00 every day) or an alias such as @daily (${said})`,
+    );
+  }
 }
 
 /** Schedules saved before they carried their singleton key get it (see `scheduleSingleton`). */

@@ -1,8 +1,8 @@
 import type { PgBoss } from 'pg-boss';
 import type { Pool } from '@canon/store';
-import { ForbiddenError, parseInput, ValidationError } from '@canon/core';
+import { ForbiddenError, parseInput } from '@canon/core';
 import { z } from 'zod';
-import { DEFAULT_SCHEDULE_KEY, QUEUES, scheduleSingleton, type ScheduledCompileData } from './jobs.js';
+import { checkSchedule, DEFAULT_SCHEDULE_KEY, QUEUES, scheduleSingleton, type ScheduledCompileData } from './jobs.js';
 import { publicError } from './job-status.js';
 import { hiddenSubjects } from '../recall/visibility.js';
 import type { Principal } from '../auth/principal.js';
@@ -37,11 +37,7 @@ export async function setCompileSchedule(boss: PgBoss, principal: Principal, inp
   requireOwner(principal, 'change the compile schedule');
   const given = parseInput(ScheduleInput, input);
   const schedule = { cron: given.cron, time_zone: given.time_zone ?? (await getCompileSchedule(boss, principal.workspace_id))?.time_zone ?? 'UTC' };
-  try {
-    boss.previewSchedule(schedule.cron, { tz: schedule.time_zone });
-  } catch (err) {
-    throw new ValidationError(`not a valid schedule: ${(err as Error).message}`);
-  }
+  checkSchedule(boss, schedule.cron, schedule.time_zone, { cron: 'cron', timeZone: 'time_zone' });
   // Keyed by the workspace, carrying it: the owner changes their workspace's night and no other.
   const data: ScheduledCompileData = { workspace_id: principal.workspace_id };
   await boss.schedule(QUEUES.scheduledCompile, schedule.cron, data, { tz: schedule.time_zone, key: principal.workspace_id, singletonKey: scheduleSingleton(principal.workspace_id) });
