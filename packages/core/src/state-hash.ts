@@ -38,8 +38,7 @@ export function updateStateHash(hash: string, removed: readonly string[], added:
   return toHex(sum);
 }
 
-/** The state hash of an empty subject. */
-export const EMPTY_STATE_HASH = '0'.repeat(64);
+export { EMPTY_STATE_HASH } from './empty-state-hash.js';
 
 function toHex(n: bigint): string {
   return n.toString(16).padStart(64, '0');

@@ -129,14 +129,14 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
               reports.push(await port.verify(s));
             } catch (err) {
               // A key that may not verify stops here; a subject that cannot be verified does not stop the others.
-              if (err instanceof (await import('@canon/core')).CanonError && (err.type === 'unauthorized' || err.type === 'forbidden')) throw err;
+              if (err instanceof (await import('@canon/core/errors')).CanonError && (err.type === 'unauthorized' || err.type === 'forbidden')) throw err;
               errors.push({ subject: s, error: err instanceof Error ? err.message : String(err) });
             }
           }
           const failed = reports.filter((r) => !r.ok);
           // A subject named by --subject with nothing in it (a typo, or a name this key may not
           // see: the two answer alike) verifies trivially; a CI step that names one means some.
-          const { EMPTY_STATE_HASH } = await import('@canon/core');
+          const { EMPTY_STATE_HASH } = await import('@canon/core/empty-state-hash');
           const empty = opts.subject !== undefined ? reports.filter((r) => r.ok && r.rebuilt_state_hash === EMPTY_STATE_HASH).map((r) => r.subject) : [];
           if (errors.length > 0 || empty.length > 0) process.exitCode = 1;
           if (opts.json) console.log(JSON.stringify({ ok: failed.length === 0 && errors.length === 0 && empty.length === 0, reports, errors, ...(empty.length > 0 ? { empty } : {}) }));
