@@ -130,6 +130,21 @@ describe('the canon command line', () => {
     expect([denied.code, denied.stderr.trim()]).toEqual([3, 'canon: batch starting at line 1 rejected: the reader role cannot write episodes']);
   });
 
+  it('stops at a rejected batch and says how many episodes after it were not sent, from which line', async () => {
+    const file = path.join(home, 'midway.jsonl');
+    const ep = (k: string, text: string) => JSON.stringify({ idempotency_key: k, subject: 'service:midway', body: { text } });
+    fs.writeFileSync(file, `${ep('mid-1', 'The batch window is 5 minutes.')}\n`);
+    expect((await canon('ingest', file)).code).toBe(0);
+    // Line 3 takes a key already naming another episode; a blank line sits before it.
+    fs.writeFileSync(file, [ep('mid-2', 'The retry count is 3.'), '', ep('mid-1', 'Different.'), ep('mid-3', 'The lock timeout is 30 s.'), ep('mid-4', 'The pool size is 8.')].join('\n'));
+    const res = await canon('ingest', file, '--batch', '1');
+    expect(res.code).toBe(2);
+    expect(res.stdout.trim()).toBe('created 1, duplicates 0, rejected 1, not sent 2 (line 4 on)');
+    expect(res.stderr.trim()).toMatch(/^canon: batch starting at line 3 rejected: .*; it and the 2 episodes after it were not stored — fix it and run again \(what was stored comes back as duplicates\)$/);
+    const json = await canon('ingest', file, '--batch', '1', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ created: 0, duplicates: 1, rejected: 1, not_sent: 2, not_sent_from_line: 4 });
+  });
+
   it('refuses a file with a bad line before posting anything, with exit code 2 and one line', async () => {
     const file = path.join(home, 'bad.jsonl');
     fs.writeFileSync(file, `${JSON.stringify({ idempotency_key: 'fine', subject: 's' })}\n{"idempotency_key": 3}\n`);

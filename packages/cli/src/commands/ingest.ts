@@ -17,13 +17,13 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
   if (!Number.isInteger(opts.batch) || opts.batch < 1 || opts.batch > LIMITS.batchSize) {
     throw new ValidationError(`--batch must be between 1 and ${LIMITS.batchSize}`);
   }
-  const items = await readJsonl(file);
+  const { items, lines } = await readJsonl(file);
   const port = await openPort(config);
   const bar =
     process.stderr.isTTY && !opts.json
       ? new cliProgress.SingleBar({ format: 'ingest [{bar}] {value}/{total} episodes | {eta_formatted} left', stream: process.stderr }, cliProgress.Presets.shades_classic)
       : null;
-  const summary = { created: 0, duplicates: 0, rejected: 0, erased: 0, redacted: 0, refused: 0, batches: 0 };
+  const summary: Summary = { created: 0, duplicates: 0, rejected: 0, erased: 0, redacted: 0, refused: 0, batches: 0 };
   bar?.start(items.length, 0);
   try {
     for (let i = 0; i < items.length; i += opts.batch) {
@@ -41,11 +41,17 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
         summary.batches += 1;
       } catch (err) {
         summary.rejected += batch.length;
+        // The batches after a rejected one are not sent: the file is posted in order, and what
+        // follows may depend on what was refused. The summary says how many and from where, so
+        // the counts are not read as the whole file's.
+        const rest = items.length - (i + batch.length);
+        if (rest > 0) Object.assign(summary, { not_sent: rest, not_sent_from_line: lines[i + batch.length]! });
         bar?.stop();
         report(summary, opts);
         // The line named, the kind kept: a key that may not write exits 3 (not authorized), as
         // every command's does, not 2.
-        const message = `batch starting at line ${i + 1} rejected: ${(err as Error).message}`;
+        const fix = rest > 0 ? `; it and the ${rest} episode${rest === 1 ? '' : 's'} after it were not stored — fix it and run again (what was stored comes back as duplicates)` : '';
+        const message = `batch starting at line ${lines[i]!} rejected: ${(err as Error).message}${fix}`;
         throw err instanceof CanonError ? new CanonError(err.type, message, err.details, { cause: err }) : new ValidationError(message);
       }
       bar?.update(Math.min(i + opts.batch, items.length));
@@ -57,20 +63,36 @@ export async function ingestFile(config: Config, file: string, opts: IngestOptio
   report(summary, opts);
 }
 
-function report(summary: { created: number; duplicates: number; rejected: number; erased: number; redacted: number; refused: number; batches: number }, opts: IngestOptions): void {
+interface Summary {
+  created: number;
+  duplicates: number;
+  rejected: number;
+  erased: number;
+  redacted: number;
+  refused: number;
+  batches: number;
+  /** After a rejected batch: the episodes of the file not posted, and the line they start at. */
+  not_sent?: number;
+  not_sent_from_line?: number;
+}
+
+function report(summary: Summary, opts: IngestOptions): void {
   if (opts.json) console.log(JSON.stringify(summary));
   else {
     const secrets =
       (summary.redacted > 0 ? `; secrets redacted in ${summary.redacted}` : '') + (summary.refused > 0 ? `; ${summary.refused} refused for holding a secret` : '');
     const erased = summary.erased > 0 ? `; ${summary.erased} erased earlier, not written` : '';
-    console.log(`created ${summary.created}, duplicates ${summary.duplicates}, rejected ${summary.rejected}${erased}${secrets}`);
+    const unsent = summary.not_sent ? `, not sent ${summary.not_sent} (line ${summary.not_sent_from_line} on)` : '';
+    console.log(`created ${summary.created}, duplicates ${summary.duplicates}, rejected ${summary.rejected}${unsent}${erased}${secrets}`);
   }
 }
 
-async function readJsonl(file: string): Promise<unknown[]> {
+/** The file's episodes, and the line each is on (blank lines are skipped). */
+async function readJsonl(file: string): Promise<{ items: unknown[]; lines: number[] }> {
   requireFile(file);
   const lines = fileLines(file);
   const items: unknown[] = [];
+  const at: number[] = [];
   const issues: ItemIssue[] = [];
   let n = 0;
   for await (const line of lines) {
@@ -90,6 +112,7 @@ async function readJsonl(file: string): Promise<unknown[]> {
       continue;
     }
     items.push(value);
+    at.push(n);
   }
   if (issues.length > 0) {
     const first = issues[0]!;
@@ -100,5 +123,5 @@ async function readJsonl(file: string): Promise<unknown[]> {
     );
   }
   if (items.length === 0) throw new ValidationError(`${file} holds no episodes`);
-  return items;
+  return { items, lines: at };
 }
