@@ -42,6 +42,9 @@ describe('the canon command line', () => {
         expect(res.code, args.join(' ')).toBe(2);
         expect(res.stderr, args.join(' ')).toMatch(/^canon: the server running on this CANON_HOME \(pid \d+\) keeps its data in DATABASE_URL's database: set DATABASE_URL/);
         expect(fs.existsSync(path.join(home, 'pg')), 'no embedded database was started').toBe(false);
+        // Keys are managed on the database only: going through the server is no way out for them.
+        if (args[0] === 'keys') expect(res.stderr).toMatch(/set DATABASE_URL for this command too \(canon keys works on the database itself, never through a server\)$/m);
+        else expect(res.stderr).toMatch(/, or CANON_URL and CANON_API_KEY to go through the server$/m);
       }
       // With it, the command works on the server's database.
       expect((await canon('keys', 'list')).code).toBe(0);
@@ -110,6 +113,11 @@ describe('the canon command line', () => {
   });
 
   it('answers a usage error or an invalid setting with exit code 2; help with 0', async () => {
+    // A command's usage error points to that command's help, before any database is opened.
+    for (const command of ['verify', 'rebuild', 'compile']) {
+      const res = await runCanon({ ...env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, command);
+      expect([res.code, res.stderr.trim()], command).toEqual([2, `canon: give --subject S or --all (canon ${command} --help)`]);
+    }
     const missing = await canon('memories');
     expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([2, "error: missing required argument 'subject'"]);
     expect((await canon('memories', 'service:cli', '--bogus')).code).toBe(2);

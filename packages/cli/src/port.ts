@@ -75,11 +75,14 @@ export async function withPort(config: Config, fn: (port: CanonPort) => Promise<
  * DATABASE_URL this command would start that embedded one and write where no one reads, so it
  * says so instead.
  */
-export async function localRuntime(config: Config, options: RuntimeOptions) {
+export async function localRuntime(config: Config, options: RuntimeOptions, onDatabaseOnly?: string) {
   const server = runningServer(config);
   if (server?.database === 'external' && !config.databaseUrl) {
+    // A command that only ever works on the database (`canon keys`) is not told to go through the
+    // server: CANON_URL would change nothing for it.
+    const otherwise = onDatabaseOnly ? ` (${onDatabaseOnly} works on the database itself, never through a server)` : ', or CANON_URL and CANON_API_KEY to go through the server';
     throw new ValidationError(
-      `the server running on this CANON_HOME (pid ${server.pid}) keeps its data in DATABASE_URL's database: set DATABASE_URL for this command too, or CANON_URL and CANON_API_KEY to go through the server`,
+      `the server running on this CANON_HOME (pid ${server.pid}) keeps its data in DATABASE_URL's database: set DATABASE_URL for this command too${otherwise}`,
     );
   }
   const { createRuntime } = await import('@canon/runtime');

@@ -12,16 +12,16 @@ interface TargetOptions {
 
 const COUNTERS = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
 
-async function target(opts: TargetOptions): Promise<{ subject: string } | { all: true }> {
+/** `command`: the one whose help the message points to (compile, verify, rebuild …). */
+async function target(opts: TargetOptions, command = 'compile'): Promise<{ subject: string } | { all: true }> {
   if (opts.subject && opts.all) throw await invalid('give --subject S or --all, not both');
   if (opts.subject) return { subject: opts.subject };
   if (opts.all) return { all: true };
-  throw await invalid('give --subject S or --all (canon compile --help)');
+  throw await invalid(`give --subject S or --all (canon ${command} --help)`);
 }
 
 /** The subjects a `--subject S | --all` option names. */
-async function subjectsOf(port: CanonPort, opts: TargetOptions): Promise<string[]> {
-  const t = await target(opts);
+async function subjectsOf(port: CanonPort, t: { subject: string } | { all: true }): Promise<string[]> {
   return 'subject' in t ? [t.subject] : (await port.subjects()).map((s) => s.subject);
 }
 
@@ -104,9 +104,11 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON')
     .action(
       run(async (opts: TargetOptions) => {
+        // As for compile: a usage error is told before any database is opened.
+        const what = await target(opts, 'rebuild');
         await withPort(config(), async (port) => {
           const results: CompileResult[] = [];
-          for (const s of await subjectsOf(port, opts)) results.push(await port.rebuild(s));
+          for (const s of await subjectsOf(port, what)) results.push(await port.rebuild(s));
           if (opts.json) console.log(JSON.stringify(results));
           else results.forEach(printResult);
         });
@@ -121,10 +123,11 @@ export function registerCompileCommands(program: Command, run: Run, config: () =
     .option('--json', 'print JSON')
     .action(
       run(async (opts: TargetOptions) => {
+        const what = await target(opts, 'verify');
         await withPort(config(), async (port) => {
           const reports: VerifyReport[] = [];
           const errors: FailedSubject[] = [];
-          for (const s of await subjectsOf(port, opts)) {
+          for (const s of await subjectsOf(port, what)) {
             try {
               reports.push(await port.verify(s));
             } catch (err) {

@@ -41,7 +41,7 @@ export interface AddOptions {
  */
 export async function connectorsAdd(config: Config, target: ConnectorTarget, opts: AddOptions): Promise<void> {
   localOnly('add');
-  const runtime = await localRuntime(config, { queue: opts.every !== undefined, workers: false, schedules: false });
+  const runtime = await localRuntime(config, { queue: opts.every !== undefined, workers: false, schedules: false }, 'canon connectors add');
   try {
     const instance = await addConnectorInstance(runtime, {
       workspace: opts.workspace,

@@ -5,7 +5,7 @@ import type { Role } from '@canon/core';
 async function withRuntime<T>(config: Config, fn: (rt: Runtime) => Promise<T>): Promise<T> {
   // Keys are managed on the database directly: on an embedded CANON_HOME with a running
   // server this attaches to its PostgreSQL rather than starting a second one.
-  const runtime = await localRuntime(config, { queue: false });
+  const runtime = await localRuntime(config, { queue: false }, 'canon keys');
   try {
     return await fn(runtime);
   } finally {

@@ -24,7 +24,13 @@ export function registerLinkCommand(program: Command, run: Run, config: () => Co
           });
           if (opts.json) return console.log(JSON.stringify(out));
           const m = out.memory;
-          const note = out.in_force ? '' : ' (below member standing: recorded as a proposal, not applied)';
+          // A proposal stands below what the link needs: the policy's minimum for links and the
+          // standing of every claim of both memories (an owner's fact is linked by an owner).
+          const note = out.in_force
+            ? ''
+            : out.outcome === 'proposed'
+              ? " (recorded as a proposal, not applied: a link needs the standing of every claim it joins and the policy's minimum for links)"
+              : ' (not in force: a statement of higher standing on the pair, or a link through a third memory, decides otherwise)';
           console.log(`${out.outcome}${note}: episode ${out.episode_id}`);
           console.log(`memory ${m.id} now ${m.view.status}: ${m.view.current.map((v) => JSON.stringify(v.value)).join(', ')}${m.view.linked.length ? ` (${m.view.linked.length + 1} keys linked)` : ''}`);
         }),
