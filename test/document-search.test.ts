@@ -78,3 +78,72 @@ describe('search over the text of scanned documents', () => {
     expect((await documents('q=the&limit=1')).length).toBe(1);
   });
 });
+
+describe('a search costs what its words can, not what a reader makes them', () => {
+  let wide: TestCanon;
+  let reader: string;
+  const docs = (from: number, n: number, text: (i: number) => string) =>
+    Array.from({ length: n }, (_, i) => ({ idempotency_key: `long-${from + i}`, subject: `repo:long-${from + i}`, kind: 'document', body: { path: `f${from + i}.txt`, text: text(from + i) } }));
+
+  beforeAll(async () => {
+    // A timeout no search of long documents can keep: every search here is stopped.
+    wide = await startTestCanon({ queue: false }, { CANON_SEARCH_TIMEOUT_MS: '1' });
+    const writer = (await wide.key('member', { user: 'w' })).key;
+    reader = (await wide.key('reader')).key;
+    for (let b = 0; b < 4; b += 1) {
+      const res = await wide.request('/v1/episodes', { key: writer, json: { episodes: docs(b * 10, 10, (i) => `${'a '.repeat(4000)}file ${i} ${'alpha beta gamma '.repeat(500)}`) } });
+      expect(res.status, await res.clone().text()).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await wide?.close();
+  });
+
+  it('is stopped on the server past CANON_SEARCH_TIMEOUT_MS and answered 503 busy, naming what to do', async () => {
+    const res = await wide.request(`/v1/search?q=a+alpha`, { key: reader });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    const body = await res.json();
+    expect(body).toMatchObject({ type: 'urn:canon:problem:busy' });
+    expect(body.detail).toBe('the search was stopped after 0.001 s: search for fewer or rarer words, or within one subject');
+    // Nothing of it is left running on the server.
+    const { rows } = await wide.runtime.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%canon_search%' AND state = 'active' AND pid <> pg_backend_pid()`);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('says a word once however often it is repeated, and refuses more than 32 words', async () => {
+    // 255 times one word is one word: searched (and stopped here by the timeout, not refused).
+    const repeated = await wide.request(`/v1/search?q=${encodeURIComponent('a '.repeat(255).trim())}`, { key: reader });
+    expect(repeated.status).toBe(503);
+    const many = Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ');
+    const refused = await wide.request(`/v1/search?q=${encodeURIComponent(many)}`, { key: reader });
+    expect(refused.status).toBe(400);
+    const problem = await refused.json();
+    expect(problem.issues).toEqual([{ index: 0, path: 'q', message: 'at most 32 words (this has 33): search for the ones that tell what you look for' }]);
+    // 29 words, one of them said again after OR, and a phrase of two: 31 words.
+    const fits = `${Array.from({ length: 29 }, (_, i) => `w${i}`).join(' ')} w0 "two words" OR w1`;
+    expect((await wide.request(`/v1/search?q=${encodeURIComponent(fits)}`, { key: reader })).status).toBe(503);
+  });
+});
+
+describe('with the timeout it ships with', () => {
+  it('finds a word said 127 times as the word said once', async () => {
+    const same = await documents(`q=${encodeURIComponent('the '.repeat(127).trim())}&limit=100`);
+    expect(same).toEqual(await documents('q=the&limit=100'));
+    expect(same.length).toBeGreaterThan(0);
+  });
+
+  it('shows the fragment that matched in a long document, past an excluded word, with a phrase', async () => {
+    const res = await canon.request('/v1/episodes', {
+      key: owner,
+      json: { episodes: [{ idempotency_key: 'long-doc', subject: 'repo:long', kind: 'document', body: { path: 'long.txt', text: `${'lorem ipsum '.repeat(3000)}the zanzibar gateway retries twice. ${'dolor '.repeat(2000)}` } }] },
+    });
+    expect(res.status).toBe(200);
+    for (const q of ['zanzibar', '-nowhere zanzibar', '"zanzibar gateway" retries', 'zanzibar OR nowhere']) {
+      const [hit] = await documents(`q=${encodeURIComponent(q)}&subject=repo%3Along`);
+      expect(hit?.snippet, q).toContain('«zanzibar»');
+    }
+    expect(await documents(`q=${encodeURIComponent('zanzibar -lorem')}&subject=repo%3Along`)).toEqual([]);
+  });
+});

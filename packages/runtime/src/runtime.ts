@@ -215,7 +215,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     memory: (principal, id, params = {}) => recallMemory(pool, principal, id, params),
     inspectSubject: (principal, subject, inspectOptions = {}) => inspectSubject(pool, principal, subject, inspectOptions),
     ...createRecallWrites(pool, () => boss, config.resolverHosts),
-    search: (principal, params) => searchMemories(pool, principal, params, new Date().toISOString()),
+    search: (principal, params) => searchMemories(pool, principal, params, new Date().toISOString(), config.searchTimeoutMs),
     secrets: (principal, params) => scanSecrets(pool, principal, params),
     context: (principal, request) => contextBundle(pool, principal, request, new Date().toISOString()),
     resolveCandidates: (subject, workspaceId) => askResolver(workspaceId ?? null, subject),

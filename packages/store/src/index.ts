@@ -18,6 +18,7 @@ export { lockPolicies } from './session/lock-policies.js';
 export { closeWrites, writesOpenStatement } from './session/close-writes.js';
 export { setAllUsersVisible } from './session/set-all-users-visible.js';
 export { withLockTimeout, LockTimeoutError } from './session/with-lock-timeout.js';
+export { withStatementTimeout, StatementTimeoutError } from './session/with-statement-timeout.js';
 export { ensureWorkspace } from './workspaces/ensure-workspace.js';
 export { workspaceIds } from './workspaces/workspace-ids.js';
 export { countApiKeys } from './keys/count-api-keys.js';

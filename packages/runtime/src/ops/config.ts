@@ -37,6 +37,7 @@ export const ConfigSchema = z.object({
   CANON_WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
   CANON_WEBHOOK_RETRY_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(50).default(8)),
   CANON_WEBHOOK_RETRY_DELAY_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(10)),
+  CANON_SEARCH_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(600_000).default(5_000)),
 });
 
 const hostList = (v: string | undefined) =>
@@ -58,6 +59,11 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** `/metrics` without a key, totals only (CANON_METRICS_PUBLIC=1); otherwise a key sees its workspace's. */
   readonly metricsPublic: boolean;
+  /**
+   * How long the database may spend on one search (`CANON_SEARCH_TIMEOUT_MS`, 5 s): past it the
+   * search is stopped on the server and answered `503 busy`.
+   */
+  readonly searchTimeoutMs: number;
   /**
    * A resolver that may propose links for candidate pairs (design §1): its URL, and the API key its
    * answers are recorded with — the key's workspace is the one it resolves, its role their standing.
@@ -118,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     poolSize: e.CANON_POOL_SIZE,
     logLevel: e.CANON_LOG_LEVEL,
     metricsPublic: e.CANON_METRICS_PUBLIC === '1',
+    searchTimeoutMs: e.CANON_SEARCH_TIMEOUT_MS,
     resolverHosts: hostList(e.CANON_RESOLVER_HOSTS),
     webhooks: Object.freeze({
       hosts: hostList(e.CANON_WEBHOOK_HOSTS),

@@ -1,5 +1,5 @@
-import { cleanString, shownCandidates, view, parseInput, type MemoryView, type ValueStatus } from '@canon/core';
-import { memoriesByIds, searchDocumentTexts, searchMemoryValues, type DocumentHit, type Pool } from '@canon/store';
+import { BusyError, cleanString, shownCandidates, view, parseInput, type MemoryView, type ValueStatus } from '@canon/core';
+import { memoriesByIds, searchDocumentTexts, searchMemoryValues, StatementTimeoutError, withStatementTimeout, type DocumentHit, type Pool } from '@canon/store';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
 import { visibleTo } from './recall.js';
@@ -8,8 +8,47 @@ import { withWorkspace } from '../auth/scope.js';
 
 const text = (max: number) => cleanString(z.string().max(max));
 
+/**
+ * The most words a search may hold. Every word is looked for, ranked and highlighted in every
+ * candidate text, so the cost of a search grows with its words times the length of what matches:
+ * 32 leaves room for a pasted sentence or two and keeps a query from costing seconds.
+ */
+export const SEARCH_MAX_WORDS = 32;
+/**
+ * The query as searched: a word said again outside quotes adds nothing to what matches (every
+ * word must be there once either way) but is matched, ranked and highlighted once more, so it is
+ * said once. Phrases in quotes, excluded words ("-friday") and OR are kept as written.
+ */
+export function searchQuery(q: string): { q: string; words: number } {
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  let words = 0;
+  for (const token of q.match(/"[^"]*"?|\S+/g) ?? []) {
+    if (token.toLowerCase() === 'or') {
+      kept.push(token);
+      continue;
+    }
+    const bare = !token.startsWith('"');
+    if (bare) {
+      const k = token.toLowerCase();
+      if (seen.has(k)) continue;
+      seen.add(k);
+    }
+    kept.push(token);
+    words += bare ? 1 : Math.max(1, token.replace(/"/g, ' ').trim().split(/\s+/).filter(Boolean).length);
+  }
+  return { q: kept.join(' '), words };
+}
+
 export const SearchParams = z.strictObject({
-  q: text(512).transform((s) => s.trim()).pipe(z.string().min(1, 'give words to search for')),
+  q: text(512)
+    .transform((s) => s.trim())
+    .pipe(z.string().min(1, 'give words to search for'))
+    .transform((s, ctx) => {
+      const { q, words } = searchQuery(s);
+      if (words > SEARCH_MAX_WORDS) ctx.addIssue({ code: 'custom', message: `at most ${SEARCH_MAX_WORDS} words (this has ${words}): search for the ones that tell what you look for` });
+      return q;
+    }),
   subject: text(512).pipe(z.string().min(1)).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   include_history: z.union([z.boolean(), z.enum(['true', 'false']).transform((s) => s === 'true')]).default(false),
@@ -58,9 +97,13 @@ export interface SearchResponse {
  * candidates; each is re-checked here against its memory's timeline with core's `view`, so a
  * value superseded or overruled since the rows were written never comes back as current.
  */
-export async function searchMemories(pool: Pool, principal: Principal, params: SearchParams, now: string): Promise<SearchResponse> {
+/**
+ * `timeoutMs`: how long the database may spend on the search's statements (`CANON_SEARCH_TIMEOUT_MS`),
+ * whatever its words — past it the search is stopped on the server, also when its client has gone.
+ */
+export async function searchMemories(pool: Pool, principal: Principal, params: SearchParams, now: string, timeoutMs = 5_000): Promise<SearchResponse> {
   const p = parseInput(SearchParams, params, 'query');
-  return withWorkspace(pool, principal, async (tx) => {
+  return withWorkspace(pool, principal, (tx) => withStatementTimeout(tx, timeoutMs, async () => {
     const hits = await searchMemoryValues(tx, {
       workspaceId: principal.workspace_id,
       q: p.q,
@@ -111,5 +154,10 @@ export async function searchMemories(pool: Pool, principal: Principal, params: S
     }
     const documents = await searchDocumentTexts(tx, { workspaceId: principal.workspace_id, q: p.q, subject: p.subject ?? null, limit: p.limit, user: principal.user });
     return { results, documents };
+  })).catch((err: unknown) => {
+    if (err instanceof StatementTimeoutError) {
+      throw new BusyError(`the search was stopped after ${timeoutMs / 1000} s: search for fewer or rarer words, or within one subject`, 1);
+    }
+    throw err;
   });
 }

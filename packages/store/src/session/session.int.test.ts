@@ -14,6 +14,7 @@ import { lockPolicies } from './lock-policies.js';
 import { lockSubject, lockSubjectStatement } from './lock-subject.js';
 import { setAllUsersVisible } from './set-all-users-visible.js';
 import { LockTimeoutError, withLockTimeout } from './with-lock-timeout.js';
+import { StatementTimeoutError, withStatementTimeout } from './with-statement-timeout.js';
 
 // What a transaction may see (row-level security's settings), which role it runs as, and the
 // advisory locks transactions take turns on.
@@ -274,5 +275,17 @@ describe('inSnapshot', () => {
     expect(seen[0]).toBe(seen[1]);
     expect(await count(pool)).toBe(seen[0]! + 1);
     await expect(inSnapshot(pool, (tx) => tx.query(`INSERT INTO workspaces (id) VALUES ('w-snapshot')`))).rejects.toThrow(/read-only/);
+  });
+});
+
+describe('withStatementTimeout', () => {
+  it("gives fn's answer, stops a statement past the timeout on the server as StatementTimeoutError, and lets other errors through", async () => {
+    expect(await inTransaction(pool, (tx) => withStatementTimeout(tx, 1000, async () => 42))).toBe(42);
+    const err = await inTransaction(pool, (tx) => withStatementTimeout(tx, 50, () => tx.query('SELECT pg_sleep(5)'))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StatementTimeoutError);
+    expect((err as StatementTimeoutError).cause).toMatchObject({ code: '57014' });
+    await expect(inTransaction(pool, (tx) => withStatementTimeout(tx, 1000, () => tx.query('SELECT 1 FROM no_such_table')))).rejects.toMatchObject({ code: '42P01' });
+    // For the rest of that transaction only: the next one has no such bound.
+    await inTransaction(pool, (tx) => tx.query('SELECT pg_sleep(0.1)'));
   });
 });
