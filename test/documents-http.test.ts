@@ -29,6 +29,28 @@ describe('a document posted over HTTP', () => {
     expect(memories.memories).toHaveLength(2);
   });
 
+  it('stores a file nested past what its parser is given, searchable, read for no fact: ingest, compile and preview answer', async () => {
+    // A writer of any role sent these; each was a 500 at ingest (a parser's stack overflow), or
+    // stored and then failed every compile and every preview of the workspace.
+    const files: Array<[string, string]> = [
+      ['deep.json', `${'['.repeat(5000)}${']'.repeat(5000)}`],
+      ['objects.json', `${'{"a":'.repeat(4500)}1${'}'.repeat(4500)}`],
+      ['quotes.md', `${'>'.repeat(1900)} hi`],
+      ['stars.md', `${'*'.repeat(5000)}a${'*'.repeat(5000)}`],
+    ];
+    for (const [path, text] of files) {
+      const res = await canon.request('/v1/episodes?compile=wait', { key: owner, json: doc(`deep-${path}`, path, text) });
+      expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
+      expect(await res.json(), path).toMatchObject({ created: 1, statements: { too_deep: 1 }, compiled: [{ episodes_processed: 1, memories_created: 0 }] });
+    }
+    const rebuilt = await canon.request('/v1/rebuild', { key: owner, json: { subject: 'docs:deep.json' } });
+    expect(rebuilt.status).toBe(200);
+    const preview = await canon.request('/v1/preview', { key: owner, json: { policies: { time_zone: 'Europe/Paris' } } });
+    expect(preview.status, await preview.clone().text()).toBe(200);
+    const found = await (await canon.request('/v1/search?q=hi&subject=docs%3Aquotes.md', { key: owner })).json();
+    expect(found.documents.map((d: { subject: string }) => d.subject)).toEqual(['docs:quotes.md']);
+  });
+
   it('says nothing of statements when every one gives a fact, or when it is no document', async () => {
     const settings = await (await canon.request('/v1/episodes', { key: owner, json: doc('cfg-1', 'tsconfig.json', '{ "compilerOptions": { "strict": true } }') })).json();
     expect(settings).toMatchObject({ created: 1 });

@@ -5,5 +5,5 @@
  * only those: a change of extraction bumps both, or stored subjects would keep the claims the
  * older extractor made while a rebuild (and `verify`) makes others.
  */
-export const COMPILER_VERSION = 'canon-compiler/32';
-export const EXTRACTOR_VERSION = 'canon-extractor/9';
+export const COMPILER_VERSION = 'canon-compiler/33';
+export const EXTRACTOR_VERSION = 'canon-extractor/10';

@@ -291,3 +291,42 @@ describe('any text, any name: the extractor never throws and is deterministic', 
     );
   });
 });
+
+describe('a document nested past what its parser is given is read for no fact, the same way in every process', () => {
+  const deep: Array<[string, string]> = [
+    ['a.json', `${'['.repeat(5000)}${']'.repeat(5000)}`],
+    ['a.json', `${'{"a":'.repeat(4500)}1${'}'.repeat(4500)}`],
+    ['package.json', `{"name":"x","deps":${'['.repeat(65)}${']'.repeat(65)}}`],
+    ['a.yaml', `${'- '.repeat(3000)}x`],
+    ['a.toml', `a = ${'['.repeat(3000)}${']'.repeat(3000)}`],
+    ['README.md', `${'>'.repeat(1900)} hi`],
+    ['README.md', `${'> '.repeat(65)}hi`],
+    ['README.md', `${'*'.repeat(5000)}a${'*'.repeat(5000)}`],
+    ['notes.txt', `${'_'.repeat(20000)}a${'_'.repeat(20000)}`],
+    ['README.md', `${'- '.repeat(3000)}x`],
+    ['README.md', `${' '.repeat(600)}- x`],
+  ];
+  it.each(deep)('%s of %#', (path, text) => {
+    const r = readDocument(path, text);
+    expect(r.facts).toEqual([]);
+    expect(r.dropped).toEqual({ too_deep: 1 });
+  });
+
+  it('reads real files as before: a rule of asterisks, quotes and lists a few deep, brackets in a string', () => {
+    const md = readDocument('README.md', `# Deploys\n\n${'*'.repeat(80)}\n\n> > > The window is Tuesday.\n\n- a\n  - b\n    - c\n\nThe timeout is 30 seconds.\n`);
+    expect(md.dropped).toEqual({});
+    const json = readDocument('a.json', JSON.stringify({ pattern: '['.repeat(200), port: 8080 }));
+    expect(json.dropped).toEqual({});
+    expect(json.facts.map((f) => f.predicate)).toEqual(['pattern', 'port']);
+  });
+
+  it("reads any text of a document's greatest length made of one nesting mark without throwing", () => {
+    fc.assert(
+      fc.property(fc.constantFrom('a.json', 'a.yaml', 'a.toml', 'README.md', 'notes.txt'), fc.constantFrom('[', '{"a":', '>', '*', '_', '- ', '`', '1. '), fc.integer({ min: 1, max: 100_000 }), (path, unit, n) => {
+        const text = unit.repeat(Math.ceil(n / unit.length)).slice(0, 100_000);
+        expect(() => readDocument(path, text)).not.toThrow();
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

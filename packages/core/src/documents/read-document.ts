@@ -3,6 +3,7 @@ import { normalizeText, normalizeValue, valueKey } from '../normalize.js';
 import { documentFormat } from './format.js';
 import { dockerfileFacts, goModFacts, pyprojectDependencies, requirementsFacts } from './manifests.js';
 import { markdownFacts } from './markdown.js';
+import { nestsTooDeep } from './nesting.js';
 import { MAX_DOCUMENT_FACTS, MAX_KEY_CHARS, type DocumentFact, type DocumentFormat, type DocumentReading } from './statement.js';
 import { flatten, packageJsonFacts, parseDotenv, parseIni, parseJson, parseTomlText, parseYaml, type Parsed } from './structured.js';
 
@@ -16,7 +17,12 @@ export function readDocument(path: string | undefined, text: string): DocumentRe
   const count = (reason: string, n = 1) => {
     if (n > 0) dropped[reason] = (dropped[reason] ?? 0) + n;
   };
-  const raw = factsOf(format, text);
+  // Nested past what a parser is given: stored and searchable, read for no fact.
+  if (nestsTooDeep(format, text)) {
+    count('too_deep');
+    return { format, facts: [], dropped };
+  }
+  const raw = readFacts(format, text);
   if (raw === null) {
     count('unparsed');
     return { format, facts: [], dropped };
@@ -33,6 +39,20 @@ export function readDocument(path: string | undefined, text: string): DocumentRe
     return { format, facts: [], dropped };
   }
   return { format, facts, dropped };
+}
+
+/**
+ * factsOf, with a parser's stack overflow read as a file it cannot parse. `nestsTooDeep` keeps every
+ * shape known to recurse that far from the parsers, and this is only the last resort for one it
+ * does not know: a compile that goes on is better than one that fails on this episode every time.
+ */
+function readFacts(format: DocumentFormat, text: string): DocumentFact[] | null {
+  try {
+    return factsOf(format, text);
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
 }
 
 function factsOf(format: DocumentFormat, text: string): DocumentFact[] | null {

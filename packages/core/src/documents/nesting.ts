@@ -1,0 +1,108 @@
+import type { DocumentFormat } from './statement.js';
+
+/**
+ * How deep a document may nest before its text is not read for facts: brackets of a JSON, YAML or
+ * TOML file, block quotes and list markers opening a Markdown line. Real files stay far below it
+ * (the fact paths `flatten` reads stop at 32); the parsers recurse once per level, and a few
+ * thousand levels — a few kilobytes of `[` — overflow the stack.
+ */
+export const MAX_DOCUMENT_NESTING = 64;
+/**
+ * The longest run of one emphasis or code mark (`*`, `_`, `~`, a backtick) a Markdown or text file
+ * may hold and still be read. The Markdown parser's time grows with the square of such a run, and
+ * 10,000 of them overflow its stack; a rule drawn with 80 asterisks is far below this.
+ */
+export const MAX_MARK_RUN = 256;
+/** The deepest indentation (in characters) a Markdown or text line may have and still be read: lists nest by it. */
+export const MAX_INDENT = 512;
+
+const STRUCTURED: ReadonlySet<DocumentFormat> = new Set(['json', 'jsonc', 'package.json', 'yaml', 'toml', 'pyproject.toml']);
+const PROSE: ReadonlySet<DocumentFormat> = new Set(['markdown', 'text']);
+
+/**
+ * Whether a document nests past what its parser is given (design §2: no accepted episode may make
+ * a compile fail). Decided from the text alone, in one pass, before any parser runs, so the same
+ * text is read the same way in every process, however deep its stack already is.
+ */
+export function nestsTooDeep(format: DocumentFormat, text: string): boolean {
+  if (STRUCTURED.has(format)) return bracketDepth(text) > MAX_DOCUMENT_NESTING || (format === 'yaml' && lineOpeners(text, /^[ \t]*(?:[-?][ \t]+)/) > MAX_DOCUMENT_NESTING);
+  if (PROSE.has(format)) return quoteDepth(text) > MAX_DOCUMENT_NESTING || lineOpeners(text, /^[ \t]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+)/) > MAX_DOCUMENT_NESTING || longestIndent(text) > MAX_INDENT || longestMarkRun(text) > MAX_MARK_RUN;
+  return false;
+}
+
+/** The deepest `[` / `{` nesting outside double-quoted strings (a single-quoted one counts: erring deep is safe). */
+function bracketDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22 || c === 0x0a) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > max) max = depth;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth -= 1;
+  }
+  return max;
+}
+
+/** The most `>` opening one line (block quotes within block quotes), spaces between them allowed. */
+function quoteDepth(text: string): number {
+  let max = 0;
+  for (const line of text.split('\n')) {
+    let n = 0;
+    for (let i = 0; i < line.length; i += 1) {
+      const c = line[i];
+      if (c === '>') n += 1;
+      else if (c !== ' ' && c !== '\t') break;
+    }
+    if (n > max) max = n;
+  }
+  return max;
+}
+
+/** The most markers one line opens with, each a level of nesting (`- - - x`, `1. - * x`). */
+function lineOpeners(text: string, opener: RegExp): number {
+  let max = 0;
+  for (const line of text.split('\n')) {
+    let rest = line;
+    let n = 0;
+    for (let m = opener.exec(rest); m !== null && m[0].length > 0; m = opener.exec(rest)) {
+      n += 1;
+      rest = rest.slice(m[0].length);
+    }
+    if (n > max) max = n;
+  }
+  return max;
+}
+
+function longestMarkRun(text: string): number {
+  let max = 0;
+  let run = 0;
+  let prev = -1;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    // * _ ~ `
+    if (c === 0x2a || c === 0x5f || c === 0x7e || c === 0x60) {
+      run = c === prev ? run + 1 : 1;
+      if (run > max) max = run;
+    } else run = 0;
+    prev = c;
+  }
+  return max;
+}
+
+function longestIndent(text: string): number {
+  let max = 0;
+  for (const line of text.split('\n')) {
+    let n = 0;
+    while (n < line.length && (line[n] === ' ' || line[n] === '\t')) n += 1;
+    if (n > max) max = n;
+  }
+  return max;
+}
