@@ -642,8 +642,8 @@ export function canonSecretFindings(text: string): SecretFinding[] {
   // the text without its invisible characters and in its compatibility forms (NFKC), and what they
   // find there is mapped back to where it stands. Another script's look-alike letters are not.
   if (DISGUISED.test(text)) {
-    const { folded, starts, ends } = foldForRules(text);
-    for (const f of rulesOver(folded)) if (f.end > f.start) found.push({ rule: f.rule, start: starts[f.start]!, end: ends[f.end - 1]! });
+    const fold = foldForRules(text);
+    found.push(...unfoldFindings(fold, rulesOver(fold.folded)));
   }
   return found.length === 0 ? found : outsideMarkers(text, onePerSpan(found));
 }
@@ -663,10 +663,28 @@ function rulesOver(text: string): SecretFinding[] {
 const DISGUISED = /[\p{Cf}\uFF01-\uFF5E\u3000]/u;
 
 /**
+ * Whether a text may hide a secret from rules that read it as written: an invisible character
+ * inside a token (`ghp_…\u200b…`), full-width letters. The compiler's normalization drops the
+ * invisible ones, so such a token would come back whole in a memory.
+ */
+export function isDisguised(text: string): boolean {
+  return DISGUISED.test(text);
+}
+
+/**
+ * Findings made on a text's folded form (`foldForRules`), read on the text itself: each span
+ * runs from where the character its first unit came from starts to where its last one's ends, so
+ * the invisible characters inside a secret are replaced with it.
+ */
+export function unfoldFindings(fold: { starts: readonly number[]; ends: readonly number[] }, findings: readonly SecretFinding[]): SecretFinding[] {
+  return findings.filter((f) => f.end > f.start).map((f) => ({ rule: f.rule, start: fold.starts[f.start]!, end: fold.ends[f.end - 1]! }));
+}
+
+/**
  * The text without its format characters and each other character in its NFKC form, with, for
  * every UTF-16 unit of the result, where the character it came from starts and ends in the text.
  */
-function foldForRules(text: string): { folded: string; starts: number[]; ends: number[] } {
+export function foldForRules(text: string): { folded: string; starts: number[]; ends: number[] } {
   let folded = '';
   const starts: number[] = [];
   const ends: number[] = [];

@@ -199,3 +199,30 @@ describe('secret detection keeps nothing per scan', () => {
     expect(performance.getEntriesByType('mark')).toHaveLength(0);
   });
 });
+
+describe('a token with an invisible character inside, or in full-width letters', () => {
+  const hide = (token: string, at: number, ch: string) => token.slice(0, at) + ch + token.slice(at);
+  const disguised: Array<[string, string]> = [
+    ['zero-width space', hide(github, 24, '\u200b')],
+    ['soft hyphen', hide(github, 10, '\u00ad')],
+    ['byte order mark', hide(github, 30, '\ufeff')],
+    ['word joiner', hide(stripe, 15, '\u2060')],
+    ['zero-width space in a Stripe key', hide(stripe, 20, '\u200b')],
+  ];
+  it.each(disguised)('is redacted whole (%s), and nothing the compiler reads of it gives the token back', async (_, text) => {
+    const [r] = await redactEnvelopes([envelope({ body: { text: `The deploy token is ${text} for now.` } })]);
+    expect(r!.redactions.length).toBeGreaterThan(0);
+    const stored = r!.envelope.body.text as string;
+    expect(stored).toMatch(/\[redacted:[a-z-]+:[cbdefghijklnrtuv]{12}\]/);
+    // Folded as the compiler folds text, no trace of the token is left.
+    const folded = stored.replace(/[\u00ad\u180e\u200b\u2060-\u2064\ufeff]/g, '');
+    expect(folded).not.toContain(github.slice(4, 20));
+    expect(folded).not.toContain(stripe.slice(8, 24));
+    const claims = extract(r!.envelope, DEFAULT_POLICY_SET);
+    expect(JSON.stringify(claims)).not.toMatch(/ghp_|sk_live_/);
+  });
+
+  it('reads a text with emoji joiners and no secret as before: nothing found', async () => {
+    expect(await rules('The on-call team is 👩\u200d💻 and the window is Tuesday.')).toEqual([]);
+  });
+});
