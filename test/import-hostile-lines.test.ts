@@ -104,4 +104,19 @@ describe('an import of lines no ingest would take', () => {
     expect(await res.json()).toMatchObject({ type: 'urn:canon:problem:export_invalid', line: at + 1 });
     expect(await episodeCount('long')).toBe(0);
   });
+
+  it('refuses bytes that are not UTF-8 as export_invalid naming their line, not a 500', async () => {
+    const owner = await ownerOf('bytes');
+    const send = (body: Uint8Array) =>
+      Promise.resolve(target.app.request('/v1/import', { method: 'POST', headers: { ...ndjson, authorization: `Bearer ${owner}` }, body }));
+    const alone = await send(new Uint8Array([0xff, 0x0a]));
+    expect(alone.status, await alone.clone().text()).toBe(400);
+    expect(await alone.json()).toMatchObject({ type: 'urn:canon:problem:export_invalid', line: 1, detail: 'line 1: not UTF-8 text' });
+    // A whole manifest line first, then a line cut inside a character at the end of the body.
+    const head = new TextEncoder().encode(`${lines[0]}\n`);
+    const cut = await send(new Uint8Array([...head, 0x7b, 0xe2, 0x82]));
+    expect(cut.status, await cut.clone().text()).toBe(400);
+    expect(await cut.json()).toMatchObject({ type: 'urn:canon:problem:export_invalid', line: 2 });
+    expect(await episodeCount('bytes')).toBe(0);
+  });
 });

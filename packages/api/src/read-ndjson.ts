@@ -24,7 +24,7 @@ export async function* ndjsonLines(c: Context): AsyncGenerator<string, void, und
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     total += chunk.byteLength;
     if (total > IMPORT_REQUEST_BYTES) throw new PayloadTooLargeError(`the body is larger than ${IMPORT_REQUEST_BYTES} bytes`);
-    partial += decoder.decode(chunk, { stream: true });
+    partial += decode(decoder, lines + 1, chunk);
     let at: number;
     while ((at = partial.indexOf('\n')) >= 0) {
       lines += 1;
@@ -34,8 +34,22 @@ export async function* ndjsonLines(c: Context): AsyncGenerator<string, void, und
     // A line's characters never outnumber its bytes: past the limit in characters, it is too long.
     if (partial.length > EXPORT_LINE_BYTES) throw new ExportInvalidError(lines + 1, `longer than ${EXPORT_LINE_BYTES} bytes`);
   }
-  partial += decoder.decode();
+  partial += decode(decoder, lines + 1);
   if (partial.length > 0) yield stripCr(partial);
+}
+
+/**
+ * The chunk's text; bytes that are not UTF-8 are a file no export wrote (`export_invalid`), named
+ * by the first line not yet read whole (the bad bytes are in it, or in a line after it that the same
+ * chunk starts).
+ */
+function decode(decoder: InstanceType<typeof TextDecoder>, line: number, chunk?: Uint8Array): string {
+  try {
+    return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+  } catch (err) {
+    if (err instanceof TypeError) throw new ExportInvalidError(line, 'not UTF-8 text');
+    throw err;
+  }
 }
 
 const stripCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
