@@ -80,6 +80,14 @@ describe('U+0000 and lone surrogates in paths and queries are a 400 naming them'
   });
 });
 
+describe("the inspector's page numbers", () => {
+  it.each(['99999999999999999999', '1e400', '-5', 'abc', '2.5', '1000001'])('page=%s shows a page, not an error', async (n) => {
+    const res = await canon.request(`/inspect/subjects/service%3Ax?page=${n}`, { key: owner });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+});
+
 describe('a cursor that does not fit is a 400', () => {
   it.each(['99999999999999999999.1', '1.99999999999999999999', '18446744073709551616.0', '1.9223372036854775808', 'abc', '1.-1'])('%s', async (after) => {
     await expectProblem(await canon.request(`/v1/episodes?after=${after}`, { key: owner }), 400, 'validation');

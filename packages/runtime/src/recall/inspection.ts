@@ -98,6 +98,9 @@ export interface SubjectInspection extends MemorySections {
   memories: InspectedMemory[];
 }
 
+/** The highest page number the inspector reads (50 memories a page: 50 million memories). */
+export const MAX_INSPECT_PAGE = 1_000_000;
+
 export interface InspectOptions {
   page?: number;
   perPage?: number;
@@ -112,7 +115,10 @@ export interface InspectOptions {
 export async function inspectSubject(pool: Pool, principal: Principal, subject: string, options: InspectOptions = {}): Promise<SubjectInspection> {
   const at = parseInstant('as_of', options.asOf, new Date().toISOString());
   const perPage = Math.min(Math.max(options.perPage ?? 50, 1), 500);
-  const number = Math.max(Math.floor(options.page ?? 1), 1);
+  // A page past a subject's end reads nothing; one past what an offset holds (page 1e20) reached the
+  // SQL as "5e+21" and answered 500. Pages beyond the millionth read as the millionth.
+  const asked = Math.floor(options.page ?? 1);
+  const number = Number.isFinite(asked) ? Math.min(Math.max(asked, 1), MAX_INSPECT_PAGE) : 1;
   const { page, sources, others } = await withWorkspace(pool, principal, async (tx) => {
     const page = await memoriesPage(tx, { workspaceId: principal.workspace_id, subject, user: principal.user, offset: (number - 1) * perPage, limit: perPage });
     // The candidates of a page's memories may sit on another page: read them by id.
