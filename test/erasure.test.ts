@@ -52,7 +52,11 @@ describe('erasure', () => {
       expect(before[table], table).toBeGreaterThan(0);
     }
 
-    expect((await canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: member })).status).toBe(403);
+    const refused = await canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: member });
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).detail).toBe('only an owner or a maintainer may erase, not a member');
+    const agent = (await canon.key('agent')).key;
+    expect((await (await canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: agent })).json()).detail).toBe('only an owner or a maintainer may erase, not an agent');
     const res = await canon.request(`/v1/subjects/${enc(subject)}`, { method: 'DELETE', key: owner });
     expect(res.status).toBe(200);
     const erasure = await res.json();

@@ -1,6 +1,6 @@
 export { xxh64, sha256, canonicalJson, lengthPrefixed } from './hash.js';
 export { isUuid } from './uuid.js';
-export { ROLES, ROLE_STANDING, canWrite, atLeast, type Role } from './roles.js';
+export { ROLES, ROLE_STANDING, aRole, canWrite, atLeast, type Role } from './roles.js';
 export {
   LIMITS,
   cleanString,

@@ -24,3 +24,8 @@ export function canWrite(role: Role): boolean {
 export function atLeast(role: Role, minimum: Role): boolean {
   return ROLE_STANDING[role] >= ROLE_STANDING[minimum];
 }
+
+/** The role with its article, for a sentence: "an agent", "a reader". */
+export function aRole(role: Role): string {
+  return `${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}`;
+}

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { atLeast, cleanString, ForbiddenError, NotFoundError, ValidationError, parseInput } from '@canon/core';
+import { aRole, atLeast, cleanString, ForbiddenError, NotFoundError, ValidationError, parseInput } from '@canon/core';
 import { changesHead, countWebhooks, deleteWebhook, findActiveApiKeyById, insertWebhook, listWebhooks, type Pool, type WebhookRow } from '@canon/store';
 import { z } from 'zod';
 import { resolverHostAllowed } from '../links/workspace-resolver.js';
@@ -56,7 +56,7 @@ export function signDelivery(secret: string, timestamp: number, body: string): s
 export const webhookHostAllowed = resolverHostAllowed;
 
 function requireMaintainer(principal: Principal, what: string): void {
-  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may ${what}, not a ${principal.role}`);
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may ${what}, not ${aRole(principal.role)}`);
 }
 
 async function view(tx: Parameters<typeof findActiveApiKeyById>[0], r: WebhookRow): Promise<WebhookView> {

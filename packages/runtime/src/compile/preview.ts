@@ -1,4 +1,4 @@
-import { atLeast, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, parseInput, type Timeline } from '@canon/core';
+import { aRole, atLeast, COMPILER_VERSION, ForbiddenError, policyFingerprint, timelineDigest, parseInput, type Timeline } from '@canon/core';
 import { inSnapshot, memoriesOfSubject, subjectsOfWorkspace, type Pool } from '@canon/store';
 import { effectivePolicySet, loadPolicySet, WorkspacePolicies } from '../writes/policies.js';
 import { changedPredicates, reachesEverything, subjectsAffected } from '../writes/policy-change.js';
@@ -50,7 +50,7 @@ function classify(before: Timeline | undefined, after: Timeline | undefined, at:
  * compile running meanwhile changes neither side). Only what the key may see is reported.
  */
 export async function previewChange(pool: Pool, principal: Principal, input: { policies?: unknown } = {}): Promise<PreviewResult> {
-  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may preview a change, not a ${principal.role}`);
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may preview a change, not ${aRole(principal.role)}`);
   let proposedOwn: WorkspacePolicies | null = null;
   if (input.policies !== undefined) {
     proposedOwn = parseInput(WorkspacePolicies, input.policies, 'policies', 'policies');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { atLeast, BusyError, ForbiddenError, ROLES, type Role, LinkBody, memoryId, NotFoundError, sha256, ValidationError } from '@canon/core';
+import { aRole, atLeast, BusyError, ForbiddenError, ROLES, type Role, LinkBody, memoryId, NotFoundError, sha256, ValidationError } from '@canon/core';
 import {
   deleteChangesOfSubjects,
   deleteCompileRunsOfSubject,
@@ -65,7 +65,7 @@ export interface ErasureResult {
  * what remains, in the same transaction, so no reader ever sees derived rows of erased claims.
  */
 export async function erase(pool: Pool, principal: Principal, target: ErasureTarget): Promise<ErasureResult> {
-  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may erase, not a ${principal.role}`);
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may erase, not ${aRole(principal.role)}`);
   const name = 'subject' in target ? target.subject : target.user;
   if (typeof name !== 'string' || name.length === 0 || name.length > 512 || name.includes('\u0000')) {
     throw new ValidationError(`${'subject' in target ? 'subject' : 'user'}: 1 to 512 characters, no U+0000`);

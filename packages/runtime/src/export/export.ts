@@ -1,4 +1,4 @@
-import { atLeast, cleanString, COMPILER_VERSION, ExportWriter, LoggedEpisode as LoggedEpisodeSchema, ForbiddenError, NotFoundError, EXPORT_FORMAT, EXPORT_VERSION, parseInput, type ExportSelection } from '@canon/core';
+import { aRole, atLeast, cleanString, COMPILER_VERSION, ExportWriter, LoggedEpisode as LoggedEpisodeSchema, ForbiddenError, NotFoundError, EXPORT_FORMAT, EXPORT_VERSION, parseInput, type ExportSelection } from '@canon/core';
 import { erasedKeysPage, listEpisodes, openReadSnapshot, subjectLogStates, subjectsOfWorkspace, type LoggedEpisode, type Pool } from '@canon/store';
 import { z } from 'zod';
 import { compileSubject } from '../compile/compile.js';
@@ -36,7 +36,7 @@ const RESOLVER_NOTE =
  * a time. Refusals (role, an unknown subject) come before the first line.
  */
 export async function openExport(pool: Pool, principal: Principal, raw: ExportParams, options: { chunkSize?: number } = {}): Promise<OpenedExport> {
-  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may export, not a ${principal.role}`);
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may export, not ${aRole(principal.role)}`);
   const params = parseInput(ExportParams, raw, 'query');
   const selection: ExportSelection = params.subject !== undefined ? { subject: params.subject } : { all: true };
   const ws = principal.workspace_id;

@@ -1,4 +1,5 @@
 import {
+  aRole,
   canonicalJson,
   CanonError,
   COMPILER_VERSION,
@@ -81,7 +82,7 @@ const BATCH = LIMITS.batchSize;
  * manifest and comparing its state_hash.
  */
 export async function importLog(pool: Pool, principal: Principal, input: AsyncIterable<string>, options: ImportOptions = {}): Promise<ImportResult> {
-  if (principal.role !== 'owner') throw new ForbiddenError(`only an owner may import, not a ${principal.role}`);
+  if (principal.role !== 'owner') throw new ForbiddenError(`only an owner may import, not ${aRole(principal.role)}`);
   const ws = principal.workspace_id;
   const reader = new ExportReader();
   let header: ExportHeader | null = null;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  aRole,
   canWrite,
   canonicalEnvelope,
   contentHash,
@@ -144,7 +145,7 @@ export interface ImportedItem {
  * log restores its connectors' episodes too.
  */
 export async function prepareImportBatch(principal: Principal, items: readonly ImportedItem[]): Promise<PreparedBatch> {
-  if (principal.role !== 'owner') throw new ForbiddenError(`only an owner may import, not a ${principal.role}`);
+  if (principal.role !== 'owner') throw new ForbiddenError(`only an owner may import, not ${aRole(principal.role)}`);
   checkBatchSize(items.length);
   const envelopes = parseItems(items.map((item) => item.input), principal.workspace_id, (index) => items[index]!.actor);
   const redacted = await redactEnvelopes(envelopes);

@@ -5,6 +5,7 @@ import type { SecretLintCoreConfig } from '@secretlint/types';
 import { z } from 'zod';
 import { listEpisodes, type Pool } from '@canon/store';
 import {
+  aRole,
   atLeast,
   canonSecretFindings,
   foldForRules,
@@ -241,7 +242,7 @@ const SCAN_CHUNK = 250;
  * whatever its size; `next` resumes.
  */
 export async function scanSecrets(pool: Pool, principal: Principal, params: SecretScanParams): Promise<SecretScanResult> {
-  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may scan the log for secrets, not a ${principal.role}`);
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may scan the log for secrets, not ${aRole(principal.role)}`);
   const { subject, limit, after: from } = parseInput(SecretScanParams, params, 'query');
   let after = from;
   const findings: SecretScanFinding[] = [];

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { atLeast, canonicalJson, COMPILER_VERSION, ForbiddenError, policyFor, type PolicySet, type SecretsMode } from '@canon/core';
+import { aRole, atLeast, canonicalJson, COMPILER_VERSION, ForbiddenError, policyFor, type PolicySet, type SecretsMode } from '@canon/core';
 import { lockPolicies, restampSubjects, subjectsOfPredicates, subjectsOfWorkspace, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, type CompileResult } from '../compile/compile.js';
 import { bossDb, QUEUES, type CompileJobData } from '../compile/jobs.js';
@@ -68,7 +68,7 @@ export function reachesEverything(before: PolicySet, after: PolicySet): boolean 
  * what the new policies give.
  */
 export async function putPolicies(pool: Pool, boss: PgBoss | null, principal: Principal, input: unknown, resolverHosts: readonly string[] = []): Promise<PolicyChange> {
-  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may change policies, not a ${principal.role}`);
+  if (!atLeast(principal.role, 'maintainer')) throw new ForbiddenError(`only an owner or a maintainer may change policies, not ${aRole(principal.role)}`);
   // A resolver is checked before anything is saved: its host against the operator's list, its key against the caller.
   const stated = WorkspacePolicies.safeParse(input);
   if (stated.success && stated.data.resolver) await checkResolverPolicy(pool, principal, stated.data.resolver, resolverHosts);
