@@ -233,6 +233,9 @@ describe('compile jobs', () => {
       expect(words.issues).toEqual([{ index: 0, path: 'cron', message: expect.stringContaining('"every day" is not a schedule: five fields') }]);
       expect(words.detail).toMatch(/as in "0 3 \* \* \*".*or an alias such as @daily/);
       expect((await refused({ cron: '61 * * * *' })).issues[0]!.message).toMatch(/"61 \* \* \* \*" is not a schedule.*\(got value 61 expected range 0-59\)$/);
+      // A sixth field (the parser's seconds) would compile every second: five fields, or an alias.
+      expect((await refused({ cron: '* * * * * *' })).issues[0]!.message).toMatch(/"\* \* \* \* \* \*" is not a schedule: five fields .*\(it has 6 fields\)$/);
+      expect((await refused({ cron: '* * *' })).issues[0]!.message).toMatch(/\(it has 3 fields\)$/);
       const zone = await refused({ cron: '0 3 * * *', time_zone: 'Mars/Olympus' });
       expect(zone.issues).toEqual([{ index: 0, path: 'time_zone', message: '"Mars/Olympus" is not a time zone this server knows (an IANA name, such as UTC or Europe/Paris)' }]);
       // Nothing was changed by a refused schedule.

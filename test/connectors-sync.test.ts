@@ -315,7 +315,10 @@ describe('connector instances on pg-boss', () => {
       ).rejects.toThrow(/already exists/);
       await expect(
         addConnectorInstance(queued, { workspace: 'scheduled', connector: 'git', config: { path: wsRepo.dir, id: 'bad' }, schedule: 'every hour' }),
-      ).rejects.toThrow(/schedule "every hour"/);
+      ).rejects.toThrow(/^--every: "every hour" is not a schedule: five fields/);
+      await expect(
+        addConnectorInstance(queued, { workspace: 'scheduled', connector: 'git', config: { path: wsRepo.dir, id: 'bad' }, schedule: '* * * * * *' }),
+      ).rejects.toThrow(/it has 6 fields/);
       expect((await listConnectorInstances(canon.runtime, 'scheduled')).map((i) => i.id)).toEqual(['git:sched']);
 
       const run = await runConnectorInstance(canon.runtime, { workspace: 'scheduled', instanceId: 'git:sched' });

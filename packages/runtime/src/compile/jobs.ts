@@ -142,13 +142,18 @@ export function checkSchedule(boss: PgBoss, cron: string, timeZone: string, name
   } catch {
     throw new ValidationError(`${names.timeZone}: ${JSON.stringify(timeZone)} is not a time zone this server knows (an IANA name, such as UTC or Europe/Paris)`);
   }
+  const shape = `five fields (minute hour day-of-month month day-of-week, as in "0 3 * * *" for 03:00 every day) or an alias such as @daily`;
+  // The parser takes a sixth field, of seconds, before the minutes: "* * * * * *" would compile
+  // every second, and a sixth field written as a year would be read as something else.
+  const fields = cron.trim().split(/\s+/).length;
+  if (!cron.trim().startsWith('@') && fields !== 5) {
+    throw new ValidationError(`${names.cron}: ${JSON.stringify(cron)} is not a schedule: ${shape} (it has ${fields} field${fields === 1 ? '' : 's'})`);
+  }
   try {
     boss.previewSchedule(cron, { tz: timeZone });
   } catch (err) {
     const said = (err as Error).message.replace(/^(Validation|Constraint) error, /, '');
-    throw new ValidationError(
-      `${names.cron}: ${JSON.stringify(cron)} is not a schedule: five fields (minute hour day-of-month month day-of-week, as in "0 3 * * *" for 03:00 every day) or an alias such as @daily (${said})`,
-    );
+    throw new ValidationError(`${names.cron}: ${JSON.stringify(cron)} is not a schedule: ${shape} (${said})`);
   }
 }
 

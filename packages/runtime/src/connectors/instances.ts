@@ -11,7 +11,7 @@ import {
 import type { Runtime } from '../surface.js';
 import { withSystem } from '../auth/scope.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
-import { bossDb } from '../compile/jobs.js';
+import { bossDb, checkSchedule } from '../compile/jobs.js';
 import { connectorScheduleKey, CONNECTOR_RUN_QUEUE, ensureConnectorQueue, type ConnectorRunJobData } from './schedules.js';
 import { checkWorkspaceId, syncConnector, type ConnectorRuntime, type SyncConnectorOptions, type SyncConnectorResult } from './sync.js';
 
@@ -52,6 +52,8 @@ export async function addConnectorInstance(runtime: InstanceRuntime, options: Ad
   const schedule = options.schedule ?? null;
   const boss = schedule === null ? null : needBoss(runtime, 'a scheduled instance');
   if (boss) await ensureConnectorQueue(boss);
+  // The same rule as the compile schedule's, named as the command line names it.
+  if (boss && schedule !== null) checkSchedule(boss, schedule, options.tz ?? 'UTC', { cron: '--every', timeZone: '--tz' });
 
   return withSystem(runtime.pool, async (tx) => {
     await ensureWorkspace(tx, workspace);
