@@ -109,6 +109,12 @@ describe('canon mcp over stdio with the SDK client', () => {
     const moved = await call('maintainer', 'remember', { ...staging, value: 'Thursday', effective_from: '2024-05-13T00:00:00Z', occurred_at: '2024-05-06T12:00:00Z' });
     expect(moved.data).toMatchObject({ ingest: 'created', decision: 'superseded' });
     expect(moved.data['decisions'][0].reason).toMatch(/ends "Tuesday" at 2024-05-13/);
+    // Dated ahead of now, it replaces nothing yet: scheduled, and what holds now is said as such.
+    const pool = { subject: 'service:mcp-later', predicate: 'max connections' };
+    expect((await call('maintainer', 'remember', { ...pool, value: 200 })).data['decision']).toBe('created');
+    const ahead = await call('maintainer', 'remember', { ...pool, value: 300, effective_from: '2099-01-04T00:00:00Z' });
+    expect(ahead.data).toMatchObject({ ingest: 'created', decision: 'scheduled' });
+    expect(ahead.text).toMatch(/: scheduled — recorded to take effect at its effective_from: what holds now holds until then\. .*Now: 200/);
 
     const wednesday = await call('agent', 'remember', { subject: 'service:billing', predicate: 'release freeze day', value: 'Wednesday', occurred_at: '2024-05-01T09:00:00Z' });
     expect(wednesday.data['decision']).toBe('created');

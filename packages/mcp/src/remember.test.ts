@@ -45,6 +45,13 @@ describe('remember: the decision', () => {
     expect(decisionOf(kind, 'created')).toBe(decision);
   });
 
+  it('a value that takes effect later is scheduled, replacing nothing yet; other decisions are as said', () => {
+    expect(decisionOf('changes', 'created', true)).toBe('scheduled');
+    expect(decisionOf('supports', 'created', true)).toBe('scheduled');
+    expect(decisionOf('overruled', 'created', true)).toBe('overruled');
+    expect(decisionOf('changes', 'duplicate', true)).toBe('duplicate');
+  });
+
   it('an episode already in the log is a duplicate whatever its decision', () => {
     expect(decisionOf('disputes', 'duplicate')).toBe('duplicate');
     expect(decisionOf('supports', 'duplicate')).toBe('duplicate');

@@ -100,6 +100,7 @@ export const DECISIONS = [
   'duplicate',
   'enriched',
   'superseded',
+  'scheduled',
   'settled',
   'conflicted',
   'overruled',
@@ -112,10 +113,13 @@ export type Decision = (typeof DECISIONS)[number];
 /**
  * The decision for a remembered claim in one word an agent acts on, from the kind of decision
  * the fold recorded for it and the ingest status: an episode that was already in the log is a `duplicate` whatever the fold
- * made of it the first time.
+ * made of it the first time. `effectiveLater`: the claim takes effect after now.
  */
-export function decisionOf(kind: DecisionKind, ingest: string): Decision {
+export function decisionOf(kind: DecisionKind, ingest: string, effectiveLater = false): Decision {
   if (ingest === 'duplicate') return 'duplicate';
+  // A value that takes effect later (an `effective_from` ahead of now) replaces nothing yet: what
+  // holds now holds until then.
+  if (effectiveLater && (kind === 'supports' || kind === 'changes')) return 'scheduled';
   switch (kind) {
     case 'supports':
       return 'created';
@@ -146,6 +150,7 @@ export const DECISION_MEANING: Readonly<Record<Decision, string>> = Object.freez
   duplicate: 'already recorded: nothing new was written or changed',
   enriched: 'the same value, with the conditions added',
   superseded: 'this value replaced the one in force',
+  scheduled: 'recorded to take effect at its effective_from: what holds now holds until then',
   settled: 'this correction settled an open conflict',
   conflicted: 'a different value of equal standing holds: the memory is conflicted until someone authorized resolves it',
   overruled: 'kept as evidence, changes nothing: the value in force has higher standing',

@@ -49,8 +49,10 @@ export function createCanonMcpServer(port: CanonPort): McpServer {
         throw new Error(`not stored: it holds a secret (rule ${item.rule ?? 'secret'}, at ${item.path ?? 'body'}) and this workspace refuses secrets; leave the secret out`);
       }
       const redactions = item.redactions ?? [];
+      // A structured claim dated ahead takes effect then (a text's claims carry their own times).
+      const later = args.predicate !== undefined && args.effective_from !== undefined && Date.parse(args.effective_from) > Date.now();
       const decisions: z.infer<typeof RememberOut.decisions> = (item.decisions ?? []).map((d) => {
-        const decision: Decision = decisionOf(d.kind, item.status);
+        const decision: Decision = decisionOf(d.kind, item.status, later);
         return { ...d, decision, meaning: DECISION_MEANING[decision] };
       });
       const lines = [
