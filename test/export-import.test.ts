@@ -270,7 +270,7 @@ describe('import', () => {
       await expect(target.runtime.importLog(maintainer.principal, from(lines))).rejects.toMatchObject({ type: 'forbidden' });
 
       const other = await target.key('owner', { workspace: 'elsewhere' });
-      await expect(target.runtime.importLog(other.principal, from(lines))).rejects.toMatchObject({ type: 'workspace_mismatch' });
+      await expect(target.runtime.importLog(other.principal, from(lines))).rejects.toMatchObject({ type: 'workspace_mismatch', message: expect.stringMatching(/import it with a key of workspace "[^"]+" \(`canon keys create --workspace [^ ]+ --role owner`\)/) });
       expect(await episodeCount(target, 'elsewhere')).toBe(0);
 
       const me = await target.key('owner');

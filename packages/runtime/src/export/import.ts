@@ -104,7 +104,7 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
     if (header === null) throw new ExportInvalidError(reader.line, 'no header');
     if (firstKind === 'tombstone' && header.workspace !== ws) {
       throw new WorkspaceMismatchError(
-        `the export's erasure tombstones are bound to workspace ${JSON.stringify(header.workspace)} and cannot be checked in ${JSON.stringify(ws)}: import it into a workspace of that name, or export without erasures`,
+        `the export's erasure tombstones are bound to workspace ${JSON.stringify(header.workspace)} and cannot be checked in ${JSON.stringify(ws)}: import it with a key of workspace ${JSON.stringify(header.workspace)} (\`canon keys create --workspace ${header.workspace} --role owner\`): an export keeps its erasures, and they hold only where they were made`,
         { from_workspace: header.workspace, workspace: ws },
       );
     }
