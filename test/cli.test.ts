@@ -123,7 +123,7 @@ describe('the canon command line', () => {
     expect((await canon('memories', 'service:cli', '--bogus')).code).toBe(2);
     expect((await canon('--help')).code).toBe(0);
     const port = await runCanon({ ...env, CANON_PORT: 'abc' }, 'start');
-    expect([port.code, port.stderr.trim()]).toEqual([2, 'canon: invalid configuration: CANON_PORT: Invalid input: expected number, received NaN']);
+    expect([port.code, port.stderr.trim()]).toEqual([2, 'canon: invalid configuration: CANON_PORT: not a number: "abc"']);
     const url = await runCanon({ ...env, CANON_URL: 'notaurl' }, 'memories', 'service:cli');
     expect([url.code, url.stderr.trim()]).toEqual([2, 'canon: CANON_URL: not an http:// or https:// URL: "notaurl"']);
   });

@@ -118,6 +118,12 @@ describe('erasure', () => {
     await canon.request('/v1/episodes?compile=wait', { key: member, json: ep('u-3', subject, 'secret', 'x', { scope: 'personal' }) });
     expect((await (await canon.request(`/v1/subjects/${enc(subject)}/memories`, { key: owner })).json()).memories[0].status).toBe('conflicted');
 
+    // A body naming neither (or both) says what it takes.
+    for (const body of [{}, { subject: subject, user: 'mallory' }]) {
+      const refused = await canon.request('/v1/erasures', { key: owner, json: body });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).detail).toMatch(/give one of subject or user, 1–512 characters: \{"subject": "service:billing"\} or \{"user": "alice"\}/);
+    }
     const res = await canon.request('/v1/erasures', { key: owner, json: { user: 'mallory' } });
     expect(res.status).toBe(200);
     const erasure = await res.json();

@@ -44,7 +44,10 @@ const eraseAny = createRoute({
       content: {
         'application/json': {
           schema: z
-            .union([z.object({ subject: z.string().min(1).max(512) }).strict(), z.object({ user: z.string().min(1).max(512) }).strict()])
+            .union([z.object({ subject: z.string().min(1).max(512) }).strict(), z.object({ user: z.string().min(1).max(512) }).strict()], {
+              // Either shape failing would say only "Invalid input": say what one of them is.
+              error: 'give one of subject or user, 1–512 characters: {"subject": "service:billing"} or {"user": "alice"}',
+            })
             .openapi('ErasureTarget'),
         },
       },

@@ -111,8 +111,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
+    const name = issue.path.join('.');
+    // A number that is none ("abc" read as NaN) is told with what was set, not as the parser's NaN.
+    const message = issue.code === 'invalid_type' && issue.expected === 'number' ? `not a number: ${JSON.stringify(env[name])}` : issue.message;
     // Invalid input, as the CLI's exit codes count it (2), not a failure of the command.
-    throw new ValidationError(`invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+    throw new ValidationError(`invalid configuration: ${name}: ${message}`);
   }
   const e = parsed.data;
   return Object.freeze({
