@@ -169,6 +169,20 @@ describe('canon memories, conflicts, resolve, history, policies, erase', () => {
     }
   });
 
+  it('says how to read on from a page of conflicts cut short, with the options it was read with', async () => {
+    const ana = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner', user: 'ana' })).key);
+    const bo = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner', user: 'bo' })).key);
+    const say = (who: Principal, key: string, predicate: string, value: string) =>
+      runtime.ingest(who, [{ idempotency_key: key, subject: 'service:cli-two', kind: 'claim', body: { claims: [{ predicate, value }] } }], { compile: 'wait' });
+    for (const p of ['freeze day', 'deploy day']) {
+      await say(ana, `two-a-${p}`, p, 'Monday');
+      await say(bo, `two-b-${p}`, p, 'Friday');
+    }
+    const paged = await canon({}, 'conflicts', '--subject', 'service:cli-two', '--limit', '1');
+    expect(paged.code, paged.stderr).toBe(0);
+    expect(paged.stdout).toMatch(/^more open conflicts: canon conflicts --subject "service:cli-two" --limit 1 --after \S+$/m);
+  });
+
   it('shows and sets policies, then erases the subject', async () => {
     const file = path.join(home, 'policies.json');
     fs.writeFileSync(file, JSON.stringify({ predicates: { 'release freeze day': { cardinality: 'one', mode: 'supersede', min_role: 'member' } } }));

@@ -63,7 +63,7 @@ describe('canon search and canon context', () => {
     const table = await canon('search', 'Tuesday', '--include-history', '--limit', '5');
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^SUBJECT\s+MEMORY\s+VALUE\s+STATUS/);
-    expect(table.stdout).toMatch(/deploy day \[env=staging\]\s+"Tuesday"\s+superseded/);
+    expect(table.stdout).toMatch(/deploy day \{env: staging\}\s+"Tuesday"\s+superseded/);
     expect((await canon('search', 'Thursday', '--limit', '0')).code).toBe(2);
   });
 

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Run } from '../lazy-port.js';
 import type { CanonPort, Config, InspectedMemory, MemorySections } from '@canon/runtime';
 import type { LoggedEpisode } from '@canon/store';
+import { qualifierText } from '../qualifiers.js';
 
 
 interface EpisodeLine {
@@ -20,7 +21,7 @@ export interface TerminalInspection extends MemorySections {
 }
 
 const q = (v: unknown) => JSON.stringify(v) ?? 'null';
-const qual = (x: Record<string, string>) => (Object.keys(x).length ? ` {${Object.entries(x).map(([k, v]) => `${k}: ${v}`).join(', ')}}` : '');
+const qual = qualifierText;
 const ref = (r: { source: string; idempotency_key: string; index: number | null }) => `${r.source}/${r.idempotency_key}${r.index === null ? '' : `#${r.index}`}`;
 
 function says(e: LoggedEpisode): string {

@@ -4,6 +4,7 @@ import type { Config } from '@canon/runtime';
 import type { CanonPort } from '@canon/runtime';
 import type { Run } from '../lazy-port.js';
 import { invalid, withPort } from '../lazy-port.js';
+import { qualifierText } from '../qualifiers.js';
 
 
 
@@ -12,10 +13,7 @@ const cell = (v: unknown, max = 60): string => {
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 };
-const qualifiers = (q: Record<string, string>) => {
-  const entries = Object.entries(q);
-  return entries.length === 0 ? '' : ` {${entries.map(([k, v]) => `${k}: ${v}`).join(', ')}}`;
-};
+const qualifiers = qualifierText;
 
 /** A --value given on the command line: JSON when it parses as JSON, else the text itself. */
 function parseValue(text: string): unknown {
@@ -110,7 +108,9 @@ export function registerRecallCommands(program: Command, run: Run, config: () =>
           const { conflicts, next } = page;
           // A page cut short says so, and how to read on: it never looks like the whole list.
           const more = () => {
-            if (next !== null) console.log(`more open conflicts: canon conflicts --after ${next}`);
+            // The command to read on, with the options this page was read with.
+            const same = `${opts.subject ? ` --subject ${JSON.stringify(opts.subject)}` : ''}${opts.limit !== '100' ? ` --limit ${opts.limit}` : ''}`;
+            if (next !== null) console.log(`more open conflicts: canon conflicts${same} --after ${next}`);
           };
           if (conflicts.length === 0) {
             console.log(next === null ? 'no open conflicts' : 'no open conflicts on this page');

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Config, SearchResult } from '@canon/runtime';
 import type { Run } from '../lazy-port.js';
 import { openPort } from '../lazy-port.js';
+import { qualifierText } from '../qualifiers.js';
 
 
 interface SearchOptions {
@@ -18,8 +19,7 @@ const limit = (value: string): number => {
 };
 
 function label(r: SearchResult): string {
-  const q = Object.entries(r.qualifiers).map(([k, v]) => `${k}=${v}`).join(', ');
-  return `${r.predicate}${q ? ` [${q}]` : ''}`;
+  return `${r.predicate}${qualifierText(r.qualifiers)}`;
 }
 
 /**
