@@ -38,6 +38,18 @@ describe('standing first', () => {
     expect(r.kinds['owner']).toBe('changes');
   });
 
+  it('a claim below a dispute names every side it differs from', () => {
+    const r = decide([
+      claim({ key: 'ana', role: 'member', value: 'Wednesday', at: '2026-11-01T00:00:00Z' }),
+      claim({ key: 'bo', role: 'member', value: 'Friday', at: '2026-11-02T00:00:00Z' }),
+      claim({ key: 'bot', role: 'agent', value: 'Monday', at: '2026-11-03T00:00:00Z' }),
+    ]);
+    expect(r.status).toBe('conflicted');
+    expect(r.kinds['bot']).toBe('overruled');
+    const reason = r.t.decisions.find((d) => d.claim.idempotency_key === 'bot')!.reason;
+    expect(reason).toMatch(/differs from "Wednesday" and "Friday" but needs standing 30;|differs from "Friday" and "Wednesday" but needs standing 30;/);
+  });
+
   it('a backdated agent claim lands only in the history before the owner value began', () => {
     const r = decide([
       claim({ key: 'agent', role: 'agent', value: 'attacker.example', at: '2026-11-01T00:00:00Z', effective: '2000-01-01T00:00:00Z' }),

@@ -126,7 +126,8 @@ export function foldOne(s: FoldState, c: Claim): void {
       c,
       'overruled',
       strongest.first,
-      `${who(c)} differs from ${describe(strongest.value)} but needs standing ${needed}; kept as evidence, changes nothing`,
+      // Every value it would replace is named: in a dispute, that is each side (at most `max_sides`).
+      `${who(c)} differs from ${others.map((e) => describe(e.value)).join(' and ')} but needs standing ${needed}; kept as evidence, changes nothing`,
     );
   }
 
