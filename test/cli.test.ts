@@ -151,6 +151,8 @@ describe('the canon command line', () => {
     expect(res.stderr.trim()).toMatch(/^canon: batch starting at line 3 rejected: .*; it and the 2 episodes after it were not stored — fix it and run again \(what was stored comes back as duplicates\)$/);
     const json = await canon('ingest', file, '--batch', '1', '--json');
     expect(JSON.parse(json.stdout)).toMatchObject({ created: 0, duplicates: 1, rejected: 1, not_sent: 2, not_sent_from_line: 4 });
+    // Compiled here, so the compiles of the tests below count only what they ingest.
+    expect((await canon('compile', '--subject', 'service:midway')).code).toBe(0);
   });
 
   it('refuses a file with a bad line before posting anything, with exit code 2 and one line', async () => {

@@ -8,6 +8,7 @@ export const SQLSTATE = Object.freeze({
   serializationFailure: '40001',
   deadlockDetected: '40P01',
   lockNotAvailable: '55P03',
+  queryCanceled: '57014',
   undefinedTable: '42P01',
   characterNotInRepertoire: '22021',
   untranslatableCharacter: '22P05',

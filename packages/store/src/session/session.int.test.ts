@@ -15,6 +15,7 @@ import { lockSubject, lockSubjectStatement } from './lock-subject.js';
 import { setAllUsersVisible } from './set-all-users-visible.js';
 import { LockTimeoutError, withLockTimeout } from './with-lock-timeout.js';
 import { StatementTimeoutError, withStatementTimeout } from './with-statement-timeout.js';
+import { withTimeoutSetting } from './with-timeout-setting.js';
 
 // What a transaction may see (row-level security's settings), which role it runs as, and the
 // advisory locks transactions take turns on.
@@ -287,5 +288,20 @@ describe('withStatementTimeout', () => {
     await expect(inTransaction(pool, (tx) => withStatementTimeout(tx, 1000, () => tx.query('SELECT 1 FROM no_such_table')))).rejects.toMatchObject({ code: '42P01' });
     // For the rest of that transaction only: the next one has no such bound.
     await inTransaction(pool, (tx) => tx.query('SELECT pg_sleep(0.1)'));
+  });
+});
+
+describe('withTimeoutSetting', () => {
+  it('sets the timeout for the rest of the transaction only, and wraps only the SQLSTATE it is given', async () => {
+    const shown = await inTransaction(pool, (tx) =>
+      withTimeoutSetting(tx, 'lock_timeout', 1234, '55P03', (cause) => new Error('wrapped', { cause }), async () => (await tx.query<{ lock_timeout: string }>('SHOW lock_timeout')).rows[0]!.lock_timeout),
+    );
+    expect(shown).toBe('1234ms');
+    expect((await pool.query<{ lock_timeout: string }>('SHOW lock_timeout')).rows[0]!.lock_timeout).not.toBe('1234ms');
+    const err = await inTransaction(pool, (tx) => withTimeoutSetting(tx, 'statement_timeout', 20, '57014', () => new RangeError('stopped'), () => tx.query('SELECT pg_sleep(5)'))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RangeError);
+    // Another SQLSTATE passes as it came.
+    const other = await inTransaction(pool, (tx) => withTimeoutSetting(tx, 'statement_timeout', 20, '55P03', () => new RangeError('no'), () => tx.query('SELECT pg_sleep(5)'))).catch((e: unknown) => e);
+    expect(other).toMatchObject({ code: '57014' });
   });
 });

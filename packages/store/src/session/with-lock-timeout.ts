@@ -1,5 +1,6 @@
 import type { Sql } from '../db.js';
-import { SQLSTATE, sqlState } from '../errors.js';
+import { SQLSTATE } from '../errors.js';
+import { withTimeoutSetting } from './with-timeout-setting.js';
 
 /** Thrown when a lock was not granted within the transaction's lock timeout (SQLSTATE 55P03). */
 export class LockTimeoutError extends Error {
@@ -13,11 +14,6 @@ export class LockTimeoutError extends Error {
  * lock fails, the transaction is aborted, and the caller gets a LockTimeoutError to answer "busy,
  * retry" with — instead of holding a connection behind a long compile.
  */
-export async function withLockTimeout<T>(tx: Sql, milliseconds: number, fn: () => Promise<T>): Promise<T> {
-  await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${Math.max(1, Math.round(milliseconds))}ms`]);
-  try {
-    return await fn();
-  } catch (err) {
-    throw sqlState(err) === SQLSTATE.lockNotAvailable ? new LockTimeoutError(err) : err;
-  }
+export function withLockTimeout<T>(tx: Sql, milliseconds: number, fn: () => Promise<T>): Promise<T> {
+  return withTimeoutSetting(tx, 'lock_timeout', milliseconds, SQLSTATE.lockNotAvailable, (cause) => new LockTimeoutError(cause), fn);
 }
