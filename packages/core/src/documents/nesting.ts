@@ -66,13 +66,16 @@ function quoteDepth(text: string): number {
   return max;
 }
 
-/** The most markers one line opens with, each a level of nesting (`- - - x`, `1. - * x`). */
+/**
+ * The most markers one line opens with, each a level of nesting (`- - - x`, `1. - * x`), counted
+ * no further than one past the bound: only whether a line passes it matters.
+ */
 function lineOpeners(text: string, opener: RegExp): number {
   let max = 0;
   for (const line of text.split('\n')) {
     let rest = line;
     let n = 0;
-    for (let m = opener.exec(rest); m !== null && m[0].length > 0; m = opener.exec(rest)) {
+    for (let m = opener.exec(rest); m !== null && m[0].length > 0 && n <= MAX_DOCUMENT_NESTING; m = opener.exec(rest)) {
       n += 1;
       rest = rest.slice(m[0].length);
     }
