@@ -21,12 +21,15 @@ const PROSE: ReadonlySet<DocumentFormat> = new Set(['markdown', 'text']);
 
 /**
  * Whether a document nests past what its parser is given (design §2: no accepted episode may make
- * a compile fail). Decided from the text alone, in one pass, before any parser runs, so the same
+ * a compile fail). Decided from the text alone, in a few linear passes, before any parser runs, so the same
  * text is read the same way in every process, however deep its stack already is.
  */
 export function nestsTooDeep(format: DocumentFormat, text: string): boolean {
   if (STRUCTURED.has(format)) return bracketDepth(text) > MAX_DOCUMENT_NESTING || (format === 'yaml' && lineOpeners(text, /^[ \t]*(?:[-?][ \t]+)/) > MAX_DOCUMENT_NESTING);
-  if (PROSE.has(format)) return quoteDepth(text) > MAX_DOCUMENT_NESTING || lineOpeners(text, /^[ \t]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+)/) > MAX_DOCUMENT_NESTING || longestIndent(text) > MAX_INDENT || longestMarkRun(text) > MAX_MARK_RUN;
+  if (PROSE.has(format)) {
+    const starts = lineStarts(text);
+    return starts.quotes > MAX_DOCUMENT_NESTING || starts.indent > MAX_INDENT || lineOpeners(text, /^[ \t]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+)/) > MAX_DOCUMENT_NESTING || longestMarkRun(text) > MAX_MARK_RUN;
+  }
   return false;
 }
 
@@ -51,19 +54,26 @@ function bracketDepth(text: string): number {
   return max;
 }
 
-/** The most `>` opening one line (block quotes within block quotes), spaces between them allowed. */
-function quoteDepth(text: string): number {
-  let max = 0;
+/**
+ * What opens the lines of a text, at most: the `>` of block quotes within block quotes (spaces
+ * between them allowed), and the indentation before anything else.
+ */
+function lineStarts(text: string): { quotes: number; indent: number } {
+  let quotes = 0;
+  let indent = 0;
   for (const line of text.split('\n')) {
-    let n = 0;
-    for (let i = 0; i < line.length; i += 1) {
+    let q = 0;
+    let i = 0;
+    while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i += 1;
+    if (i > indent) indent = i;
+    for (; i < line.length; i += 1) {
       const c = line[i];
-      if (c === '>') n += 1;
+      if (c === '>') q += 1;
       else if (c !== ' ' && c !== '\t') break;
     }
-    if (n > max) max = n;
+    if (q > quotes) quotes = q;
   }
-  return max;
+  return { quotes, indent };
 }
 
 /**
@@ -96,16 +106,6 @@ function longestMarkRun(text: string): number {
       if (run > max) max = run;
     } else run = 0;
     prev = c;
-  }
-  return max;
-}
-
-function longestIndent(text: string): number {
-  let max = 0;
-  for (const line of text.split('\n')) {
-    let n = 0;
-    while (n < line.length && (line[n] === ' ' || line[n] === '\t')) n += 1;
-    if (n > max) max = n;
   }
   return max;
 }

@@ -96,8 +96,6 @@ export interface SearchResponse {
  * (migration 0016). The database proposes
  * candidates; each is re-checked here against its memory's timeline with core's `view`, so a
  * value superseded or overruled since the rows were written never comes back as current.
- */
-/**
  * `timeoutMs`: how long the database may spend on the search's statements (`CANON_SEARCH_TIMEOUT_MS`),
  * whatever its words — past it the search is stopped on the server, also when its client has gone.
  */
