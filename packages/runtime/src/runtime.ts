@@ -173,7 +173,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       }
       if (r.subject) return { async: false, result: await compileOne(principal, r.subject) };
       const subjects = r.all ? await withWorkspace(pool, principal, (tx) => subjectsOfWorkspace(tx, principal.workspace_id)) : [...new Set(r.subjects)].sort();
-      return { async: false, result: await compileMany(pool, principal.workspace_id, subjects, null, config.jobs.compileChunk, undefined, r.all ? undefined : principal) };
+      // Every subject of the workspace the key lists needs no check; each result is still told as the key sees it.
+      return { async: false, result: await compileMany(pool, principal.workspace_id, subjects, null, config.jobs.compileChunk, undefined, r.all ? undefined : principal, principal) };
     },
 
     async rebuild(principal, subject) {
@@ -187,7 +188,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const second = await compileOne(principal, subject);
       // Another user's personal subject is verified as a name no one wrote: the rows are not the
       // key's to compare, and a report of them would tell that it exists.
-      const report = (await hiddenSubjects(pool, principal, [subject])).length > 0 ? unwrittenReport(subject) : await recomputeAndCompare(pool, principal.workspace_id, subject);
+      const report = (await hiddenSubjects(pool, principal, [subject])).length > 0 ? unwrittenReport(subject) : await recomputeAndCompare(pool, principal.workspace_id, subject, principal);
       const counters = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
       for (const c of counters) {
         if (second[c] !== 0) report.differences.push({ subject, key: '', memory_id: '', what: `second compile ${c}`, expected: 0, actual: second[c] });

@@ -30,6 +30,7 @@ import {
   episodeIdsOfSubject,
   episodesByIds,
   getSubject,
+  personalDigestsOfSubject,
   claimCountsOfMemories,
   insertClaims,
   insertChanges,
@@ -66,6 +67,7 @@ import { allUsersOf, HiddenSubjectError, readSubjectFor, withSubjectLocked, with
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
+import { laterParts, partsFrom, partsOf, seenBy, withParts, zeroCounters, type Counters } from './seen-by.js';
 
 export interface CompileResult {
   subject: string;
@@ -104,6 +106,12 @@ export interface CompileOptions {
    * trip that opens it, that the key may see the subject (`withSubjectLockedFor`).
    */
   visibleTo?: { workspace_id: string; user: string | null };
+  /**
+   * Whose view the result is told in (`seenBy`): other users' personal episodes and memories are
+   * left out of its counters and state_hash. `visibleTo` when absent; with neither, the result
+   * counts every user's (a caller that answers no key: tests, the operator's log).
+   */
+  viewer?: { user: string | null };
 }
 
 
@@ -120,7 +128,7 @@ const emptyResult = (subject: string, stateHash: string): CompileResult => ({
 });
 
 function add(a: CompileResult, b: CompileResult): CompileResult {
-  return {
+  return withParts({
     subject: a.subject,
     episodes_processed: a.episodes_processed + b.episodes_processed,
     memories_created: a.memories_created + b.memories_created,
@@ -130,7 +138,13 @@ function add(a: CompileResult, b: CompileResult): CompileResult {
     tombstoned: a.tombstoned + b.tombstoned,
     state_hash: b.state_hash,
     compiler_version: COMPILER_VERSION,
-  };
+  }, laterParts(partsOf(a), partsOf(b)));
+}
+
+/** The result as the caller's viewer sees it (`seenBy`), or whole when there is none. */
+function toViewer(options: CompileOptions): (result: CompileResult) => CompileResult {
+  const viewer = options.viewer ?? options.visibleTo;
+  return viewer ? (result) => seenBy(result, viewer.user) : (result) => result;
 }
 
 /**
@@ -141,7 +155,7 @@ function add(a: CompileResult, b: CompileResult): CompileResult {
  * version or other policies is rebuilt instead, so its state never mixes the two.
  */
 export function compileSubject(pool: Pool, workspaceId: string, subject: string, options: CompileOptions = {}): Promise<CompileResult> {
-  return logged('compile', workspaceId, subject, options, () => compileInChunks(pool, workspaceId, subject, options).catch(asUnwritten(subject)));
+  return logged('compile', workspaceId, subject, options, () => compileInChunks(pool, workspaceId, subject, options).catch(asUnwritten(subject))).then(toViewer(options));
 }
 
 /** A subject the key may not see answers as one no one wrote: nothing compiled, nothing told. */
@@ -221,7 +235,7 @@ async function nothingToCompile(pool: Pool, workspaceId: string, subject: string
   if (start.pending.length > 0) return null;
   const current = start.subject;
   if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policiesFromRow(start.policy_set).fingerprint)) return null;
-  return emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH);
+  return withParts(emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), partsFrom(start.personal));
 }
 
 /**
@@ -239,16 +253,16 @@ async function compileChunkInTransaction(
    * one more tells whether another chunk follows, since a backlog of exactly one chunk would
    * otherwise open a second transaction to scan the pending rows it has just deleted.
    */
-  start: Pick<CompileStart, 'subject' | 'pending'>,
+  start: Pick<CompileStart, 'subject' | 'pending' | 'personal'>,
 ): Promise<{ result: CompileResult; more: boolean }> {
   const current = start.subject;
   if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policies.fingerprint)) {
     return { result: await rebuildInTransaction(tx, workspaceId, subject, policies, options), more: false };
   }
   const taken = start.pending;
-  if (taken.length === 0) return { result: emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), more: false };
+  if (taken.length === 0) return { result: withParts(emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), partsFrom(start.personal)), more: false };
   const ids = taken.slice(0, options.chunkSize);
-  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()), current !== null);
+  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()), current !== null, start.personal.size > 0);
   return { result, more: taken.length > options.chunkSize };
 }
 
@@ -296,7 +310,7 @@ export function rebuildSubject(pool: Pool, workspaceId: string, subject: string,
         return rebuildInTransaction(tx, workspaceId, subject, policies, options);
       }).catch(asUnwritten(subject)),
     ),
-  );
+  ).then(toViewer(options));
 }
 
 /** A rebuild inside the caller's transaction; the caller holds the subject's lock. */
@@ -318,7 +332,8 @@ export async function rebuildInTransaction(
     await insertChanges(tx, workspaceId, null, changes.rows);
     return emptyResult(subject, EMPTY_STATE_HASH);
   }
-  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options, changes, false);
+  // The derived rows are gone: every personal memory there is now, this compile writes.
+  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options, changes, false, false);
 }
 
 /**
@@ -363,11 +378,22 @@ async function compileEpisodes(
   changes: ChangeLog,
   /** The subject has a row: compiled before, so claims of it may be stored. */
   compiledBefore: boolean,
+  /** The subject held personal memories when the compile began. */
+  personalBefore: boolean,
 ): Promise<CompileResult> {
   const started = new Date();
   const sealBefore = new Date(started.getTime() - SEAL_MARGIN_MS).toISOString();
   const t0 = performance.now();
   const result = emptyResult(subject, EMPTY_STATE_HASH);
+  // What is counted of each user's personal episodes and memories, besides the totals: a key of
+  // another user is told the result without them (`seenBy`).
+  const counted = new Map<string, Counters>();
+  const personalCounters = (scope: string, owner: string | null): Counters | null => {
+    if (scope !== 'personal' || owner === null) return null;
+    let c = counted.get(owner);
+    if (!c) counted.set(owner, (c = zeroCounters()));
+    return c;
+  };
 
   // Keys to refold: every key a new claim is on, and every key a lineage with a new snapshot
   // version stated before (the new version may no longer state it).
@@ -411,6 +437,8 @@ async function compileEpisodes(
         sliceYield = performance.now();
       }
       if (e.kind === LINK_KIND) linkArrived = true;
+      const own = personalCounters(e.scope, e.owner);
+      if (own) own.episodes_processed += 1;
       claims.push(...extract(e, policies.set));
       if (e.snapshot) {
         snapshotLineages.add(e.lineage);
@@ -640,9 +668,11 @@ async function compileEpisodes(
         document_lineages: documentsOf(memoryClaims, resume !== undefined ? (before!.document_lineages ?? []) : []),
         checkpoint,
       };
+      const own = personalCounters(timeline.fact_key.scope, timeline.fact_key.owner);
       if (!before) {
         inserts.push(write);
         result.memories_created += 1;
+        if (own) own.memories_created += 1;
         created.push(id);
       } else {
         updates.push({ write, expected: before });
@@ -652,12 +682,14 @@ async function compileEpisodes(
         // so its pairs are computed again, as a rebuild would compute them.
         if ((before.told_as_change !== undefined && before.told_as_change !== write.told_as_change) || (before.document_lineages !== undefined && before.document_lineages.join('\u0000') !== write.document_lineages.join('\u0000'))) reshaped.push(id);
         result.memories_updated += 1;
+        if (own) own.memories_updated += 1;
         removedDigests.push(before.digest);
       }
       addedDigests.push(write.digest);
       noteWritten(changes, before && { ...before, timeline: viewableHead(before.timeline, prefix) }, seen, write.digest);
       writes.push({ write, before: before?.timeline ?? null, base: sealedBase(prefix).values });
       countChanges(result, before, timeline);
+      if (own) countChanges(own, before, timeline);
       conflictDelta += (timeline.status_hint === 'conflicted' ? 1 : 0) - (before?.status === 'conflicted' ? 1 : 0);
     }
     if (writing) await writing;
@@ -699,7 +731,9 @@ async function compileEpisodes(
     duration_ms: performance.now() - t0,
     result: { ...result },
   });
-  return result;
+  // With no personal memory before and none written, there is none now: no statement for them.
+  if (!personalBefore && counted.size === 0) return result;
+  return withParts(result, partsFrom(await personalDigestsOfSubject(tx, workspaceId, subject), counted));
 }
 
 /**
@@ -728,7 +762,7 @@ export function foldMemoryWithCheckpoint(claims: readonly Claim[], policies: Pol
   return foldWithCheckpoint(claims, policyFor(policies, first.predicate), versions.filter((v) => lineages.has(v.lineage)), first.fact_key);
 }
 
-function countChanges(result: CompileResult, before: MemoryRow | undefined, after: Timeline): void {
+function countChanges(result: Counters, before: MemoryRow | undefined, after: Timeline): void {
   const superseded = (t: Timeline | undefined) => t?.values.filter((v) => v.status === 'superseded').length ?? 0;
   result.memories_superseded += Math.max(0, superseded(after) - superseded(before?.timeline));
   if (after.status_hint === 'conflicted' && before?.status !== 'conflicted') result.conflicts_opened += 1;

@@ -3,6 +3,7 @@ import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION, ValidationError } from '@canon/core';
 import { deleteChangesBefore, deleteJobProgressBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsAmong, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileOptions, type CompileResult } from './compile.js';
+import { WORKSPACE_VIEW } from './seen-by.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { allUsersOf, withSystem, withWorkspace } from '../auth/scope.js';
 
@@ -256,8 +257,9 @@ export async function startWorkers(
   await boss.work<CompileJobData, CompileResult>(QUEUES.compile, { localConcurrency: 2, ...POLLING }, async ([job]) =>
     loggedJob(QUEUES.compile, job!, { workspace_id: job!.data.workspace_id, subject: subjectRef(job!.data.workspace_id, job!.data.subject) }, async () => {
       const { workspace_id, subject, rebuild } = job!.data;
-      if (rebuild) return rebuildSubject(pool, workspace_id, subject, { jobId: job!.id });
-      const result = await compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize });
+      // Any key of the workspace may poll a job's result: it is told as a key of no user sees it.
+      if (rebuild) return rebuildSubject(pool, workspace_id, subject, { jobId: job!.id, viewer: WORKSPACE_VIEW });
+      const result = await compileSubject(pool, workspace_id, subject, { jobId: job!.id, chunkSize, viewer: WORKSPACE_VIEW });
       await afterCompile?.(workspace_id, subject).catch((err: unknown) => log().warn({ event: 'after_compile_failed', err }, 'after-compile step failed'));
       return result;
     }),
@@ -268,7 +270,7 @@ export async function startWorkers(
       const { workspace_id, subjects, all, visible_to } = job!.data;
       const targets = all ? await withWorkspace(pool, allUsersOf(workspace_id), (tx) => subjectsOfWorkspace(tx, workspace_id)) : [...new Set(subjects ?? [])].sort();
       const visibleTo = visible_to ? { workspace_id, user: visible_to.user } : undefined;
-      const result = await compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss), visibleTo);
+      const result = await compileMany(pool, workspace_id, targets, job!.id, chunkSize, deadLetter(boss), visibleTo, visibleTo ?? WORKSPACE_VIEW);
       // An {all} job's result is kept by the queue and answered to whoever polls it: the totals and
       // the failed subjects, not one result per subject of the workspace (megabytes for a large one).
       return all ? manyTotals(result) : result;
@@ -385,6 +387,8 @@ export async function compileMany(
   chunkSize?: number,
   onFailure?: OnFailure,
   visibleTo?: CompileOptions['visibleTo'],
+  /** Whose view each result is told in (`CompileOptions.viewer`); `visibleTo` when absent. */
+  viewer: CompileOptions['viewer'] = visibleTo,
 ): Promise<ManyResult> {
   const results: Array<CompileResult | undefined> = new Array(subjects.length);
   const failed: FailedSubject[] = [];
@@ -405,7 +409,7 @@ export async function compileMany(
       while (next < subjects.length) {
         const i = next++;
         try {
-          results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}), ...(visibleTo ? { visibleTo } : {}) });
+          results[i] = await compileSubject(pool, workspaceId, subjects[i]!, { jobId, ...(chunkSize ? { chunkSize } : {}), ...(visibleTo ? { visibleTo } : {}), ...(viewer ? { viewer } : {}) });
         } catch (err) {
           const f = failure(subjects[i]!, err);
           // A subject erased while the job ran (its compile then fails for want of its rows) is
@@ -469,11 +473,11 @@ export async function scheduledCompile(
   };
   const staleKeys = new Set(stale.map((s) => JSON.stringify([s.workspace_id, s.subject])));
   let rebuilt = 0;
-  for (const s of stale) if (await attempt(s.workspace_id, s.subject, () => rebuildSubject(pool, s.workspace_id, s.subject, { jobId }))) rebuilt += 1;
+  for (const s of stale) if (await attempt(s.workspace_id, s.subject, () => rebuildSubject(pool, s.workspace_id, s.subject, { jobId, viewer: WORKSPACE_VIEW }))) rebuilt += 1;
   let compiled = 0;
   for (const s of pending) {
     if (staleKeys.has(JSON.stringify([s.workspace_id, s.subject]))) continue;
-    if (await attempt(s.workspace_id, s.subject, () => compileSubject(pool, s.workspace_id, s.subject, { jobId }))) compiled += 1;
+    if (await attempt(s.workspace_id, s.subject, () => compileSubject(pool, s.workspace_id, s.subject, { jobId, viewer: WORKSPACE_VIEW }))) compiled += 1;
   }
   return { compiled, rebuilt, totals: sumResults(results), failed };
 }

@@ -1,6 +1,7 @@
 import { BusyError, NotFoundError, SecretRefusedError, ValidationError, type EpisodeInput } from '@canon/core';
 import { lockSubject, LockTimeoutError, withLockTimeout, type MemoryRow, type Pool, type PoolClient } from '@canon/store';
 import { compilePendingInTransaction, type CompileResult } from './compile.js';
+import { seenBy } from './seen-by.js';
 import { appendBatch, prepareBatch } from '../ingest/ingest.js';
 import { loadPolicySet } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
@@ -74,5 +75,5 @@ export async function appendAndCompile(
     throw new ValidationError('idempotency_key: this key belongs to an erased episode; use another key');
   }
   const compiled = await asAllUsers(ctx.tx, () => compilePendingInTransaction(ctx.tx, principal.workspace_id, subject, ctx.policies));
-  return { episode_id: item.episode_id, compiled };
+  return { episode_id: item.episode_id, compiled: seenBy(compiled, principal.user) };
 }

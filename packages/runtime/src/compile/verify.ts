@@ -1,4 +1,4 @@
-import { authorOf, canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, documentsOf, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
+import { authorOf, canonicalJson, COMPILER_VERSION, EMPTY_STATE_HASH, NOTE_PREDICATE, combineDigests, updateStateHash, extract, headOf, shownCandidates, Timeline, timelineDigest, timelineEtag, timelineHashes, toldAsChange, documentsOf, type CandidateRef, type Claim, type FoldCheckpoint, type PolicySet } from '@canon/core';
 import { episodesOfSubject, getSubject, inSnapshot, memoriesOfSubject, projectionRowsOfSubject, summariesOfSubject, type MemoryRow, type MemoryShapeRow, type PartnerSide, type Pool, type Sql, type StoredDerivations } from '@canon/store';
 import { foldMemoryWithCheckpoint } from './compile.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -35,12 +35,16 @@ export function unwrittenReport(subject: string): RecomputeReport {
  * Recomputes a subject from the log in memory (extract + fold, no writes) and compares it with
  * the stored rows: timelines, ETags, value rows and hashes. Read-only, in one snapshot.
  */
-export async function recomputeAndCompare(pool: Pool, workspaceId: string, subject: string): Promise<RecomputeReport> {
+export async function recomputeAndCompare(pool: Pool, workspaceId: string, subject: string, viewer?: { user: string | null }): Promise<RecomputeReport> {
   return inSnapshot(pool, async (tx) => {
     await enterWorkspace(tx, allUsersOf(workspaceId));
-    return compareInSnapshot(tx, workspaceId, subject);
+    return compareInSnapshot(tx, workspaceId, subject, viewer);
   });
 }
+
+/** Whether a memory of this fact key is another user's personal one than the viewer's. */
+const hiddenFrom = (viewer: { user: string | null } | undefined, key: { scope: string; owner: string | null }) =>
+  viewer !== undefined && key.scope === 'personal' && key.owner !== viewer.user;
 
 /** What the candidate search reads of a memory beside its key, as its row keeps it. */
 export interface MemoryShapeFacts {
@@ -118,7 +122,12 @@ export async function foldSubjectFromLog(
   return expected;
 }
 
-async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string): Promise<RecomputeReport> {
+/**
+ * With `viewer`, the report as that key may see it (as a compile's answer, `seenBy`): other users'
+ * personal memories are compared like every other, but left out of the three hashes, and their
+ * differences are told as one count, without their keys or values.
+ */
+async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string, viewer?: { user: string | null }): Promise<RecomputeReport> {
   const { set } = await loadPolicySet(sql, workspaceId);
   const factsOf = new Map<string, MemoryShapeFacts>();
   const checkpoints = new Map<string, FoldCheckpoint | null>();
@@ -140,9 +149,16 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
 
   const differences: VerifyDifference[] = [];
   const storedDigests: string[] = [];
+  // Memories the viewer may not see, and the digests of those among the stored rows.
+  const hidden = new Set<string>();
+  const hiddenStored: string[] = [];
+  for (const [id, t] of expected) if (hiddenFrom(viewer, t.fact_key)) hidden.add(id);
   const seen = new Set<string>();
   for (const row of rows) {
     seen.add(row.id);
+    // A row whose timeline does not parse has no key to tell by: it is hidden if its memory is.
+    const key = (row.timeline as Partial<Timeline> | null)?.fact_key;
+    if (key && hiddenFrom(viewer, key)) hidden.add(row.id);
     const parsed = Timeline.safeParse(row.timeline);
     const diff = (what: string, e: unknown, a: unknown) => differences.push({ subject, key: row.key, memory_id: row.id, what, expected: e, actual: a });
     if (!parsed.success) {
@@ -154,6 +170,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
     const actualDigest = timelineDigest(actual);
     const actualEtag = timelineEtag(actual);
     storedDigests.push(actualDigest);
+    if (hidden.has(row.id)) hiddenStored.push(actualDigest);
     const want = expected.get(row.id);
     if (!want) {
       diff('memory has no claims in the log', null, actual.values.map((v) => v.value));
@@ -235,15 +252,19 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string)
   if (subjectRow && subjectRow.compiler_version !== COMPILER_VERSION) {
     differences.push({ subject, key: '', memory_id: '', what: 'compiler version', expected: COMPILER_VERSION, actual: subjectRow.compiler_version });
   }
+  const shown = differences.filter((d) => !hidden.has(d.memory_id));
+  if (shown.length < differences.length) {
+    shown.push({ subject, key: '', memory_id: '', what: "differences in memories this key may not see (other users' personal ones)", expected: 0, actual: differences.length - shown.length });
+  }
   return {
     subject,
-    stored_state_hash: combineDigests(storedDigests),
-    rebuilt_state_hash: combineDigests([...expected.values()].map(timelineDigest)),
+    stored_state_hash: updateStateHash(combineDigests(storedDigests), hiddenStored, []),
+    rebuilt_state_hash: combineDigests([...expected].filter(([id]) => !hidden.has(id)).map(([, t]) => timelineDigest(t))),
     // No row: never compiled with anything in it, or erased whole. Compiles keep the empty state's
     // hash for it then (they answer it for a subject with nothing in the log), and a subject that
     // does hold episodes has a row after verify's compiles, so a missing one still differs.
-    incremental_state_hash: subjectRow?.state_hash ?? combineDigests([]),
-    differences,
+    incremental_state_hash: updateStateHash(subjectRow?.state_hash ?? combineDigests([]), hiddenStored, []),
+    differences: shown,
   };
 }
 

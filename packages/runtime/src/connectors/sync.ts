@@ -4,6 +4,7 @@ import { ValidationError } from '@canon/core';
 import { CreateKeyInput } from '../auth/keys.js';
 import type { Runtime } from '../surface.js';
 import { compileMany } from '../compile/jobs.js';
+import { WORKSPACE_VIEW } from '../compile/seen-by.js';
 import { createPostgresSink } from './postgres-sink.js';
 import { checkInstanceId, registeredConnector } from './registry.js';
 
@@ -100,7 +101,7 @@ function postgresDestination(runtime: ConnectorRuntime, workspace: string): Conn
       return createPostgresSink(tracking, { workspaceId: workspace, instanceId, connector });
     },
     async compile(subjects) {
-      const many = await compileMany(runtime.pool, workspace, subjects, null, runtime.config?.jobs.compileChunk);
+      const many = await compileMany(runtime.pool, workspace, subjects, null, runtime.config?.jobs.compileChunk, undefined, undefined, WORKSPACE_VIEW);
       const { episodes_processed, memories_created, memories_updated, conflicts_opened, tombstoned } = many.totals;
       return { subjects: many.subjects, episodes_processed, memories_created, memories_updated, conflicts_opened, tombstoned, failed: many.failed.length };
     },

@@ -1,8 +1,12 @@
 import type pg from 'pg';
 import type { Sql } from '../db.js';
 import { sqlLiteral } from '../literal.js';
+import { digestsByOwner, personalDigestsJson } from '../memories/personal-digests.js';
 
-/** What a compile reads before it folds anything: the workspace's policies, the subject's stamp, its oldest pending episodes. */
+/**
+ * What a compile reads before it folds anything: the workspace's policies, the subject's stamp, its
+ * oldest pending episodes, and the digests of its personal memories.
+ */
 export interface CompileStart {
   /** The policies row as stored, null when the workspace has none. */
   policy_set: unknown | null;
@@ -10,6 +14,8 @@ export interface CompileStart {
   subject: { state_hash: string; compiler_version: string; policy_fingerprint: string } | null;
   /** Up to `limit` pending episode ids, oldest first. */
   pending: string[];
+  /** The digests of the subject's personal memories, by owner (`personalDigestsOfSubject`). */
+  personal: Map<string, string[]>;
 }
 
 interface CompileStartRow {
@@ -18,6 +24,7 @@ interface CompileStartRow {
   compiler_version: string | null;
   policy_fingerprint: string | null;
   pending: string[];
+  personal: Array<[string, string]>;
 }
 
 /**
@@ -30,12 +37,13 @@ function startSql(workspace: string, subject: string, limit: string): string {
   return `SELECT (SELECT policy_set FROM policies WHERE workspace_id = ${workspace}) AS policy_set,
             s.state_hash, s.compiler_version, s.policy_fingerprint,
             array_to_json(ARRAY(SELECT episode_id::text FROM pending WHERE workspace_id = ${workspace} AND subject = ${subject}
-                  ORDER BY created_at, episode_id LIMIT ${limit})) AS pending
+                  ORDER BY created_at, episode_id LIMIT ${limit})) AS pending,
+            ${personalDigestsJson(workspace, subject)} AS personal
      FROM (SELECT 1) AS one LEFT JOIN subjects s ON s.workspace_id = ${workspace} AND s.subject = ${subject}`;
 }
 
 /**
- * The three reads that open every compile, in one statement: a compile with nothing to do costs
+ * The reads that open every compile, in one statement: a compile with nothing to do costs
  * its round trips, not its work. Run after the subject's lock, so what it reads is what the
  * compile may change (a statement's snapshot is taken when it starts).
  */
@@ -59,5 +67,6 @@ export function compileStartOf(rows: readonly pg.QueryResultRow[]): CompileStart
     policy_set: r.policy_set ?? null,
     subject: r.state_hash === null ? null : { state_hash: r.state_hash, compiler_version: r.compiler_version!, policy_fingerprint: r.policy_fingerprint! },
     pending: r.pending,
+    personal: digestsByOwner(r.personal),
   };
 }

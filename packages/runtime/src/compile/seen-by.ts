@@ -1,0 +1,98 @@
+import { combineDigests, updateStateHash } from '@canon/core';
+import type { CompileResult } from './compile.js';
+
+export const COUNTERS = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
+export type Counters = Record<(typeof COUNTERS)[number], number>;
+
+export const zeroCounters = (): Counters => ({
+  episodes_processed: 0,
+  memories_created: 0,
+  memories_updated: 0,
+  memories_superseded: 0,
+  conflicts_opened: 0,
+  tombstoned: 0,
+});
+
+/**
+ * One user's part of a compile of a subject that holds personal memories: what the compile counted
+ * of that user's personal episodes and memories, and the sum of the digests of that user's personal
+ * memories once it was done (a part of the subject's state_hash).
+ */
+export interface PersonalPart {
+  counters: Counters;
+  sum: string;
+}
+
+/**
+ * Kept on a result under a symbol: never serialized (JSON leaves symbol keys out), so no answer,
+ * log line, job result or audit row carries another user's part by mistake; `seenBy` reads it.
+ */
+export const PERSONAL_PARTS: unique symbol = Symbol('personal parts');
+
+export type Parts = ReadonlyMap<string, PersonalPart>;
+type WithParts = { [PERSONAL_PARTS]?: Parts };
+
+export function partsOf(result: CompileResult): Parts | undefined {
+  return (result as WithParts)[PERSONAL_PARTS];
+}
+
+export function withParts<T extends CompileResult>(result: T, parts: Parts | undefined): T {
+  if (parts === undefined || parts.size === 0) {
+    delete (result as WithParts)[PERSONAL_PARTS];
+    return result;
+  }
+  (result as WithParts)[PERSONAL_PARTS] = parts;
+  return result;
+}
+
+/**
+ * The parts of a subject's personal memories as they stand (`digests`, by owner), with what this
+ * compile counted for each owner (`counted`): an owner whose memories are all gone keeps its
+ * counters with an empty sum.
+ */
+export function partsFrom(digests: ReadonlyMap<string, readonly string[]>, counted: ReadonlyMap<string, Counters> = new Map()): Parts {
+  const parts = new Map<string, PersonalPart>();
+  for (const [owner, list] of digests) parts.set(owner, { counters: counted.get(owner) ?? zeroCounters(), sum: combineDigests(list) });
+  for (const [owner, counters] of counted) if (!parts.has(owner)) parts.set(owner, { counters, sum: combineDigests([]) });
+  return parts;
+}
+
+/**
+ * Two steps of one compile (chunks), as one: counters added, and the sums of the later step, which
+ * read the subject after the earlier one.
+ */
+export function laterParts(a: Parts | undefined, b: Parts | undefined): Parts | undefined {
+  if (!a) return b;
+  const out = new Map<string, PersonalPart>();
+  for (const [owner, part] of b ?? new Map<string, PersonalPart>()) out.set(owner, { counters: addCounters(a.get(owner)?.counters, part.counters), sum: part.sum });
+  for (const [owner, part] of a) if (!out.has(owner)) out.set(owner, { counters: part.counters, sum: combineDigests([]) });
+  return out;
+}
+
+function addCounters(a: Counters | undefined, b: Counters): Counters {
+  const out = { ...b };
+  if (a) for (const k of COUNTERS) out[k] += a[k];
+  return out;
+}
+
+/** The view of an answer any key of the workspace may read (a job's result): no user's personal part. */
+export const WORKSPACE_VIEW: { readonly user: null } = Object.freeze({ user: null });
+
+/**
+ * A compile's result as a key of `user` (null: a key of no user, or an answer any key of the
+ * workspace may read) may see it: other users' personal episodes and memories are left out of the
+ * counters, and their memories' digests out of the state_hash. The state_hash is then that of the
+ * memories the key sees, so it moves with what the key can recall and not with another user's
+ * personal writes (design §7).
+ */
+export function seenBy(result: CompileResult, user: string | null): CompileResult {
+  const parts = partsOf(result);
+  const { [PERSONAL_PARTS]: _parts, ...plain } = result as CompileResult & WithParts;
+  if (!parts) return plain;
+  const hidden = [...parts].filter(([owner]) => owner !== user).map(([, part]) => part);
+  if (hidden.length === 0) return plain;
+  const out = { ...plain };
+  for (const part of hidden) for (const k of COUNTERS) out[k] -= part.counters[k];
+  out.state_hash = updateStateHash(plain.state_hash, hidden.map((p) => p.sum), []);
+  return out;
+}
