@@ -257,6 +257,50 @@ describe("Canon's own credentials, tokens, command lines and sentences", () => {
   });
 });
 
+describe("vendors' keys the preset does not know", () => {
+  const found = (t: string) => canonSecretFindings(t).map((f) => [f.rule, t.slice(f.start, f.end)]);
+  const keys = [
+    `sk-ant-api03-${'AbCdEfGhIj0123456789-_'.repeat(4)}AA`,
+    `sk-proj-${'AbCdEfGhIjKlMnOp0123'.repeat(3)}`,
+    `sk-${'AbCdEfGhIj0123456789'}T3BlbkFJ${'KlMnOpQrSt0123456789'}`,
+    'AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q',
+    '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',
+    'SK0123456789abcdef0123456789abcdef',
+    'hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh',
+    `dop_v1_${'0123456789abcdef'.repeat(4)}`,
+    `shpat_${'0123456789abcdef'.repeat(2)}`,
+    `pypi-AgEIcHlwaS5vcmc${'AbCdEfGhIj0123456789'.repeat(3)}`,
+    `dapi${'0123456789abcdef'.repeat(2)}`,
+    `lin_api_${'AbCdEfGhIj'.repeat(4)}`,
+    `dp.pt.${'AbCdEfGhIj'.repeat(4)}abc`,
+    `PMAK-${'0123456789ab'.repeat(2)}-${'0123456789abcdef'.repeat(2)}01`,
+    `ATATT3${'xFfGF0AbCdEfGhIj'.repeat(8)}`,
+    `github_pat_11ABCDEFG0123456789_${'abcdefghij'.repeat(6)}`,
+  ];
+  it.each(keys)('finds %s whole, in a sentence', (key) => {
+    expect(found(`the key is ${key} for now`)).toEqual([['vendor-token', key]]);
+  });
+
+  it("finds an Azure key in its connection string, and the value only", () => {
+    const key = `${'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1'.repeat(2)}OUzFT50uSRZ6IFsuFq2UVE==`;
+    expect(found(`DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${key};EndpointSuffix=core.windows.net`)).toEqual([['vendor-token', key]]);
+  });
+
+  it('leaves a prefix alone, a word that starts like one, a key cut short and one inside a longer run', () => {
+    for (const line of [
+      'sk-learn and sk-proj-x are not keys',
+      'the AIza prefix marks a Google key',
+      'ASK0123456789abcdef0123456789abcdef0 is a hash',
+      `SK${'0123456789abcdef'.repeat(2)}0 is longer than a key`,
+      'SG.a.b and hf_short',
+      'AccountKey=<your key here>',
+      'a sha256 of 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    ]) {
+      expect(found(line), line).toEqual([]);
+    }
+  });
+});
+
 describe('a name disguised to slip past the rules', () => {
   it('is read as it shows: a zero-width character inside it, full-width letters; the secret found where it stands', () => {
     const found = (t: string) => canonSecretFindings(t).map((f) => [f.rule, t.slice(f.start, f.end)]);
@@ -264,6 +308,10 @@ describe('a name disguised to slip past the rules', () => {
     expect(found('\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44: Zx9kq2LmP0abcd')).toEqual([['connection-password', 'Zx9kq2LmP0abcd']]);
     expect(found('DB_PASS\u00adWORD=Zx9kq2LmP0abcd')).toEqual([['connection-password', 'Zx9kq2LmP0abcd']]);
     expect(found('The user prefers dark mode\u200b')).toEqual([]);
+    // Percent-escaped, as pasted from a URL's query: found where it stands, escapes and all.
+    expect(found('https://x.internal/cb?state=dop%5Fv1%5F' + '0123456789abcdef'.repeat(4) + '&q=a%20b')).toEqual([['vendor-token', 'dop%5Fv1%5F' + '0123456789abcdef'.repeat(4)]]);
+    // An escaped space or separator is left as written: a URL's ordinary escapes find nothing.
+    expect(found('https://example.com/a%20b%2Fc?x=%41%42&password%3D')).toEqual([]);
   });
 });
 

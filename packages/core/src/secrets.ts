@@ -107,6 +107,32 @@ const CREDENTIAL_SETTING = {
   env: new RegExp(`^[ \\t]*ENV[ \\t]+((?:[A-Za-z0-9][A-Za-z0-9_.-]*)?${CREDENTIAL_NAME})[ \\t]+(?:"([^"\\n]+)"|'([^'\\n]+)'|([^\\s"'=][^\\s]*))[ \\t]*$`, 'dgim'),
 };
 
+/**
+ * The vendor keys of the `vendor-token` rule, one alternative each. A key in a connection string
+ * (`AccountKey=`, `SharedAccessKey=`) is the value only: group 1 is the name before it.
+ */
+const VENDOR_KEYS = [
+  '(?<![A-Za-z0-9_-])sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{32,}',
+  '(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}',
+  '(?<![A-Za-z0-9_-])sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}',
+  '(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}',
+  '(?<![A-Za-z0-9_.-])SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}',
+  '(?<![A-Za-z0-9_-])SK[0-9a-f]{32}',
+  '(?<![A-Za-z0-9_-])hf_[A-Za-z]{34}',
+  '(?<![A-Za-z0-9_-])do[opr]_v1_[a-f0-9]{64}',
+  '(?<![A-Za-z0-9_-])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}',
+  '(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}',
+  '(?<![A-Za-z0-9_-])dapi[a-f0-9]{32}(?:-[0-9])?',
+  '(?<![A-Za-z0-9_-])lin_api_[A-Za-z0-9]{40}',
+  '(?<![A-Za-z0-9_.-])dp\\.(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40,44}',
+  '(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}',
+  '(?<![A-Za-z0-9_-])ATATT3[A-Za-z0-9_=-]{100,}',
+  '(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{70,}',
+  '((?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)=)[A-Za-z0-9+/]{40,}={0,2}',
+];
+// A key runs to the end of its alphabet: one cut inside a longer run is not a key.
+const VENDOR_TOKEN = new RegExp(`(?:${VENDOR_KEYS.join('|')})(?![A-Za-z0-9_-])`, 'g');
+
 /** A value long and varied enough to be a credential, not a count, a flag or a word. */
 function credentialShaped(value: string): boolean {
   return (value.length >= 12 && /\d/.test(value)) || value.length >= 20;
@@ -375,6 +401,24 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     },
   },
   {
+    // Vendors' keys that secretlint's preset does not know, each by the prefix its vendor gives it
+    // (the shapes secret scanners such as gitleaks list): Anthropic, OpenAI, Google, SendGrid,
+    // Twilio, Hugging Face, DigitalOcean, Shopify, PyPI, Databricks, Linear, Doppler, Postman,
+    // Atlassian, GitHub's fine-grained tokens of any length, and an Azure storage or service-bus
+    // key in its connection string. A prefix alone,
+    // or a word that merely starts like one, is none: each needs its length and its alphabet.
+    rule: 'vendor-token',
+    needs: ['sk-', 'AIza', 'SG.', 'SK', 'hf_', '_v1_', 'shp', 'pypi-', 'dapi', 'lin_api_', 'dp.', 'PMAK-', 'ATATT', 'github_pat_', 'AccessKey=', 'AccountKey='],
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      for (const m of text.matchAll(VENDOR_TOKEN)) {
+        const start = m.index + (m[1]?.length ?? 0);
+        out.push({ rule: 'vendor-token', start, end: m.index + m[0].length });
+      }
+      return out;
+    },
+  },
+  {
     // A JSON Web Token: a header and a payload that open `{"` (`eyJ`), and a signature.
     rule: 'jwt',
     needs: ['eyJ'],
@@ -638,9 +682,10 @@ function valueGroups(text: string, re: RegExp, rule: string): SecretFinding[] {
 export function canonSecretFindings(text: string): SecretFinding[] {
   const found = rulesOver(text);
   // A name written to slip past the rules — a zero-width space inside it (`pass\u200bword: …`),
-  // full-width letters (`ｐａｓｓｗｏｒｄ: …`) — is read as it shows: the rules are asked again of
-  // the text without its invisible characters and in its compatibility forms (NFKC), and what they
-  // find there is mapped back to where it stands. Another script's look-alike letters are not.
+  // full-width letters (`ｐａｓｓｗｏｒｄ: …`), percent-escapes (`ghp%5F…`) — is read as it shows
+  // or as it decodes: the rules are asked again of the text without its invisible characters, its
+  // escapes of a token's characters decoded, in its compatibility forms (NFKC), and what they find
+  // there is mapped back to where it stands. Another script's look-alike letters are not.
   if (DISGUISED.test(text)) {
     const fold = foldForRules(text);
     found.push(...unfoldFindings(fold, rulesOver(fold.folded)));
@@ -659,13 +704,18 @@ function rulesOver(text: string): SecretFinding[] {
   return found;
 }
 
-/** An invisible format character, or a full-width or other compatibility form of an ASCII one. */
-const DISGUISED = /[\p{Cf}\uFF01-\uFF5E\u3000]/u;
+/**
+ * An invisible format character, a full-width or other compatibility form of an ASCII one, or a
+ * percent-escape (`ghp%5F…`: a token pasted from a URL's query).
+ */
+const DISGUISED = /[\p{Cf}\uFF01-\uFF5E\u3000]|%[0-9A-Fa-f]{2}/u;
+
 
 /**
  * Whether a text may hide a secret from rules that read it as written: an invisible character
- * inside a token (`ghp_…\u200b…`), full-width letters. The compiler's normalization drops the
- * invisible ones, so such a token would come back whole in a memory.
+ * inside a token (`ghp_…\u200b…`), full-width letters, a percent-escape (`ghp%5F…`). The compiler's
+ * normalization drops the invisible ones, so such a token would come back whole in a memory; an
+ * escaped one is the token to anyone who decodes it.
  */
 export function isDisguised(text: string): boolean {
   return DISGUISED.test(text);
@@ -681,14 +731,26 @@ export function unfoldFindings(fold: { starts: readonly number[]; ends: readonly
 }
 
 /**
- * The text without its format characters and each other character in its NFKC form, with, for
- * every UTF-16 unit of the result, where the character it came from starts and ends in the text.
+ * The text without its format characters, each percent-escape of a token's character decoded, and
+ * each other character in its NFKC form, with, for every UTF-16 unit of the result, where the
+ * character it came from starts and ends in the text.
  */
 export function foldForRules(text: string): { folded: string; starts: number[]; ends: number[] } {
   let folded = '';
   const starts: number[] = [];
   const ends: number[] = [];
   for (let i = 0; i < text.length; ) {
+    if (text.charCodeAt(i) === 0x25 /* % */) {
+      const escaped = String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16));
+      // Only a character of a token's alphabet: an escaped space or separator stays as written.
+      if (/^[0-9A-Fa-f]{2}$/.test(text.slice(i + 1, i + 3)) && TOKEN_CHAR.test(escaped)) {
+        folded += escaped;
+        starts.push(i);
+        ends.push(i + 3);
+        i += 3;
+        continue;
+      }
+    }
     const cp = text.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
     const ch = text.slice(i, i + width);
