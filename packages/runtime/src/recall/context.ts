@@ -72,17 +72,30 @@ export function words(s: string): Set<string> {
   );
 }
 
-/** pg_trgm-style trigrams of each word ("  w", " wo", "wor", …, "rd "). */
-function trigrams(ws: Set<string>): Set<string> {
-  const out = new Set<string>();
+/**
+ * pg_trgm-style trigrams of each word ("  w", " wo", "wor", …, "rd "), each as a number: three
+ * UTF-16 units below U+0400 (Latin, Greek, digits: nearly every trigram) packed 10 bits apiece into
+ * a small integer, any other as 2³⁰ plus its units 16 bits apiece (48 bits, exact in a double), so
+ * two trigrams never share a number. A bundle scores every memory of the subject, and a string
+ * sliced per trigram made a long-valued subject's scoring most of the request (3,000 memories of
+ * ~1,700 characters: ~100 ms of ~260).
+ */
+export function trigrams(ws: Iterable<string>): Set<number> {
+  const out = new Set<number>();
   for (const w of ws) {
-    const padded = `  ${w} `;
-    for (let i = 0; i + 3 <= padded.length; i += 1) out.add(padded.slice(i, i + 3));
+    let a = 0x20;
+    let b = 0x20;
+    for (let i = 0; i <= w.length; i += 1) {
+      const c = i < w.length ? w.charCodeAt(i) : 0x20;
+      out.add(a < 0x400 && b < 0x400 && c < 0x400 ? (a << 20) | (b << 10) | c : 0x4000_0000 + a * 0x1_0000_0000 + b * 0x1_0000 + c);
+      a = b;
+      b = c;
+    }
   }
   return out;
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
+function jaccard(a: Set<number>, b: Set<number>): number {
   if (a.size === 0 || b.size === 0) return 0;
   let shared = 0;
   for (const x of a) if (b.has(x)) shared += 1;
