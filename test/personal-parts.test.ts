@@ -129,6 +129,17 @@ describe("another user's personal writes to a shared subject", () => {
     expect(proposed.compiled.state_hash).toBe(await hashOfVisible('bob'));
   });
 
+  it("leave the rebuilds an erasure answers with, told as the one erasing may see them", async () => {
+    const eve = (await canon.key('member', { user: 'eve' })).key;
+    await post('/v1/episodes?compile=wait', eve, claim('e-1', 'pager rota', 'weekly'));
+    await post('/v1/episodes', ann, claim('a-8', 'my standup note', 'demo the ledger', 'personal'));
+    const erased = await post('/v1/erasures', owner, { user: 'eve' });
+    const rebuilt = (erased.rebuilt as Array<Record<string, unknown>>).find((r) => r.subject === SHARED)!;
+    const { rows } = await canon.runtime.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories WHERE subject = $1 AND scope = 'workspace'`, [SHARED]);
+    expect(rebuilt.memories_created).toBe(rows[0]!.n);
+    expect(rebuilt.state_hash).toBe(await hashOfVisible(null));
+  });
+
   it("leave a job's result, which any key of the workspace may read, with no user's personal part", async () => {
     await post('/v1/episodes', ann, claim('a-7', 'my retro note', 'flaky staging', 'personal'));
     const accepted = await canon.request('/v1/compile', { key: owner, json: { all: true, async: true } });

@@ -27,6 +27,7 @@ import {
   type Sql,
 } from '@canon/store';
 import { rebuildInTransaction, type CompileResult } from '../compile/compile.js';
+import { seenBy } from '../compile/seen-by.js';
 import { erasedKeyHash, erasedSubjectHash } from '../ingest/erased-key.js';
 import { connectorOfInstance, registeredConnector } from '../connectors/registry.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -167,7 +168,8 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       episodes: deleted,
       memories,
       subjects: subjects.filter((s) => shown.has(s)),
-      rebuilt: rebuilt.filter((r) => shown.has(r.subject)),
+      // Each rebuild as the one erasing may see it: no other user's personal part (`seenBy`).
+      rebuilt: rebuilt.filter((r) => shown.has(r.subject)).map((r) => seenBy(r, principal.user)),
       personal_subjects: subjects.filter((s) => !shown.has(s)).length,
       keys_revoked: keysRevoked,
       erased_at: audit.erased_at,
