@@ -11,7 +11,7 @@ import { episode, overruledEpisode } from './compile.js';
  * run starts from the same log.
  *
  *   tsx --conditions=source bench/compile-cpu.ts seed            # once
- *   tsx --conditions=source bench/compile-cpu.ts first [subject] # a first compile
+ *   tsx --conditions=source bench/compile-cpu.ts first [subject] # a first compile (UNANALYZED=1: with no statistics yet)
  *   tsx --conditions=source bench/compile-cpu.ts hot [runs] [subject] # one-episode compiles (of the hot key by default)
  */
 const SEED = 'canon_bench_cpu_seed';
@@ -110,7 +110,7 @@ try {
       }
       console.error(`seeded ${s.subject}`);
     }
-    await runtime.pool.query('VACUUM ANALYZE');
+    // Left as an ingest leaves it: each run decides whether the tables are analyzed first.
     fs.writeFileSync('/tmp/canon-bench-cpu-key', key);
     await runtime.close();
   } else {
@@ -119,7 +119,8 @@ try {
     // worker would then compile every seeded subject beside the one measured.
     const runtime = await benchRuntime(url, { CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '1000000000' }, { queue: false });
     const principal = await runtime.authenticate(fs.readFileSync('/tmp/canon-bench-cpu-key', 'utf8'));
-    await runtime.pool.query('VACUUM ANALYZE');
+    // UNANALYZED=1: as right after a backfill, before autovacuum has gathered any statistics.
+    if (!process.env['UNANALYZED']) await runtime.pool.query('VACUUM ANALYZE');
     const measure = async (fn: () => Promise<unknown>) => {
       const b0 = await backendCpuMs(runtime, RUN);
       const c0 = process.cpuUsage();
