@@ -64,7 +64,7 @@ export { deleteMemories } from './memories/delete-memories.js';
 export { insertMemories } from './memories/insert-memories.js';
 export { memoriesByIds } from './memories/memories-by-ids.js';
 export { memoriesOfSubject } from './memories/memories-of-subject.js';
-export { digestsByOwner, personalDigestsOfSubject } from './memories/personal-digests.js';
+export { personalDigestsOfSubject } from './memories/personal-digests-of-subject.js';
 export { memoriesPage, type MemoriesPageQuery } from './memories/memories-page.js';
 export { memoryHeadsOfSubject, type MemoryHeadRow } from './memories/memory-heads-of-subject.js';
 export { candidateSidesStatement, recallPageStatement } from './memories/recall-page.js';

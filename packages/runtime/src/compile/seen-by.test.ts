@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { COMPILER_VERSION, combineDigests } from '@canon/core';
-import type { CompileResult } from './compile.js';
 import { laterParts, partsFrom, partsOf, seenBy, withParts, zeroCounters, type Counters } from './seen-by.js';
 
 const digest = fc.stringMatching(/^[0-9a-f]{64}$/);
 
-function resultOf(digests: ReadonlyMap<string | null, readonly string[]>, counted: ReadonlyMap<string, Counters>): CompileResult {
+function resultOf(digests: ReadonlyMap<string | null, readonly string[]>, counted: ReadonlyMap<string, Counters>) {
   const all = [...digests.values()].flat();
   const total = zeroCounters();
   for (const c of counted.values()) for (const k of Object.keys(total) as Array<keyof Counters>) total[k] += c[k];

@@ -1,5 +1,4 @@
 import { combineDigests, updateStateHash } from '@canon/core';
-import type { CompileResult } from './compile.js';
 
 export const COUNTERS = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
 export type Counters = Record<(typeof COUNTERS)[number], number>;
@@ -31,12 +30,14 @@ export const PERSONAL_PARTS: unique symbol = Symbol('personal parts');
 
 export type Parts = ReadonlyMap<string, PersonalPart>;
 type WithParts = { [PERSONAL_PARTS]?: Parts };
+/** What `seenBy` tells: a compile's counters and its state_hash (`CompileResult`, among others). */
+export type Counted = Counters & { state_hash: string };
 
-export function partsOf(result: CompileResult): Parts | undefined {
+export function partsOf(result: Counted): Parts | undefined {
   return (result as WithParts)[PERSONAL_PARTS];
 }
 
-export function withParts<T extends CompileResult>(result: T, parts: Parts | undefined): T {
+export function withParts<T extends Counted>(result: T, parts: Parts | undefined): T {
   if (parts === undefined || parts.size === 0) {
     delete (result as WithParts)[PERSONAL_PARTS];
     return result;
@@ -85,9 +86,10 @@ export const WORKSPACE_VIEW: { readonly user: null } = Object.freeze({ user: nul
  * memories the key sees, so it moves with what the key can recall and not with another user's
  * personal writes (design §7).
  */
-export function seenBy(result: CompileResult, user: string | null): CompileResult {
+export function seenBy<T extends Counted>(result: T, user: string | null): T {
   const parts = partsOf(result);
-  const { [PERSONAL_PARTS]: _parts, ...plain } = result as CompileResult & WithParts;
+  const { [PERSONAL_PARTS]: _parts, ...rest } = result as T & WithParts;
+  const plain = rest as T;
   if (!parts) return plain;
   const hidden = [...parts].filter(([owner]) => owner !== user).map(([, part]) => part);
   if (hidden.length === 0) return plain;

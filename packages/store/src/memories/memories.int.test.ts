@@ -15,6 +15,7 @@ import { deleteMemories } from './delete-memories.js';
 import { insertMemories } from './insert-memories.js';
 import { memoriesByIds } from './memories-by-ids.js';
 import { memoriesOfSubject } from './memories-of-subject.js';
+import { personalDigestsOfSubject } from './personal-digests-of-subject.js';
 import { memoriesPage } from './memories-page.js';
 import { memoryHeadsOfSubject } from './memory-heads-of-subject.js';
 import { candidateSidesStatement, recallPageStatement } from './recall-page.js';
@@ -181,6 +182,15 @@ describe('memoriesOfSubject', () => {
     expect(rows.map((r) => r.id).sort()).toEqual(memories.filter((m) => m.subject === 's').map((m) => m.timeline.memory_id).sort());
     expect(rows.map((r) => r.key)).toEqual([...rows.map((r) => r.key)].sort());
     expect(rows.every((r) => r.timeline.memory_id === r.id)).toBe(true);
+  });
+});
+
+describe('personalDigestsOfSubject', () => {
+  it("reads the digests of a subject's personal memories by owner, and none of its other memories", async () => {
+    const { editor } = await seeded('w-personal');
+    expect(await personalDigestsOfSubject(pool, 'w-personal', 's')).toEqual(new Map([['ann', [editor.digest]]]));
+    expect(await personalDigestsOfSubject(pool, 'w-personal', 't')).toEqual(new Map());
+    expect(await personalDigestsOfSubject(pool, 'w-elsewhere', 's')).toEqual(new Map());
   });
 });
 

@@ -1,17 +1,7 @@
-import type { Sql } from '../db.js';
-
 /**
- * The state digests of a subject's personal memories, by owner (through `memories_personal_idx`):
- * what a compile's answer subtracts for a key of another user. Read as the compile reads, with
- * every user's rows visible.
+ * The state digests of a subject's personal memories, by owner: what a compile's answer subtracts
+ * for a key of another user. Pure helpers of `personalDigestsOfSubject` and `compileStart`.
  */
-export async function personalDigestsOfSubject(sql: Sql, workspaceId: string, subject: string): Promise<Map<string, string[]>> {
-  const { rows } = await sql.query<{ owner: string; digest: string }>(
-    `SELECT owner, digest FROM memories WHERE workspace_id = $1 AND subject = $2 AND scope = 'personal' ORDER BY owner`,
-    [workspaceId, subject],
-  );
-  return digestsByOwner(rows.map((r) => [r.owner, r.digest]));
-}
 
 /** `[owner, digest]` pairs grouped by owner. */
 export function digestsByOwner(pairs: ReadonlyArray<readonly [string, string]>): Map<string, string[]> {
@@ -24,8 +14,12 @@ export function digestsByOwner(pairs: ReadonlyArray<readonly [string, string]>):
   return out;
 }
 
-/** The SQL of the same pairs as one JSON array, for a statement that reads them beside others. */
+/**
+ * The SQL of a subject's `[owner, digest]` pairs as one JSON array, over two SQL expressions (the
+ * workspace and the subject), found through `memories_personal_idx`: nothing to read for most
+ * subjects.
+ */
 export function personalDigestsJson(workspace: string, subject: string): string {
   return `array_to_json(ARRAY(SELECT json_build_array(owner, digest) FROM memories
-            WHERE workspace_id = ${workspace} AND subject = ${subject} AND scope = 'personal'))`;
+            WHERE workspace_id = ${workspace} AND subject = ${subject} AND scope = 'personal' ORDER BY owner, id))`;
 }

@@ -39,7 +39,7 @@ describe('the pending rows a compile takes', () => {
 
 describe('compileStart', () => {
   it('reads the policies, the subject\'s stamp and its oldest pending episodes in one statement', async () => {
-    expect(await compileStart(pool, 'w-start', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [] });
+    expect(await compileStart(pool, 'w-start', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [], personal: new Map() });
     await markPending(pool, 'w-start', [{ subject: 's', episode_id: id(7) }]);
     await new Promise((r) => setTimeout(r, 5));
     await markPending(pool, 'w-start', [
@@ -53,10 +53,11 @@ describe('compileStart', () => {
       policy_set: { policies: {} },
       subject: { state_hash: 'h1', compiler_version: 'v1', policy_fingerprint: 'f1' },
       pending: [id(7)],
+      personal: new Map(),
     });
     expect((await compileStart(pool, 'w-start', 's', 5)).pending).toEqual([id(7), id(2)]);
     // Another workspace's rows are not this one's.
-    expect(await compileStart(pool, 'w-other', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [] });
+    expect(await compileStart(pool, 'w-other', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [], personal: new Map() });
     // The statement of literals reads the same.
     const literal = async (workspace: string, subject: string, limit: number) => compileStartOf((await pool.query(compileStartStatement(workspace, subject, limit))).rows);
     for (const [w, s, n] of [['w-start', 's', 1], ['w-start', 's', 5], ['w-start', 'u', 5], ['w-other', 's', 5]] as const) expect(await literal(w, s, n)).toEqual(await compileStart(pool, w, s, n));
