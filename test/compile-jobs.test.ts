@@ -5,17 +5,7 @@ import { createApp } from '@canon/api';
 import { createRuntime, loadConfig } from '@canon/runtime';
 import { QUEUES, scheduledCompile } from '@canon/runtime/internals';
 import { getJobProgress, saveJobProgress } from '@canon/store';
-import { createTestDatabase, createTestRuntime, isAlive, killChild, startTestCanon } from '@canon/testing';
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const out = await fn();
-    if (out) return out;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { createTestDatabase, createTestRuntime, isAlive, killChild, startTestCanon, until } from '@canon/testing';
 
 const ep = (key: string, subject: string, i = 0) => ({
   idempotency_key: key,

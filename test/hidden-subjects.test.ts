@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES } from '@canon/runtime/internals';
-import { startTestCanon, type TestCanon } from '@canon/testing';
+import { startTestCanon, until, type TestCanon } from '@canon/testing';
 
 // Another user's personal subject, named by a key that may not see it, answers every compile,
 // rebuild and verify exactly as a name no one wrote: a 404 for it and a 200 for an unknown name
@@ -26,16 +26,6 @@ afterAll(() => canon?.close());
 
 /** The answer with the subject's name taken out: what is left must not tell the two apart. */
 const unnamed = (text: string, name: string) => text.replaceAll(name, '<subject>');
-
-async function until<T>(fn: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const out = await fn();
-    if (out) return out;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('a personal subject named by another key', () => {
   it('compiles, rebuilds and verifies as a name no one wrote, in the request', async () => {
@@ -63,7 +53,7 @@ describe('a personal subject named by another key', () => {
       const accepted = await canon.request('/v1/compile', { key: bob, json: { subjects: [name, 'shared:x'], async: true } });
       expect(accepted.status).toBe(202);
       const { job_id } = await accepted.json();
-      const job = await until(async () => {
+      const job = await until('the job', async () => {
         const j = await (await canon.request(`/v1/jobs/${job_id}`, { key: bob })).json();
         return j.state === 'completed' ? j : null;
       });
@@ -76,7 +66,7 @@ describe('a personal subject named by another key', () => {
   it('keeps a job that compiled ann\'s subject for ann from every other key', async () => {
     const accepted = await canon.request('/v1/compile', { key: ann, json: { subject: DIARY, async: true } });
     const { job_id } = await accepted.json();
-    await until(async () => ((await (await canon.request(`/v1/jobs/${job_id}`, { key: ann })).json()).state === 'completed' ? true : null));
+    await until('the job', async () => ((await (await canon.request(`/v1/jobs/${job_id}`, { key: ann })).json()).state === 'completed' ? true : null));
     const seen = await canon.request(`/v1/jobs/${job_id}`, { key: bob });
     expect(seen.status).toBe(404);
     expect(await seen.text()).not.toContain(DIARY);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combineDigests } from '@canon/core';
-import { startTestCanon, type TestCanon } from '@canon/testing';
+import { startTestCanon, until, type TestCanon } from '@canon/testing';
 
 // A subject two users share holds ann's personal memories beside the workspace's. Every compile,
 // rebuild and verify answers a key with the counters and the state_hash of what that key may see:
@@ -40,16 +40,6 @@ async function hashOfVisible(user: string | null): Promise<string> {
     [SHARED, user],
   );
   return combineDigests(rows.map((r) => r.digest));
-}
-
-async function until<T>(fn: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const out = await fn();
-    if (out) return out;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 beforeAll(async () => {
@@ -145,7 +135,7 @@ describe("another user's personal writes to a shared subject", () => {
     const accepted = await canon.request('/v1/compile', { key: owner, json: { all: true, async: true } });
     expect(accepted.status).toBe(202);
     const { job_id } = await accepted.json();
-    const job = await until(async () => {
+    const job = await until('the job', async () => {
       const j = await (await canon.request(`/v1/jobs/${job_id}`, { key: bob })).json();
       return j.state === 'completed' ? j : null;
     });

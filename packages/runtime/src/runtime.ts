@@ -33,6 +33,7 @@ import { withWorkspace } from './auth/scope.js';
 import { hiddenSubjects } from './recall/visibility.js';
 import { searchMemories } from './recall/search.js';
 import { contextBundle } from './recall/context.js';
+import { COUNTERS } from './compile/seen-by.js';
 import { recomputeAndCompare, unwrittenReport } from './compile/verify.js';
 import { createRecallWrites } from './writes/recall-writes.js';
 import { recallMemory, recallSubject } from './recall/time-travel.js';
@@ -189,8 +190,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       // Another user's personal subject is verified as a name no one wrote: the rows are not the
       // key's to compare, and a report of them would tell that it exists.
       const report = (await hiddenSubjects(pool, principal, [subject])).length > 0 ? unwrittenReport(subject) : await recomputeAndCompare(pool, principal.workspace_id, subject, principal);
-      const counters = ['episodes_processed', 'memories_created', 'memories_updated', 'memories_superseded', 'conflicts_opened', 'tombstoned'] as const;
-      for (const c of counters) {
+      for (const c of COUNTERS) {
         if (second[c] !== 0) report.differences.push({ subject, key: '', memory_id: '', what: `second compile ${c}`, expected: 0, actual: second[c] });
       }
       if (second.state_hash !== first.state_hash) {

@@ -6,3 +6,4 @@ export { runCanon, type CliOutcome } from './cli.js';
 export { isAlive, killChild, untilServing, type ServingProcess } from './processes.js';
 export { PLANTED_SECRETS, plantedKubeconfig } from './secrets.js';
 export { useStoreDatabase, newEpisode, logEpisodes, markPending, claimBody, compiledFrom, memoryWrite, inWorkspace, type EpisodeFixture } from './store-fixtures.js';
+export { until } from './until.js';

@@ -67,7 +67,7 @@ import { allUsersOf, HiddenSubjectError, readSubjectFor, withSubjectLocked, with
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
-import { laterParts, partsFrom, partsOf, seenBy, withParts, zeroCounters, type Counters } from './seen-by.js';
+import { COUNTERS, laterParts, partsFrom, partsOf, seenBy, withParts, zeroCounters, type Counters } from './seen-by.js';
 
 export interface CompileResult {
   subject: string;
@@ -115,30 +115,12 @@ export interface CompileOptions {
 }
 
 
-const emptyResult = (subject: string, stateHash: string): CompileResult => ({
-  subject,
-  episodes_processed: 0,
-  memories_created: 0,
-  memories_updated: 0,
-  memories_superseded: 0,
-  conflicts_opened: 0,
-  tombstoned: 0,
-  state_hash: stateHash,
-  compiler_version: COMPILER_VERSION,
-});
+const emptyResult = (subject: string, stateHash: string): CompileResult => ({ subject, ...zeroCounters(), state_hash: stateHash, compiler_version: COMPILER_VERSION });
 
 function add(a: CompileResult, b: CompileResult): CompileResult {
-  return withParts({
-    subject: a.subject,
-    episodes_processed: a.episodes_processed + b.episodes_processed,
-    memories_created: a.memories_created + b.memories_created,
-    memories_updated: a.memories_updated + b.memories_updated,
-    memories_superseded: a.memories_superseded + b.memories_superseded,
-    conflicts_opened: a.conflicts_opened + b.conflicts_opened,
-    tombstoned: a.tombstoned + b.tombstoned,
-    state_hash: b.state_hash,
-    compiler_version: COMPILER_VERSION,
-  }, laterParts(partsOf(a), partsOf(b)));
+  const sum = emptyResult(a.subject, b.state_hash);
+  for (const k of COUNTERS) sum[k] = a[k] + b[k];
+  return withParts(sum, laterParts(partsOf(a), partsOf(b)));
 }
 
 /** The result as the caller's viewer sees it (`seenBy`), or whole when there is none. */

@@ -3,7 +3,7 @@ import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION, ValidationError } from '@canon/core';
 import { deleteChangesBefore, deleteJobProgressBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsAmong, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileOptions, type CompileResult } from './compile.js';
-import { WORKSPACE_VIEW } from './seen-by.js';
+import { COUNTERS, WORKSPACE_VIEW, zeroCounters } from './seen-by.js';
 import { loadPolicySet } from '../writes/policies.js';
 import { allUsersOf, withSystem, withWorkspace } from '../auth/scope.js';
 
@@ -431,10 +431,8 @@ export async function compileMany(
 }
 
 export function sumResults(results: readonly CompileResult[]): ManyResult['totals'] {
-  const totals = { episodes_processed: 0, memories_created: 0, memories_updated: 0, memories_superseded: 0, conflicts_opened: 0, tombstoned: 0 };
-  for (const r of results) {
-    for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
-  }
+  const totals = zeroCounters();
+  for (const r of results) for (const k of COUNTERS) totals[k] += r[k];
   return totals;
 }
 
