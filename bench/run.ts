@@ -188,7 +188,13 @@ function markdown(latest: Record<string, unknown> & { machine: ReturnType<typeof
   ];
   const ingest = latest['ingest'] as Record<string, number> | null;
   if (ingest) {
-    out.push('## Ingest', '', `${ingest['episodes']} episodes in batches of ${ingest['batch_size']} over HTTP (${ingest['concurrency']} clients): **${ingest['http_episodes_per_s']} episodes/s**; the same rows by direct SQL into a copy of the episodes table with the same indexes: ${ingest['direct_sql_episodes_per_s']} episodes/s; ratio ${ingest['ratio_http_to_direct']}.`, '');
+    const rounds = (latest['ingest'] as { rounds?: Array<{ http: number; direct: number; ratio: number }> }).rounds ?? [];
+    out.push(
+      '## Ingest',
+      '',
+      `${ingest['episodes']} episodes in batches of ${ingest['batch_size']} over HTTP (${ingest['concurrency']} clients): **${ingest['http_episodes_per_s']} episodes/s**; the same rows by direct SQL into a copy of the episodes table with the same indexes: ${ingest['direct_sql_episodes_per_s']} episodes/s; ratio ${ingest['ratio_http_to_direct']} (medians of ${rounds.length} rounds, each HTTP then direct on keys of its own: ${rounds.map((r) => `${r.http} / ${r.direct} = ${r.ratio}`).join('; ')}).`,
+      '',
+    );
   }
   if (cases.length > 0) {
     const growth = (latest['compile'] as { growth: Record<string, number | string> }).growth;
