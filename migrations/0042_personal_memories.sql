@@ -1,4 +1,7 @@
 -- A compile answers each key with the counters and the state_hash of what that key may see: other
--- users' personal memories are subtracted (runtime/compile/seen-by.ts). Their digests are read with
--- every compile, so they are found through this index, which holds nothing for most subjects.
+-- users' personal memories are subtracted (runtime/compile/seen-by.ts). Each subject keeps, per owner
+-- of personal memories, the sum of their digests, as it keeps state_hash, so a compile finds them in
+-- the row it reads anyway. A row from before this migration has none (null) until its subject's next
+-- compile, which sums them once from the memories, found through the index below.
+ALTER TABLE "subjects" ADD COLUMN "personal_sums" jsonb;--> statement-breakpoint
 CREATE INDEX "memories_personal_idx" ON "memories" USING btree ("workspace_id","subject","owner") WHERE "memories"."scope" = 'personal';

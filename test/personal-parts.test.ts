@@ -130,6 +130,32 @@ describe("another user's personal writes to a shared subject", () => {
     expect(rebuilt.state_hash).toBe(await hashOfVisible(null));
   });
 
+  it('are summed once for a subject compiled before the sums were kept, and told alike', async () => {
+    const bobHash = await hashOfVisible('bob');
+    // A subject row as migration 0042 leaves it: no sums kept yet.
+    await canon.runtime.pool.query(`UPDATE subjects SET personal_sums = NULL WHERE subject = $1`, [SHARED]);
+    expect((await compile(bob)).state_hash).toBe(bobHash);
+    const { rows } = await canon.runtime.pool.query<{ sums: Record<string, string> }>(`SELECT personal_sums AS sums FROM subjects WHERE subject = $1`, [SHARED]);
+    expect(Object.keys(rows[0]!.sums)).toEqual(['ann']);
+    expect((await compile(ann)).state_hash).toBe(await hashOfVisible('ann'));
+    // And a compile that writes, on such a row, sums them from the memories it leaves.
+    await canon.runtime.pool.query(`UPDATE subjects SET personal_sums = NULL WHERE subject = $1`, [SHARED]);
+    await post('/v1/episodes', ann, claim('a-9', 'my standup note', 'demo the payouts', 'personal'));
+    expect((await compile(bob)).state_hash).toBe(bobHash);
+    expect((await post('/v1/verify', ann, { subject: SHARED })).ok).toBe(true);
+  });
+
+  it('are checked by verify: a sum the subject row keeps wrong is a difference, naming no one', async () => {
+    await canon.runtime.pool.query(`UPDATE subjects SET personal_sums = jsonb_build_object('ann', repeat('0', 63) || '1') WHERE subject = $1`, [SHARED]);
+    const report = await post('/v1/verify', bob, { subject: SHARED });
+    expect(report.ok).toBe(false);
+    expect(JSON.stringify(report.differences)).not.toContain('ann');
+    expect(report.differences.map((d: { what: string }) => d.what)).toContain("owners whose personal memories' digest sums the subject row keeps wrong");
+    // A rebuild sums them anew.
+    await post('/v1/rebuild', owner, { subject: SHARED });
+    expect((await post('/v1/verify', bob, { subject: SHARED })).ok).toBe(true);
+  });
+
   it("leave a job's result, which any key of the workspace may read, with no user's personal part", async () => {
     await post('/v1/episodes', ann, claim('a-7', 'my retro note', 'flaky staging', 'personal'));
     const accepted = await canon.request('/v1/compile', { key: owner, json: { all: true, async: true } });

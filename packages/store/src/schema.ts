@@ -391,6 +391,12 @@ export const subjects = pgTable(
     policy_fingerprint: text('policy_fingerprint').notNull(),
     memories: integer('memories').notNull(),
     open_conflicts: integer('open_conflicts').notNull(),
+    /**
+     * Per owner of personal memories, the sum of their digests (a part of `state_hash`), kept by
+     * compiles as `state_hash` is: what a compile's answer subtracts for a key of another user
+     * (`seenBy`). Null on a row from before migration 0042 until its subject's next compile.
+     */
+    personal_sums: jsonb('personal_sums').$type<Record<string, string>>(),
   },
   (t) => [primaryKey({ columns: [t.workspace_id, t.subject] })],
 );

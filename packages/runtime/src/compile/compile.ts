@@ -67,7 +67,7 @@ import { allUsersOf, HiddenSubjectError, readSubjectFor, withSubjectLocked, with
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
-import { COUNTERS, laterParts, partsFrom, partsOf, seenBy, withParts, zeroCounters, type Counters } from './seen-by.js';
+import { COUNTERS, laterParts, partsFrom, partsOf, seenBy, sumsOf, updateSums, withParts, zeroCounters, type Counters } from './seen-by.js';
 
 export interface CompileResult {
   subject: string;
@@ -217,6 +217,8 @@ async function nothingToCompile(pool: Pool, workspaceId: string, subject: string
   if (start.pending.length > 0) return null;
   const current = start.subject;
   if (current && (current.compiler_version !== COMPILER_VERSION || current.policy_fingerprint !== policiesFromRow(start.policy_set).fingerprint)) return null;
+  // A row from before its personal sums were kept: the compile under the lock sums them once.
+  if (start.personal === null) return null;
   return withParts(emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), partsFrom(start.personal));
 }
 
@@ -242,9 +244,12 @@ async function compileChunkInTransaction(
     return { result: await rebuildInTransaction(tx, workspaceId, subject, policies, options), more: false };
   }
   const taken = start.pending;
-  if (taken.length === 0) return { result: withParts(emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), partsFrom(start.personal)), more: false };
+  if (taken.length === 0) {
+    const sums = start.personal ?? (await sumPersonalOnce(tx, workspaceId, subject));
+    return { result: withParts(emptyResult(subject, current?.state_hash ?? EMPTY_STATE_HASH), partsFrom(sums)), more: false };
+  }
   const ids = taken.slice(0, options.chunkSize);
-  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()), current !== null, start.personal.size > 0);
+  const result = await compileEpisodes(tx, workspaceId, subject, ids, policies, 'compile', options, newChangeLog(subject, new Date().toISOString()), current !== null);
   return { result, more: taken.length > options.chunkSize };
 }
 
@@ -269,6 +274,17 @@ export async function compilePendingInTransaction(
     total = total ? add(total, step.result) : step.result;
     if (!step.more) return total;
   }
+}
+
+/**
+ * The per-owner sums of a subject row from before they were kept (migration 0042), summed from its
+ * memories and stored: once per subject, in the first compile that finds nothing else to do.
+ */
+async function sumPersonalOnce(tx: PoolClient, workspaceId: string, subject: string): Promise<Map<string, string>> {
+  const sums = sumsOf(await personalDigestsOfSubject(tx, workspaceId, subject));
+  const row = await getSubject(tx, workspaceId, subject);
+  if (row) await upsertSubject(tx, { ...row, personal_sums: Object.fromEntries(sums) });
+  return sums;
 }
 
 /** A transaction holding the subject's lock; with `visibleTo`, opened by checking that the key may see it. */
@@ -314,8 +330,7 @@ export async function rebuildInTransaction(
     await insertChanges(tx, workspaceId, null, changes.rows);
     return emptyResult(subject, EMPTY_STATE_HASH);
   }
-  // The derived rows are gone: every personal memory there is now, this compile writes.
-  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options, changes, false, false);
+  return compileEpisodes(tx, workspaceId, subject, all, policies, 'rebuild', options, changes, false);
 }
 
 /**
@@ -360,8 +375,6 @@ async function compileEpisodes(
   changes: ChangeLog,
   /** The subject has a row: compiled before, so claims of it may be stored. */
   compiledBefore: boolean,
-  /** The subject held personal memories when the compile began. */
-  personalBefore: boolean,
 ): Promise<CompileResult> {
   const started = new Date();
   const sealBefore = new Date(started.getTime() - SEAL_MARGIN_MS).toISOString();
@@ -370,6 +383,16 @@ async function compileEpisodes(
   // What is counted of each user's personal episodes and memories, besides the totals: a key of
   // another user is told the result without them (`seenBy`).
   const counted = new Map<string, Counters>();
+  // The digests removed and added of each owner's personal memories: their sums are kept as the
+  // subject's state_hash is.
+  const personalRemoved = new Map<string, string[]>();
+  const personalAdded = new Map<string, string[]>();
+  const notePersonal = (into: Map<string, string[]>, key: Timeline['fact_key'], digest: string) => {
+    if (key.scope !== 'personal' || key.owner === null) return;
+    const list = into.get(key.owner);
+    if (list) list.push(digest);
+    else into.set(key.owner, [digest]);
+  };
   const personalCounters = (scope: string, owner: string | null): Counters | null => {
     if (scope !== 'personal' || owner === null) return null;
     let c = counted.get(owner);
@@ -597,6 +620,7 @@ async function compileEpisodes(
           noteRemoved(changes, gone);
           merged.push(id);
           removedDigests.push(gone.digest);
+          notePersonal(personalRemoved, gone.timeline.fact_key, gone.digest);
           if (gone.status === 'conflicted') conflictDelta -= 1;
         }
         continue;
@@ -666,8 +690,10 @@ async function compileEpisodes(
         result.memories_updated += 1;
         if (own) own.memories_updated += 1;
         removedDigests.push(before.digest);
+        notePersonal(personalRemoved, before.timeline.fact_key, before.digest);
       }
       addedDigests.push(write.digest);
+      notePersonal(personalAdded, timeline.fact_key, write.digest);
       noteWritten(changes, before && { ...before, timeline: viewableHead(before.timeline, prefix) }, seen, write.digest);
       writes.push({ write, before: before?.timeline ?? null, base: sealedBase(prefix).values });
       countChanges(result, before, timeline);
@@ -692,6 +718,11 @@ async function compileEpisodes(
 
   const previous = await getSubject(tx, workspaceId, subject);
   result.state_hash = updateStateHash(previous?.state_hash ?? EMPTY_STATE_HASH, removedDigests, addedDigests);
+  // A row from before the sums were kept is summed from the memories as they now are, once.
+  const personalSums =
+    previous !== null && previous.personal_sums === null
+      ? sumsOf(await personalDigestsOfSubject(tx, workspaceId, subject))
+      : updateSums(new Map(Object.entries(previous?.personal_sums ?? {})), personalRemoved, personalAdded);
   await upsertSubject(tx, {
     workspace_id: workspaceId,
     subject,
@@ -700,6 +731,7 @@ async function compileEpisodes(
     policy_fingerprint: policies.fingerprint,
     memories: (previous?.memories ?? 0) + result.memories_created - merged.length,
     open_conflicts: (previous?.open_conflicts ?? 0) + conflictDelta,
+    personal_sums: Object.fromEntries(personalSums),
   });
   if (kind === 'rebuild') noteRebuildRemovals(changes, new Set(created));
   await insertChanges(tx, workspaceId, runId, changes.rows);
@@ -713,9 +745,7 @@ async function compileEpisodes(
     duration_ms: performance.now() - t0,
     result: { ...result },
   });
-  // With no personal memory before and none written, there is none now: no statement for them.
-  if (!personalBefore && counted.size === 0) return result;
-  return withParts(result, partsFrom(await personalDigestsOfSubject(tx, workspaceId, subject), counted));
+  return withParts(result, partsFrom(personalSums, counted));
 }
 
 /**

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { COMPILER_VERSION, combineDigests } from '@canon/core';
-import { laterParts, partsFrom, partsOf, seenBy, withParts, zeroCounters, type Counters } from './seen-by.js';
+import { laterParts, partsFrom, partsOf, seenBy, sumsOf, updateSums, withParts, zeroCounters, type Counters } from './seen-by.js';
 
-const digest = fc.stringMatching(/^[0-9a-f]{64}$/);
+// A real digest is never zero: a sum an owner's memories could never make.
+const digest = fc.stringMatching(/^[0-9a-f]{64}$/).filter((d) => /[1-9a-f]/.test(d));
 
 function resultOf(digests: ReadonlyMap<string | null, readonly string[]>, counted: ReadonlyMap<string, Counters>) {
   const all = [...digests.values()].flat();
@@ -11,7 +12,7 @@ function resultOf(digests: ReadonlyMap<string | null, readonly string[]>, counte
   for (const c of counted.values()) for (const k of Object.keys(total) as Array<keyof Counters>) total[k] += c[k];
   total.episodes_processed += 2; // the workspace's own part
   const personal = new Map([...digests].filter((e): e is [string, readonly string[]] => e[0] !== null));
-  return withParts({ subject: 's', ...total, state_hash: combineDigests(all), compiler_version: COMPILER_VERSION }, partsFrom(personal, counted));
+  return withParts({ subject: 's', ...total, state_hash: combineDigests(all), compiler_version: COMPILER_VERSION }, partsFrom(sumsOf(personal), counted));
 }
 
 describe('seenBy', () => {
@@ -49,12 +50,30 @@ describe('seenBy', () => {
 describe('laterParts', () => {
   it('adds the counters of two chunks and keeps the sums the later one read', () => {
     const one = { ...zeroCounters(), episodes_processed: 1, memories_created: 1 };
-    const a = partsFrom(new Map([['ann', ['1'.padStart(64, '0')]], ['eve', ['2'.padStart(64, '0')]]]), new Map([['ann', one], ['eve', one]]));
+    const a = partsFrom(sumsOf(new Map([['ann', ['1'.padStart(64, '0')]], ['eve', ['2'.padStart(64, '0')]]])), new Map([['ann', one], ['eve', one]]));
     // The later chunk finds eve's memory gone (an unlink merged it away) and ann's changed.
-    const b = partsFrom(new Map([['ann', ['3'.padStart(64, '0')]]]), new Map([['ann', { ...zeroCounters(), episodes_processed: 1, memories_updated: 1 }]]));
+    const b = partsFrom(sumsOf(new Map([['ann', ['3'.padStart(64, '0')]]])), new Map([['ann', { ...zeroCounters(), episodes_processed: 1, memories_updated: 1 }]]));
     const both = laterParts(a, b)!;
     expect(both.get('ann')).toEqual({ counters: { ...zeroCounters(), episodes_processed: 2, memories_created: 1, memories_updated: 1 }, sum: '3'.padStart(64, '0') });
     expect(both.get('eve')).toEqual({ counters: one, sum: combineDigests([]) });
     expect(laterParts(undefined, b)).toBe(b);
+  });
+});
+
+describe('updateSums', () => {
+  it("keeps each owner's sum as a compile keeps the state_hash: the sum of the digests there are", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('ann', 'bob'), digest), { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 4 }), fc.array(fc.tuple(fc.constantFrom('ann', 'eve'), digest), { maxLength: 4 }), (before, gone, added) => {
+        const group = (pairs: ReadonlyArray<readonly [string, string]>) => {
+          const m = new Map<string, string[]>();
+          for (const [o, d] of pairs) m.set(o, [...(m.get(o) ?? []), d]);
+          return m;
+        };
+        const removed = [...new Set(gone.filter((i) => i < before.length))].map((i) => before[i]!);
+        const after = [...before.filter((_, i) => !gone.includes(i)), ...added];
+        const kept = updateSums(sumsOf(group(before)), group(removed), group(added));
+        expect(kept).toEqual(sumsOf(group(after)));
+      }),
+    );
   });
 });

@@ -47,16 +47,40 @@ export function withParts<T extends Counted>(result: T, parts: Parts | undefined
 }
 
 /**
- * The parts of a subject's personal memories as they stand (`digests`, by owner), with what this
- * compile counted for each owner (`counted`): an owner whose memories are all gone keeps its
- * counters with an empty sum.
+ * The parts of a subject's personal memories as they stand (`sums`, per owner the sum of their
+ * digests), with what this compile counted for each owner (`counted`): an owner whose memories are
+ * all gone keeps its counters with an empty sum.
  */
-export function partsFrom(digests: ReadonlyMap<string, readonly string[]>, counted: ReadonlyMap<string, Counters> = new Map()): Parts {
+export function partsFrom(sums: ReadonlyMap<string, string>, counted: ReadonlyMap<string, Counters> = new Map()): Parts {
   const parts = new Map<string, PersonalPart>();
-  for (const [owner, list] of digests) parts.set(owner, { counters: counted.get(owner) ?? zeroCounters(), sum: combineDigests(list) });
+  for (const [owner, sum] of sums) parts.set(owner, { counters: counted.get(owner) ?? zeroCounters(), sum });
   for (const [owner, counters] of counted) if (!parts.has(owner)) parts.set(owner, { counters, sum: combineDigests([]) });
   return parts;
 }
+
+/** Per owner, the sum of their memories' digests. */
+export function sumsOf(digests: ReadonlyMap<string, readonly string[]>): Map<string, string> {
+  return new Map([...digests].map(([owner, list]) => [owner, combineDigests(list)]));
+}
+
+/**
+ * Per-owner sums after a compile removed and added these digests (`updateStateHash` per owner, as
+ * the subject's state_hash is kept); an owner left with no memory is dropped.
+ */
+export function updateSums(
+  sums: ReadonlyMap<string, string>,
+  removed: ReadonlyMap<string, readonly string[]>,
+  added: ReadonlyMap<string, readonly string[]>,
+): Map<string, string> {
+  const out = new Map(sums);
+  for (const owner of new Set([...removed.keys(), ...added.keys()])) {
+    out.set(owner, updateStateHash(out.get(owner) ?? EMPTY, removed.get(owner) ?? [], added.get(owner) ?? []));
+  }
+  for (const [owner, sum] of out) if (sum === EMPTY) out.delete(owner);
+  return out;
+}
+
+const EMPTY = combineDigests([]);
 
 /**
  * Two steps of one compile (chunks), as one: counters added, and the sums of the later step, which

@@ -5,6 +5,7 @@ import { loadPolicySet } from '../writes/policies.js';
 import { candidateListsOf, foldGroup, linksOfEpisodes, parseFactKey, topStandingsOf, type SubjectLinks } from '../links/linked-fold.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
+import { sumsOf } from './seen-by.js';
 
 export interface VerifyDifference {
   subject: string;
@@ -152,6 +153,8 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string,
   // Memories the viewer may not see, and the digests of those among the stored rows.
   const hidden = new Set<string>();
   const hiddenStored: string[] = [];
+  // Every owner's personal digests, as the rows hold them: what the subject row's sums must be.
+  const personalStored = new Map<string, string[]>();
   for (const [id, t] of expected) if (hiddenFrom(viewer, t.fact_key)) hidden.add(id);
   const seen = new Set<string>();
   for (const row of rows) {
@@ -171,6 +174,8 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string,
     const actualEtag = timelineEtag(actual);
     storedDigests.push(actualDigest);
     if (hidden.has(row.id)) hiddenStored.push(actualDigest);
+    const { scope, owner } = actual.fact_key;
+    if (scope === 'personal' && owner !== null) personalStored.set(owner, [...(personalStored.get(owner) ?? []), actualDigest]);
     const want = expected.get(row.id);
     if (!want) {
       diff('memory has no claims in the log', null, actual.values.map((v) => v.value));
@@ -251,6 +256,15 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string,
   const subjectRow = await getSubject(sql, workspaceId, subject);
   if (subjectRow && subjectRow.compiler_version !== COMPILER_VERSION) {
     differences.push({ subject, key: '', memory_id: '', what: 'compiler version', expected: COMPILER_VERSION, actual: subjectRow.compiler_version });
+  }
+  // The sums the subject row keeps for each owner's personal memories (what a compile's answer
+  // subtracts for other users): told as a count of owners, naming none.
+  if (subjectRow && subjectRow.personal_sums !== null) {
+    const kept = new Map(Object.entries(subjectRow.personal_sums));
+    const summed = sumsOf(personalStored);
+    const owners = new Set([...kept.keys(), ...summed.keys()]);
+    const off = [...owners].filter((o) => kept.get(o) !== summed.get(o)).length;
+    if (off > 0) differences.push({ subject, key: '', memory_id: '', what: "owners whose personal memories' digest sums the subject row keeps wrong", expected: 0, actual: off });
   }
   const shown = differences.filter((d) => !hidden.has(d.memory_id));
   if (shown.length < differences.length) {

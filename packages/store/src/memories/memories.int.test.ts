@@ -236,7 +236,7 @@ describe('deleteDerivedOfSubject', () => {
     const { memories, episodes } = await seeded('w-derived');
     await writeProjections(pool, 'w-derived', memories.map((write) => ({ write, before: null })));
     await insertMarkers(pool, 'w-derived', 's', episodes.filter((e) => e.subject === 's').map((e) => e.id), { id: '00000000-0000-4000-8000-000000000001', compiler_version: 'v', policy_fingerprint: 'f' });
-    const state = { workspace_id: 'w-derived', state_hash: 'h', compiler_version: 'v', policy_fingerprint: 'f', memories: 1, open_conflicts: 0 };
+    const state = { workspace_id: 'w-derived', state_hash: 'h', compiler_version: 'v', policy_fingerprint: 'f', memories: 1, open_conflicts: 0, personal_sums: {} };
     await upsertSubject(pool, { ...state, subject: 's' });
     await upsertSubject(pool, { ...state, subject: 't' });
     await deleteDerivedOfSubject(pool, 'w-derived', 's');

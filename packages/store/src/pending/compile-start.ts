@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { Sql } from '../db.js';
 import { sqlLiteral } from '../literal.js';
-import { digestsByOwner, personalDigestsJson } from '../memories/personal-digests.js';
 
 /**
  * What a compile reads before it folds anything: the workspace's policies, the subject's stamp, its
- * oldest pending episodes, and the digests of its personal memories.
+ * oldest pending episodes, and the sums of its personal memories' digests.
  */
 export interface CompileStart {
   /** The policies row as stored, null when the workspace has none. */
@@ -14,8 +13,11 @@ export interface CompileStart {
   subject: { state_hash: string; compiler_version: string; policy_fingerprint: string } | null;
   /** Up to `limit` pending episode ids, oldest first. */
   pending: string[];
-  /** The digests of the subject's personal memories, by owner (`personalDigestsOfSubject`). */
-  personal: Map<string, string[]>;
+  /**
+   * Per owner, the sum of the digests of the subject's personal memories (`subjects.personal_sums`):
+   * empty before its first compile, null on a row a compile has not summed them for yet.
+   */
+  personal: Map<string, string> | null;
 }
 
 interface CompileStartRow {
@@ -24,7 +26,7 @@ interface CompileStartRow {
   compiler_version: string | null;
   policy_fingerprint: string | null;
   pending: string[];
-  personal: Array<[string, string]>;
+  personal_sums: Record<string, string> | null;
 }
 
 /**
@@ -35,10 +37,9 @@ interface CompileStartRow {
  */
 function startSql(workspace: string, subject: string, limit: string): string {
   return `SELECT (SELECT policy_set FROM policies WHERE workspace_id = ${workspace}) AS policy_set,
-            s.state_hash, s.compiler_version, s.policy_fingerprint,
+            s.state_hash, s.compiler_version, s.policy_fingerprint, s.personal_sums,
             array_to_json(ARRAY(SELECT episode_id::text FROM pending WHERE workspace_id = ${workspace} AND subject = ${subject}
-                  ORDER BY created_at, episode_id LIMIT ${limit})) AS pending,
-            ${personalDigestsJson(workspace, subject)} AS personal
+                  ORDER BY created_at, episode_id LIMIT ${limit})) AS pending
      FROM (SELECT 1) AS one LEFT JOIN subjects s ON s.workspace_id = ${workspace} AND s.subject = ${subject}`;
 }
 
@@ -67,6 +68,6 @@ export function compileStartOf(rows: readonly pg.QueryResultRow[]): CompileStart
     policy_set: r.policy_set ?? null,
     subject: r.state_hash === null ? null : { state_hash: r.state_hash, compiler_version: r.compiler_version!, policy_fingerprint: r.policy_fingerprint! },
     pending: r.pending,
-    personal: digestsByOwner(r.personal),
+    personal: r.state_hash === null ? new Map() : r.personal_sums === null ? null : new Map(Object.entries(r.personal_sums)),
   };
 }

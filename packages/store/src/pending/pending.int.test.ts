@@ -47,14 +47,16 @@ describe('compileStart', () => {
       { subject: 't', episode_id: id(4) },
     ]);
     await putPolicySetRow(pool, 'w-start', { policies: {} });
-    await upsertSubject(pool, { workspace_id: 'w-start', subject: 's', state_hash: 'h1', compiler_version: 'v1', policy_fingerprint: 'f1', memories: 0, open_conflicts: 0 });
-    await upsertSubject(pool, { workspace_id: 'w-start', subject: 'u', state_hash: 'h2', compiler_version: 'v2', policy_fingerprint: 'f2', memories: 0, open_conflicts: 0 });
+    await upsertSubject(pool, { workspace_id: 'w-start', subject: 's', state_hash: 'h1', compiler_version: 'v1', policy_fingerprint: 'f1', memories: 0, open_conflicts: 0, personal_sums: { ann: 'a1' } });
+    // A row from before migration 0042: its sums are not known yet.
+    await upsertSubject(pool, { workspace_id: 'w-start', subject: 'u', state_hash: 'h2', compiler_version: 'v2', policy_fingerprint: 'f2', memories: 0, open_conflicts: 0, personal_sums: null });
     expect(await compileStart(pool, 'w-start', 's', 1)).toEqual({
       policy_set: { policies: {} },
       subject: { state_hash: 'h1', compiler_version: 'v1', policy_fingerprint: 'f1' },
       pending: [id(7)],
-      personal: new Map(),
+      personal: new Map([['ann', 'a1']]),
     });
+    expect((await compileStart(pool, 'w-start', 'u', 1)).personal).toBeNull();
     expect((await compileStart(pool, 'w-start', 's', 5)).pending).toEqual([id(7), id(2)]);
     // Another workspace's rows are not this one's.
     expect(await compileStart(pool, 'w-other', 's', 5)).toEqual({ policy_set: null, subject: null, pending: [], personal: new Map() });

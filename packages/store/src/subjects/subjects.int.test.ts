@@ -28,6 +28,7 @@ const state = (workspace_id: string, subject: string, over: Partial<SubjectRow> 
   compiler_version: 'c1',
   policy_fingerprint: 'p1',
   memories: 1,
+  personal_sums: {},
   open_conflicts: 0,
   ...over,
 });
@@ -60,8 +61,11 @@ describe('getSubject', () => {
 describe('upsertSubject', () => {
   it('inserts a subject\'s state, then replaces it', async () => {
     await upsertSubject(pool, state('w-upsert', 's'));
-    await upsertSubject(pool, state('w-upsert', 's', { state_hash: 'h2', memories: 5 }));
-    expect(await getSubject(pool, 'w-upsert', 's')).toEqual(state('w-upsert', 's', { state_hash: 'h2', memories: 5 }));
+    await upsertSubject(pool, state('w-upsert', 's', { state_hash: 'h2', memories: 5, personal_sums: { ann: 'a1' } }));
+    expect(await getSubject(pool, 'w-upsert', 's')).toEqual(state('w-upsert', 's', { state_hash: 'h2', memories: 5, personal_sums: { ann: 'a1' } }));
+    // A row from before migration 0042 keeps none until its next compile.
+    await upsertSubject(pool, state('w-upsert', 'old', { personal_sums: null }));
+    expect((await getSubject(pool, 'w-upsert', 'old'))!.personal_sums).toBeNull();
   });
 });
 
