@@ -2,6 +2,5 @@
 -- users' personal memories are subtracted (runtime/compile/seen-by.ts). Each subject keeps, per owner
 -- of personal memories, the sum of their digests, as it keeps state_hash, so a compile finds them in
 -- the row it reads anyway. A row from before this migration has none (null) until its subject's next
--- compile, which sums them once from the memories, found through the index below.
-ALTER TABLE "subjects" ADD COLUMN "personal_sums" jsonb;--> statement-breakpoint
-CREATE INDEX "memories_personal_idx" ON "memories" USING btree ("workspace_id","subject","owner") WHERE "memories"."scope" = 'personal';
+-- compile, which sums them once from the subject's memories.
+ALTER TABLE "subjects" ADD COLUMN "personal_sums" jsonb;

@@ -254,9 +254,6 @@ export const memories = pgTable(
     index('memories_subject_idx').on(t.workspace_id, t.subject, t.predicate),
     // Recall of a subject reads a page in bytewise key order: from the index, not a sort of the subject.
     index('memories_subject_key_idx').on(t.workspace_id, t.subject, sql`${t.key} COLLATE "C"`),
-    // A compile's answer leaves out other users' personal memories (`seenBy`): their digests are
-    // read with every compile, and most subjects have none.
-    index('memories_personal_idx').on(t.workspace_id, t.subject, t.owner).where(sql`${t.scope} = 'personal'`),
   ],
 );
 

@@ -67,7 +67,7 @@ import { allUsersOf, HiddenSubjectError, readSubjectFor, withSubjectLocked, with
 import { log, subjectRef } from '../ops/log.js';
 import { foldGroup, loadSubjectLinks, refreshCandidates } from '../links/linked-fold.js';
 import { newChangeLog, noteClaims, noteRebuildRemovals, noteRemoved, noteWritten, priorMemories, type ChangeLog } from '../changes/record.js';
-import { COUNTERS, laterParts, partsFrom, partsOf, seenBy, sumsOf, updateSums, withParts, zeroCounters, type Counters } from './seen-by.js';
+import { COUNTERS, laterParts, notePersonalDigest, partsFrom, partsOf, seenBy, sumsOf, updateSums, withParts, zeroCounters, type Counters } from './seen-by.js';
 
 export interface CompileResult {
   subject: string;
@@ -387,12 +387,6 @@ async function compileEpisodes(
   // subject's state_hash is.
   const personalRemoved = new Map<string, string[]>();
   const personalAdded = new Map<string, string[]>();
-  const notePersonal = (into: Map<string, string[]>, key: Timeline['fact_key'], digest: string) => {
-    if (key.scope !== 'personal' || key.owner === null) return;
-    const list = into.get(key.owner);
-    if (list) list.push(digest);
-    else into.set(key.owner, [digest]);
-  };
   const personalCounters = (scope: string, owner: string | null): Counters | null => {
     if (scope !== 'personal' || owner === null) return null;
     let c = counted.get(owner);
@@ -620,7 +614,7 @@ async function compileEpisodes(
           noteRemoved(changes, gone);
           merged.push(id);
           removedDigests.push(gone.digest);
-          notePersonal(personalRemoved, gone.timeline.fact_key, gone.digest);
+          notePersonalDigest(personalRemoved, gone.timeline.fact_key, gone.digest);
           if (gone.status === 'conflicted') conflictDelta -= 1;
         }
         continue;
@@ -690,10 +684,10 @@ async function compileEpisodes(
         result.memories_updated += 1;
         if (own) own.memories_updated += 1;
         removedDigests.push(before.digest);
-        notePersonal(personalRemoved, before.timeline.fact_key, before.digest);
+        notePersonalDigest(personalRemoved, before.timeline.fact_key, before.digest);
       }
       addedDigests.push(write.digest);
-      notePersonal(personalAdded, timeline.fact_key, write.digest);
+      notePersonalDigest(personalAdded, timeline.fact_key, write.digest);
       noteWritten(changes, before && { ...before, timeline: viewableHead(before.timeline, prefix) }, seen, write.digest);
       writes.push({ write, before: before?.timeline ?? null, base: sealedBase(prefix).values });
       countChanges(result, before, timeline);

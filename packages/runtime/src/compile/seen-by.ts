@@ -58,6 +58,14 @@ export function partsFrom(sums: ReadonlyMap<string, string>, counted: ReadonlyMa
   return parts;
 }
 
+/** Adds a memory's digest to its owner's list, when the memory is a personal one. */
+export function notePersonalDigest(into: Map<string, string[]>, key: { scope: string; owner: string | null }, digest: string): void {
+  if (key.scope !== 'personal' || key.owner === null) return;
+  const list = into.get(key.owner);
+  if (list) list.push(digest);
+  else into.set(key.owner, [digest]);
+}
+
 /** Per owner, the sum of their memories' digests. */
 export function sumsOf(digests: ReadonlyMap<string, readonly string[]>): Map<string, string> {
   return new Map([...digests].map(([owner, list]) => [owner, combineDigests(list)]));

@@ -5,7 +5,7 @@ import { loadPolicySet } from '../writes/policies.js';
 import { candidateListsOf, foldGroup, linksOfEpisodes, parseFactKey, topStandingsOf, type SubjectLinks } from '../links/linked-fold.js';
 import { storedSide, storedSummary } from '../recall/recall.js';
 import { allUsersOf, enterWorkspace } from '../auth/scope.js';
-import { sumsOf } from './seen-by.js';
+import { notePersonalDigest, sumsOf } from './seen-by.js';
 
 export interface VerifyDifference {
   subject: string;
@@ -174,8 +174,7 @@ async function compareInSnapshot(sql: Sql, workspaceId: string, subject: string,
     const actualEtag = timelineEtag(actual);
     storedDigests.push(actualDigest);
     if (hidden.has(row.id)) hiddenStored.push(actualDigest);
-    const { scope, owner } = actual.fact_key;
-    if (scope === 'personal' && owner !== null) personalStored.set(owner, [...(personalStored.get(owner) ?? []), actualDigest]);
+    notePersonalDigest(personalStored, actual.fact_key, actualDigest);
     const want = expected.get(row.id);
     if (!want) {
       diff('memory has no claims in the log', null, actual.values.map((v) => v.value));
