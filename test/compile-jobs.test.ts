@@ -118,6 +118,32 @@ describe('compile jobs', () => {
     }
   });
 
+  it('sends no compile job for a subject whose compile waits to start, and one once that compile has started', async () => {
+    const db = await createTestDatabase();
+    const runtime = await createTestRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '0', CANON_COMPILE_AFTER: '1000' }, { databaseUrl: db.url }), { migrate: false, workers: false });
+    try {
+      const who = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'member' })).key);
+      const jobs = async () =>
+        (await runtime.pool.query<{ id: string; state: string }>(`SELECT id::text, state::text FROM pgboss.job WHERE name = 'compile' ORDER BY created_on, id`)).rows;
+      await runtime.ingest(who, [ep('w-1', 'waiting')]);
+      const [first] = await jobs();
+      expect(first).toMatchObject({ state: 'created' });
+      // The job waiting will read this episode when it starts: nothing more is queued.
+      await runtime.ingest(who, [ep('w-2', 'waiting', 1)]);
+      expect(await jobs()).toEqual([first]);
+      // Once a worker holds that job, the next episode gets a job of its own.
+      const [taken] = await runtime.boss!.fetch(QUEUES.compile);
+      expect(taken?.id).toBe(first!.id);
+      await runtime.ingest(who, [ep('w-3', 'waiting', 2)]);
+      const after = await jobs();
+      expect(after).toHaveLength(2);
+      expect(after.map((j) => j.state).sort()).toEqual(['active', 'created']);
+    } finally {
+      await runtime.close();
+      await db.drop();
+    }
+  });
+
   it('compiles the tail of a burst through the debounced job, with no explicit compile', async () => {
     const db = await createTestDatabase();
     const runtime = await createTestRuntime(loadConfig({ CANON_COMPILE_DEBOUNCE_SECONDS: '1', CANON_COMPILE_AFTER: '1000' }, { databaseUrl: db.url }), { migrate: false });

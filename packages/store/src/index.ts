@@ -131,6 +131,7 @@ export { type WebhookRow } from './webhooks/rows.js';
 export { deleteJobProgressBefore } from './jobs/delete-job-progress-before.js';
 export { getJobProgress } from './jobs/get-job-progress.js';
 export { recentlyReportedJobs } from './jobs/recently-reported-jobs.js';
+export { queuedJobKeys } from './jobs/queued-job-keys.js';
 export { saveJobProgress } from './jobs/save-job-progress.js';
 export { deleteCompileRunsOfSubject } from './erasure/delete-compile-runs-of-subject.js';
 export { deleteEpisodes } from './erasure/delete-episodes.js';

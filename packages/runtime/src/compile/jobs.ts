@@ -1,7 +1,7 @@
 import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION, ValidationError } from '@canon/core';
-import { deleteChangesBefore, deleteJobProgressBefore, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsAmong, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient } from '@canon/store';
+import { deleteChangesBefore, deleteJobProgressBefore, queuedJobKeys, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsAmong, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient, type Sql } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileOptions, type CompileResult } from './compile.js';
 import { COUNTERS, WORKSPACE_VIEW, zeroCounters } from './seen-by.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -67,7 +67,7 @@ export interface CompileManyData {
  * pg-boss runs inside the caller's transaction through this one-method port, so a job is
  * enqueued with the rows that cause it (both or neither).
  */
-export function bossDb(tx: PoolClient): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } {
+export function bossDb(tx: Sql): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } {
   return { executeSql: (text, values) => tx.query(text, values) };
 }
 
@@ -208,10 +208,13 @@ async function adoptLegacySchedules(boss: PgBoss): Promise<void> {
  */
 export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
   if (subjects.length === 0) return;
-  // One statement for the whole batch: the stately queue keeps the first job per subject and
-  // quietly drops the others (a compile already queued will see these episodes too — unless a
-  // worker starts it before this transaction commits: see requeueCompiles).
-  await boss.insert(QUEUES.compile, compileJobs(workspaceId, subjects, settings), { db: bossDb(tx) });
+  // One statement for the subjects with no compile waiting: the stately queue keeps one waiting
+  // job per subject, so a job sent for the others would be dropped (and checking every unique
+  // index of pg-boss's table to drop it cost more than the episodes' own insert). The waiting job
+  // will see these episodes too — unless a worker starts it before this transaction commits: see
+  // requeueCompiles. One inserted here while another transaction queues the same subject is still
+  // dropped by the queue.
+  await insertUnqueued(boss, tx, workspaceId, subjects, settings);
   for (const subject of await subjectsWithPendingAtLeast(tx, workspaceId, subjects, settings.compileAfter)) {
     const data: CompileJobData = { workspace_id: workspaceId, subject };
     await boss.update(QUEUES.compile, data, { singletonKey: singletonKey(workspaceId, subject), startAfter: new Date(), db: bossDb(tx) });
@@ -220,14 +223,23 @@ export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId:
 
 /**
  * Called once the ingest transaction has committed, for the subjects `enqueueCompiles` queued in
- * it. When a compile of the subject was already queued, the stately queue dropped the new job; if
- * a worker started that compile before the ingest committed, it could not see the new episodes,
- * and nothing was left queued for them (they waited for the scheduled compile). Queueing again now
- * that they are visible closes the gap; a job that has not started yet still absorbs this one.
+ * it. When a compile of the subject was already queued, no new job was sent; if a worker started
+ * that compile before the ingest committed, it could not see the new episodes, and nothing was
+ * left queued for them (they waited for the scheduled compile). A subject with no compile waiting
+ * now that they are visible gets one; a job still waiting will read them when it starts.
  */
 export async function requeueCompiles(boss: PgBoss, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
   if (subjects.length === 0) return;
-  await boss.insert(QUEUES.compile, compileJobs(workspaceId, subjects, settings));
+  // On the queue's own connections, as pg-boss's insert alone ran before: one statement, or two.
+  const db = boss.getDb();
+  await insertUnqueued(boss, { query: (text, values) => db.executeSql(text, values) as never }, workspaceId, subjects, settings);
+}
+
+/** A compile job for each of these subjects that has none waiting to start. */
+async function insertUnqueued(boss: PgBoss, tx: Sql, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
+  const waiting = await queuedJobKeys(tx, QUEUES.compile, subjects.map((s) => singletonKey(workspaceId, s)));
+  const unqueued = waiting.size === 0 ? subjects : subjects.filter((s) => !waiting.has(singletonKey(workspaceId, s)));
+  if (unqueued.length > 0) await boss.insert(QUEUES.compile, compileJobs(workspaceId, unqueued, settings), { db: bossDb(tx) });
 }
 
 function compileJobs(workspaceId: string, subjects: readonly string[], settings: Pick<JobSettings, 'debounceSeconds'>) {
