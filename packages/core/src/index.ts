@@ -149,6 +149,7 @@ export {
   canonSecretFindings,
   foldForRules,
   isDisguised,
+  encodedRuns,
   unfoldFindings,
   outsideMarkers,
   mergeFindings,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CANON_SECRET_RULES, canonSecretFindings, envelopeStrings, onePerSpan, outsideMarkers, pushEnvelopeCredentialFlags, pushEnvelopeTexts, redactionMarker } from './secrets.js';
+import { CANON_SECRET_RULES, canonSecretFindings, encodedRuns, envelopeStrings, onePerSpan, outsideMarkers, pushEnvelopeCredentialFlags, pushEnvelopeTexts, redactionMarker } from './secrets.js';
 import { EpisodeInput, toEnvelope } from './episode.js';
 import { jsonValues } from './test-support.js';
 
@@ -350,5 +350,35 @@ describe('pushEnvelopeCredentialFlags', () => {
         notes: { bypass: 'cache-layer-01', api_key: 'short', passwordless: 'enabled-2024', primary_key: 'id_2024_abc', token: 'vault:secret/data/ci', secret: '[redacted:github:bcdfghjklnrt]' },
       }),
     ).toEqual([]);
+  });
+});
+
+describe('encodedRuns', () => {
+  const printable = fc.string({ minLength: 18, maxLength: 200, unit: fc.constantFrom(...' abcxyzABCXYZ0189:=_-/.\n\t"{}'.split('')) });
+
+  it('finds base64 of any text of 18 bytes or more, in either alphabet, where it stands, and gives the text back', () => {
+    fc.assert(
+      fc.property(printable, fc.constantFrom<'base64' | 'base64url'>('base64', 'base64url'), (text, alphabet) => {
+        const encoded = Buffer.from(text, 'utf8').toString(alphabet);
+        const around = `see ${encoded} here`;
+        expect(encodedRuns(around)).toEqual([{ start: 4, end: 4 + encoded.length, decoded: text }]);
+      }),
+    );
+  });
+
+  it('finds nothing in bytes that are not text: a control character anywhere, or invalid UTF-8', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 18, maxLength: 120 }), fc.nat(), fc.constantFrom(0x00, 0x01, 0x1b, 0x7f, 0xff), (bytes, at, bad) => {
+        const withBad = Uint8Array.from(bytes);
+        withBad[at % withBad.length] = bad;
+        expect(encodedRuns(`x ${Buffer.from(withBad).toString('base64')} y`)).toEqual([]);
+      }),
+    );
+  });
+
+  it('reads no run shorter than 24 characters, and decodes a path\'s last segment', () => {
+    expect(encodedRuns(`a ${Buffer.from('seventeen bytes!!').toString('base64')}`)).toEqual([]);
+    const token = Buffer.from('a text of some twenty bytes').toString('base64url');
+    expect(encodedRuns(`/v1/handoff/${token}`)).toEqual([{ start: 12, end: 12 + token.length, decoded: 'a text of some twenty bytes' }]);
   });
 });

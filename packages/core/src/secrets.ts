@@ -767,6 +767,50 @@ export function foldForRules(text: string): { folded: string; starts: number[]; 
   return { folded, starts, ends };
 }
 
+/**
+ * Runs of base64 (either alphabet) that decode to text, with that text: a secret written encoded
+ * — a Kubernetes Secret's `data:` value, a registry's `auth`, a token pasted as base64 — matches
+ * no rule as written. A run is 24 characters or more (18 bytes, fewer than any credential the
+ * rules know); it counts when its bytes are UTF-8 with no control character but a tab or a line
+ * break. Identifiers, hashes and binary data decode to bytes that are not (18 random bytes are all
+ * printable about once in 40 million), so only encoded text is read again. A run after a path's
+ * slash (`/v1/auth/dXNl…`) is tried from its last slash too; each run is decoded at most twice.
+ */
+export function encodedRuns(text: string): Array<{ start: number; end: number; decoded: string }> {
+  if (text.length < MIN_ENCODED) return [];
+  const out: Array<{ start: number; end: number; decoded: string }> = [];
+  for (const m of text.matchAll(BASE64_RUN)) {
+    const whole = decodedText(m[0]);
+    if (whole !== null) {
+      out.push({ start: m.index, end: m.index + m[0].length, decoded: whole });
+      continue;
+    }
+    const slash = m[0].lastIndexOf('/');
+    if (slash < 0 || m[0].length - slash - 1 < MIN_ENCODED) continue;
+    const tail = decodedText(m[0].slice(slash + 1));
+    if (tail !== null) out.push({ start: m.index + slash + 1, end: m.index + m[0].length, decoded: tail });
+  }
+  return out;
+}
+
+const MIN_ENCODED = 24;
+const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodedText(run: string): string | null {
+  const bytes = Buffer.from(run, 'base64');
+  if (bytes.length < 18) return null;
+  for (let i = 0; i < bytes.length; i += 1) {
+    const b = bytes[i]!;
+    if ((b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) || b === 0x7f) return null;
+  }
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 function holdsOne(text: string, literals: readonly string[]): boolean {
   for (let i = 0; i < literals.length; i += 1) if (text.includes(literals[i]!)) return true;
   return false;

@@ -227,3 +227,49 @@ describe('a token with an invisible character inside, or in full-width letters',
     expect(await rules('The on-call team is 👩\u200d💻 and the window is Tuesday.')).toEqual([]);
   });
 });
+
+describe('a secret written in base64', () => {
+  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  const b64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  const spans = async (text: string) => (await detectSecrets([text]))[0]!.map((f) => [f.rule, text.slice(f.start, f.end)]);
+
+  it('is found decoded, by every rule, and the whole run is replaced', async () => {
+    // A token pasted encoded, under a name no rule reads as a credential's.
+    expect(await spans(`The deploy handle is ${b64(github)} until Friday.`)).toEqual([['base64-github', b64(github)]]);
+    // A Kubernetes Secret's data, a key no rule knows the name of.
+    const manifest = ['apiVersion: v1', 'kind: Secret', 'data:', `  config.env: ${b64(`DB_PASSWORD=${dbPassword}\nMODE=prod\n`)}`].join('\n');
+    expect(await spans(manifest)).toEqual([['base64-connection-password', b64(`DB_PASSWORD=${dbPassword}\nMODE=prod\n`)]]);
+    // A registry's config, encoded whole as a cluster stores it; the URL-safe alphabet too.
+    const docker = JSON.stringify({ auths: { 'registry.example.com': { auth: b64(`deploy:${dbPassword}-registry`) } } });
+    expect(await spans(`.dockerconfigjson: ${b64(docker)}`)).toEqual([['base64-token-setting', b64(docker)]]);
+    expect(await spans(`ref=${b64url(stripe + '?')}`)).toEqual([['base64-stripe', b64url(stripe + '?')]]);
+    // One a rule finds as written keeps its name (the marker Canon wrote before stays the same).
+    expect(await spans(`token=${b64url(stripe + '?')}`)).toEqual([['token-setting', b64url(stripe + '?')]]);
+    // After a path's slash.
+    expect(await spans(`GET /v1/handoff/${b64(github)}`)).toEqual([['base64-github', b64(github)]]);
+  });
+
+  it('leaves encoded text without a secret, hashes, identifiers and binary data alone', async () => {
+    const ordinary = [
+      `The note reads ${b64('The staging deploy runs on Tuesday at 10:00.')} in the ticket.`,
+      'sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+      'commit 3f1c2a9be4d07c61a0b5e5d2f0c4a8e1b7d9c3a2 fixed the Donaudampfschifffahrtsgesellschaft typo',
+      'ids 6f1c7a2e-9b3d-4c5e-8f7a-1b2c3d4e5f60 and AbstractSingletonProxyFactoryBeanImpl',
+      `logo ${Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 40 }, (_, i) => (i * 37) % 256)]).toString('base64')}`,
+    ];
+    for (const text of ordinary) expect(await spans(text), text).toEqual([]);
+  });
+
+  it('decodes once: a secret encoded twice is not read, and a long encoded text costs one pass', async () => {
+    expect(await spans(`handle ${b64(b64(github))}`)).toEqual([]);
+    const long = b64(`${'The on-call rota is in the runbook. '.repeat(20_000)}api_key=${github}`);
+    expect(await spans(`blob ${long}`)).toEqual([['base64-github', long]]);
+  });
+
+  it('a stored envelope keeps no trace of the encoded token', async () => {
+    const [r] = await redactEnvelopes([envelope({ body: { text: `handle ${b64(github)}`, claims: [{ predicate: 'token', value: b64(stripe) }] } })]);
+    expect(r!.redactions.map((x) => x.rule).sort()).toEqual(['base64-github', 'base64-stripe']);
+    expect(JSON.stringify(r!.envelope)).not.toContain(b64(github).slice(0, 20));
+    expect(JSON.stringify(r!.envelope)).not.toContain(b64(stripe).slice(0, 20));
+  });
+});

@@ -10,6 +10,7 @@ import {
   canonSecretFindings,
   foldForRules,
   isDisguised,
+  encodedRuns,
   unfoldFindings,
   envelopeOf,
   ForbiddenError,
@@ -83,7 +84,7 @@ const CHUNK_CHARS = 1 << 20;
  * are joined (NUL-separated) and linted a chunk at a time, and each match is mapped back to its
  * string; Canon's rules run on each string alone.
  */
-export async function detectSecrets(texts: readonly string[]): Promise<SecretFinding[][]> {
+export async function detectSecrets(texts: readonly string[], decode = true): Promise<SecretFinding[][]> {
   const found: SecretFinding[][] = new Array<SecretFinding[]>(texts.length);
   for (let t = 0; t < texts.length; t += 1) found[t] = canonSecretFindings(texts[t]!);
   const recheck = new Set<number>();
@@ -125,6 +126,27 @@ export async function detectSecrets(texts: readonly string[]): Promise<SecretFin
     if (!isDisguised(texts[t]!)) continue;
     const fold = foldForRules(texts[t]!);
     found[t]!.push(...unfoldFindings(fold, toTokenEnds(fold.folded, await secretlintFindings(fold.folded))));
+  }
+  // A secret written in base64 is read decoded, by every rule, once (what it decodes to is not
+  // decoded again); a run whose text holds one is replaced whole, named for what was found in it.
+  // A run a rule already found as written keeps that rule's name: the marker of a secret Canon
+  // redacted before stays the same, so a re-sent episode is still a duplicate of the stored one.
+  if (decode) {
+    const runs: Array<{ index: number; start: number; end: number }> = [];
+    const decoded: string[] = [];
+    for (let t = 0; t < texts.length; t += 1) {
+      for (const run of encodedRuns(texts[t]!)) {
+        runs.push({ index: t, start: run.start, end: run.end });
+        decoded.push(run.decoded);
+      }
+    }
+    if (decoded.length > 0) {
+      (await detectSecrets(decoded, false)).forEach((inner, k) => {
+        const { index, start, end } = runs[k]!;
+        if (inner.length === 0 || found[index]!.some((f) => f.start < end && start < f.end)) return;
+        found[index]!.push({ rule: `base64-${inner[0]!.rule}`, start, end });
+      });
+    }
   }
   return found.map((f, index) => (f.length === 0 ? f : mergeFindings(outsideMarkers(texts[index]!, f))));
 }
