@@ -156,6 +156,24 @@ describe("another user's personal writes to a shared subject", () => {
     expect((await post('/v1/verify', bob, { subject: SHARED })).ok).toBe(true);
   });
 
+  it('count in a job ann asked for, which is hers: another user polls it as a job that does not exist', async () => {
+    await post('/v1/episodes', ann, claim('a-10', 'my pairing note', 'pairing with carol', 'personal'));
+    const accepted = await canon.request('/v1/compile', { key: ann, json: { subject: SHARED, async: true } });
+    expect(accepted.status).toBe(202);
+    const { job_id } = await accepted.json();
+    const job = await until('the job', async () => {
+      const j = await (await canon.request(`/v1/jobs/${job_id}`, { key: ann })).json();
+      return j.state === 'completed' ? j : null;
+    });
+    // Compiled as ann may see the subject: her note is counted, for her.
+    expect(JSON.stringify(job.result)).toMatch(/"memories_created":1/);
+    for (const other of [bob, owner]) {
+      const res = await canon.request(`/v1/jobs/${job_id}`, { key: other });
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toMatch(/memories_created/);
+    }
+  });
+
   it("leave a job's result, which any key of the workspace may read, with no user's personal part", async () => {
     await post('/v1/episodes', ann, claim('a-7', 'my retro note', 'flaky staging', 'personal'));
     const accepted = await canon.request('/v1/compile', { key: owner, json: { all: true, async: true } });

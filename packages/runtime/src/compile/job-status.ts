@@ -19,17 +19,17 @@ export interface JobView {
   completed_at?: string;
 }
 
-/**
- * A compile job of the key's workspace, from pg-boss's own tables (so it survives restarts).
- * A job naming a subject the key may not see (another user's personal subject) is as absent
- * as one of another workspace, unless the key's user asked for it: its result would name the
- * subject.
- */
 /** A job id as sent: a UUID, or a `400` naming `job_id` (before anything is looked up). */
 export function checkJobId(jobId: string): void {
   if (!isUuid(jobId)) throw new ValidationError(`job_id: not a job id (a UUID): ${jobId.slice(0, 64)}`);
 }
 
+/**
+ * A compile job of the key's workspace, from pg-boss's own tables (so it survives restarts).
+ * A job naming a subject the key may not see (another user's personal subject) is as absent
+ * as one of another workspace, unless the key's user asked for it: its result would name the
+ * subject. So is a job another user asked for: its result is told as that user sees it.
+ */
 export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jobId: string): Promise<JobView> {
   checkJobId(jobId);
   const workspaceId = principal.workspace_id;
@@ -42,6 +42,10 @@ export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jo
     // A job this key's user asked for names what they sent and compiled each subject as they may
     // see it (another user's personal subject as one no one wrote): it tells them nothing new.
     const asked = job.data.visible_to !== undefined && (job.data.visible_to.user ?? null) === principal.user;
+    // A job a user asked for was compiled as they may see it: its result counts their personal
+    // memories and hashes them in. It is theirs, as absent to another user's key as another
+    // workspace's job (a key of no user asks for one with no personal part, which any key may read).
+    if (!asked && typeof job.data.visible_to?.user === 'string') continue;
     const named = asked ? [] : [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? []), ...failedSubjects(job.output)];
     if ((await hiddenSubjects(pool, principal, named)).length > 0) continue;
     const failed = job.state === 'failed' || job.state === 'cancelled';
