@@ -156,7 +156,7 @@ describe("another user's personal writes to a shared subject", () => {
     expect((await post('/v1/verify', bob, { subject: SHARED })).ok).toBe(true);
   });
 
-  it('count in a job ann asked for, which is hers: another user polls it as a job that does not exist', async () => {
+  it('count in a job ann asked for, whose result is hers: another key is told its state and not its result', async () => {
     await post('/v1/episodes', ann, claim('a-10', 'my pairing note', 'pairing with carol', 'personal'));
     const accepted = await canon.request('/v1/compile', { key: ann, json: { subject: SHARED, async: true } });
     expect(accepted.status).toBe(202);
@@ -169,8 +169,10 @@ describe("another user's personal writes to a shared subject", () => {
     expect(JSON.stringify(job.result)).toMatch(/"memories_created":1/);
     for (const other of [bob, owner]) {
       const res = await canon.request(`/v1/jobs/${job_id}`, { key: other });
-      expect(res.status).toBe(404);
-      expect(await res.text()).not.toMatch(/memories_created/);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ job_id, state: 'completed', progress: { done: 1, total: 1 } });
+      expect(text).not.toMatch(/memories_created|state_hash|"result"/);
     }
   });
 

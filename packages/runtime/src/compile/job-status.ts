@@ -28,7 +28,7 @@ export function checkJobId(jobId: string): void {
  * A compile job of the key's workspace, from pg-boss's own tables (so it survives restarts).
  * A job naming a subject the key may not see (another user's personal subject) is as absent
  * as one of another workspace, unless the key's user asked for it: its result would name the
- * subject. So is a job another user asked for: its result is told as that user sees it.
+ * subject. A job another user asked for answers without its result, told as that user sees it.
  */
 export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jobId: string): Promise<JobView> {
   checkJobId(jobId);
@@ -43,9 +43,9 @@ export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jo
     // see it (another user's personal subject as one no one wrote): it tells them nothing new.
     const asked = job.data.visible_to !== undefined && (job.data.visible_to.user ?? null) === principal.user;
     // A job a user asked for was compiled as they may see it: its result counts their personal
-    // memories and hashes them in. It is theirs, as absent to another user's key as another
-    // workspace's job (a key of no user asks for one with no personal part, which any key may read).
-    if (!asked && typeof job.data.visible_to?.user === 'string') continue;
+    // memories and hashes them in, so another user's key is told the job's state and not its
+    // result (a key of no user asks for one with no personal part, which any key may read).
+    const withheld = !asked && typeof job.data.visible_to?.user === 'string';
     const named = asked ? [] : [...(job.data.subject ? [job.data.subject] : []), ...(job.data.subjects ?? []), ...failedSubjects(job.output)];
     if ((await hiddenSubjects(pool, principal, named)).length > 0) continue;
     const failed = job.state === 'failed' || job.state === 'cancelled';
@@ -61,7 +61,7 @@ export async function findJob(boss: PgBoss, pool: Pool, principal: Principal, jo
       const progress = await withWorkspace(pool, allUsersOf(workspaceId), (tx) => getJobProgress(tx, workspaceId, jobId));
       if (progress) view.progress = progress;
     }
-    if (job.state === 'completed') view.result = job.output;
+    if (job.state === 'completed' && !withheld) view.result = job.output;
     if (failed || job.state === 'retry') view.error = publicError(job.output);
     return view;
   }

@@ -3,6 +3,7 @@ import { useStoreDatabase } from '@canon/testing';
 import type { Pool } from '../db.js';
 import { deleteJobProgressBefore } from './delete-job-progress-before.js';
 import { getJobProgress } from './get-job-progress.js';
+import { queuedJobKeys } from './queued-job-keys.js';
 import { recentlyReportedJobs } from './recently-reported-jobs.js';
 import { saveJobProgress } from './save-job-progress.js';
 
@@ -63,5 +64,20 @@ describe('deleteJobProgressBefore', () => {
     expect(await getJobProgress(pool, 'w-prune-2', old)).toBeNull();
     expect(await getJobProgress(pool, 'w-prune-1', recent)).toEqual({ done: 1, total: 2 });
     expect(await deleteJobProgressBefore(pool, weekAgo)).toBe(0);
+  });
+});
+
+describe('queuedJobKeys', () => {
+  it('names the keys with a job of the queue waiting to start, and no others', async () => {
+    const job = (name: string, key: string, state: string) =>
+      pool.query(`INSERT INTO pgboss.job (name, data, singleton_key, state) VALUES ($1, '{}', $2, $3::pgboss.job_state)`, [name, key, state]);
+    await job('compile', 'k-waiting', 'created');
+    await job('compile', 'k-running', 'active');
+    await job('compile', 'k-retrying', 'retry');
+    await job('compile', 'k-done', 'completed');
+    await job('compile-many', 'k-elsewhere', 'created');
+    const keys = ['k-waiting', 'k-running', 'k-retrying', 'k-done', 'k-elsewhere', 'k-none'];
+    expect([...(await queuedJobKeys(pool, 'compile', keys))]).toEqual(['k-waiting']);
+    expect(await queuedJobKeys(pool, 'compile', [])).toEqual(new Set());
   });
 });
