@@ -33,6 +33,18 @@ async function post(path: string, key: string, json: unknown) {
 
 const compile = (key: string) => post('/v1/compile', key, { subject: SHARED });
 
+/** An asynchronous compile asked by one key, polled by another until it completes. */
+async function asyncCompile(key: string, request: Record<string, unknown>, pollingKey: string) {
+  const accepted = await canon.request('/v1/compile', { key, json: { ...request, async: true } });
+  expect(accepted.status).toBe(202);
+  const { job_id } = (await accepted.json()) as { job_id: string };
+  const job = await until('the job', async () => {
+    const j = await (await canon.request(`/v1/jobs/${job_id}`, { key: pollingKey })).json();
+    return j.state === 'completed' ? j : null;
+  });
+  return { job_id, job };
+}
+
 /** The state hash of the memories a key recalls, from their digests as the database keeps them. */
 async function hashOfVisible(user: string | null): Promise<string> {
   const { rows } = await canon.runtime.pool.query<{ digest: string }>(
@@ -158,13 +170,7 @@ describe("another user's personal writes to a shared subject", () => {
 
   it('count in a job ann asked for, whose result is hers: another key is told its state and not its result', async () => {
     await post('/v1/episodes', ann, claim('a-10', 'my pairing note', 'pairing with carol', 'personal'));
-    const accepted = await canon.request('/v1/compile', { key: ann, json: { subject: SHARED, async: true } });
-    expect(accepted.status).toBe(202);
-    const { job_id } = await accepted.json();
-    const job = await until('the job', async () => {
-      const j = await (await canon.request(`/v1/jobs/${job_id}`, { key: ann })).json();
-      return j.state === 'completed' ? j : null;
-    });
+    const { job_id, job } = await asyncCompile(ann, { subject: SHARED }, ann);
     // Compiled as ann may see the subject: her note is counted, for her.
     expect(JSON.stringify(job.result)).toMatch(/"memories_created":1/);
     for (const other of [bob, owner]) {
@@ -178,13 +184,7 @@ describe("another user's personal writes to a shared subject", () => {
 
   it("leave a job's result, which any key of the workspace may read, with no user's personal part", async () => {
     await post('/v1/episodes', ann, claim('a-7', 'my retro note', 'flaky staging', 'personal'));
-    const accepted = await canon.request('/v1/compile', { key: owner, json: { all: true, async: true } });
-    expect(accepted.status).toBe(202);
-    const { job_id } = await accepted.json();
-    const job = await until('the job', async () => {
-      const j = await (await canon.request(`/v1/jobs/${job_id}`, { key: bob })).json();
-      return j.state === 'completed' ? j : null;
-    });
+    const { job } = await asyncCompile(owner, { all: true }, bob);
     expect(job.result.totals).toEqual(zeros);
     // The note is compiled: ann recalls it.
     const mine = await (await canon.request(`/v1/subjects/${encodeURIComponent(SHARED)}/memories`, { key: ann })).json();
