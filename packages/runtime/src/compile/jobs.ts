@@ -231,8 +231,16 @@ export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId:
 export async function requeueCompiles(boss: PgBoss, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
   if (subjects.length === 0) return;
   // On the queue's own connections, as pg-boss's insert alone ran before: one statement, or two.
+  await insertUnqueued(boss, sqlOfQueue(boss), workspaceId, subjects, settings);
+}
+
+/**
+ * The queue's own connections as the store's port (`bossDb`'s inverse): pg-boss answers rows
+ * only, which is all a store operation run there (`queuedJobKeys`) reads.
+ */
+function sqlOfQueue(boss: PgBoss): Sql {
   const db = boss.getDb();
-  await insertUnqueued(boss, { query: (text, values) => db.executeSql(text, values) as never }, workspaceId, subjects, settings);
+  return { query: async (text, values) => ({ ...(await db.executeSql(text, values)), command: '', rowCount: null, oid: 0, fields: [] }) };
 }
 
 /** A compile job for each of these subjects that has none waiting to start. */

@@ -80,11 +80,45 @@ const SEPARATOR = '\n\u0000\n';
 const CHUNK_CHARS = 1 << 20;
 
 /**
- * Findings per string. secretlint costs about 0.1 ms a call whatever the size, so the strings
- * are joined (NUL-separated) and linted a chunk at a time, and each match is mapped back to its
- * string; Canon's rules run on each string alone.
+ * Findings per string, as written and in what its base64 runs decode to (`encodedRuns`), one
+ * span per secret.
  */
-export async function detectSecrets(texts: readonly string[], decode = true): Promise<SecretFinding[][]> {
+export async function detectSecrets(texts: readonly string[]): Promise<SecretFinding[][]> {
+  const found = await findingsAsWritten(texts);
+  // A secret written in base64 is read decoded, by every rule, once (what it decodes to is not
+  // decoded again); a run whose text holds one is replaced whole, named for what was found in it.
+  // A run a rule already found as written keeps that rule's name: the marker of a secret Canon
+  // redacted before stays the same, so a re-sent episode is still a duplicate of the stored one.
+  const runs: Array<{ index: number; start: number; end: number }> = [];
+  const decoded: string[] = [];
+  for (let t = 0; t < texts.length; t += 1) {
+    for (const run of encodedRuns(texts[t]!)) {
+      runs.push({ index: t, start: run.start, end: run.end });
+      decoded.push(run.decoded);
+    }
+  }
+  if (decoded.length > 0) {
+    (await findingsAsWritten(decoded)).forEach((raw, k) => {
+      const { index, start, end } = runs[k]!;
+      if (found[index]!.some((f) => f.start < end && start < f.end)) return;
+      const [first] = oneSpanEach(decoded[k]!, raw);
+      if (first) found[index]!.push({ rule: `base64-${first.rule}`, start, end });
+    });
+  }
+  return found.map((f, index) => oneSpanEach(texts[index]!, f));
+}
+
+/** Findings outside the markers already in the text, overlapping ones as one span (`mergeFindings`). */
+function oneSpanEach(text: string, findings: SecretFinding[]): SecretFinding[] {
+  return findings.length === 0 ? findings : mergeFindings(outsideMarkers(text, findings));
+}
+
+/**
+ * Every rule's findings in each string as written, overlapping as found. secretlint costs about
+ * 0.1 ms a call whatever the size, so the strings are joined (NUL-separated) and linted a chunk at
+ * a time, and each match is mapped back to its string; Canon's rules run on each string alone.
+ */
+async function findingsAsWritten(texts: readonly string[]): Promise<SecretFinding[][]> {
   const found: SecretFinding[][] = new Array<SecretFinding[]>(texts.length);
   for (let t = 0; t < texts.length; t += 1) found[t] = canonSecretFindings(texts[t]!);
   const recheck = new Set<number>();
@@ -127,28 +161,7 @@ export async function detectSecrets(texts: readonly string[], decode = true): Pr
     const fold = foldForRules(texts[t]!);
     found[t]!.push(...unfoldFindings(fold, toTokenEnds(fold.folded, await secretlintFindings(fold.folded))));
   }
-  // A secret written in base64 is read decoded, by every rule, once (what it decodes to is not
-  // decoded again); a run whose text holds one is replaced whole, named for what was found in it.
-  // A run a rule already found as written keeps that rule's name: the marker of a secret Canon
-  // redacted before stays the same, so a re-sent episode is still a duplicate of the stored one.
-  if (decode) {
-    const runs: Array<{ index: number; start: number; end: number }> = [];
-    const decoded: string[] = [];
-    for (let t = 0; t < texts.length; t += 1) {
-      for (const run of encodedRuns(texts[t]!)) {
-        runs.push({ index: t, start: run.start, end: run.end });
-        decoded.push(run.decoded);
-      }
-    }
-    if (decoded.length > 0) {
-      (await detectSecrets(decoded, false)).forEach((inner, k) => {
-        const { index, start, end } = runs[k]!;
-        if (inner.length === 0 || found[index]!.some((f) => f.start < end && start < f.end)) return;
-        found[index]!.push({ rule: `base64-${inner[0]!.rule}`, start, end });
-      });
-    }
-  }
-  return found.map((f, index) => (f.length === 0 ? f : mergeFindings(outsideMarkers(texts[index]!, f))));
+  return found;
 }
 
 function lastAtOrBefore(sorted: readonly number[], value: number): number {
