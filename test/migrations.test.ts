@@ -415,6 +415,58 @@ describe('migrations', () => {
     );
   });
 
+  it('count each subject\'s waiting episodes into one backlog row, and leave ingest working where the functions cannot be canon_system\'s (0043)', async () => {
+    const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    await migratedByOwner(
+      '0043_pending_backlog',
+      async (admin) => {
+        const mark = (ws: string, subject: string, n: number, owner: string | null = null) =>
+          admin.query(`INSERT INTO pending (workspace_id, subject, episode_id, scope, owner) VALUES ($1, $2, $3, $4, $5)`, [ws, subject, id(n), owner ? 'personal' : 'workspace', owner]);
+        for (const n of [1, 2, 3]) await mark('w1', 'busy', n);
+        await mark('w1', 'busy', 4, 'ann');
+        await mark('w1', 'quiet', 5);
+        await mark('w2', 'busy', 6);
+      },
+      async ({ admin }) => {
+        const { rows } = await admin.query(`SELECT workspace_id, subject, episodes::int AS episodes FROM pending_backlog ORDER BY 1, 2`);
+        expect(rows).toEqual([
+          { workspace_id: 'w1', subject: 'busy', episodes: 4 },
+          { workspace_id: 'w1', subject: 'quiet', episodes: 1 },
+          { workspace_id: 'w2', subject: 'busy', episodes: 1 },
+        ]);
+        const { rows: forced } = await admin.query(`SELECT relname, relforcerowsecurity FROM pg_class WHERE oid IN ('pending'::regclass, 'pending_backlog'::regclass) ORDER BY 1`);
+        expect(forced).toEqual([
+          { relname: 'pending', relforcerowsecurity: true },
+          { relname: 'pending_backlog', relforcerowsecurity: true },
+        ]);
+        // Migrated by a database owner that may not act as canon_system, the functions are its own,
+        // and the forced policies refuse it the table: an ingest's call adds nothing and fails
+        // nothing (its compile then runs after its debounce), a compile's recount changes nothing.
+        const { rows: functions } = await admin.query(`SELECT proname, pg_get_userbyid(proowner) AS owner FROM pg_proc WHERE proname LIKE 'canon_backlog%' ORDER BY 1`);
+        expect(functions).toEqual([
+          { proname: 'canon_backlog_add', owner: expect.stringMatching(/^canon_owner_/) },
+          { proname: 'canon_backlog_recount', owner: expect.stringMatching(/^canon_owner_/) },
+        ]);
+        const client = await admin.connect();
+        try {
+          await client.query('BEGIN');
+          await client.query(`SELECT set_config('role', 'canon_app', true), set_config('canon.workspace_id', 'w1', true)`);
+          const { rows: due } = await client.query(`SELECT s FROM canon_backlog_add('w1', ARRAY['busy', 'new'], ARRAY[5, 1], 1) AS s`);
+          expect(due).toEqual([]);
+          await client.query(`SELECT canon_backlog_recount('w1', ARRAY['busy'])`);
+          await client.query('COMMIT');
+        } finally {
+          client.release();
+        }
+        const { rows: after } = await admin.query(`SELECT subject, episodes::int AS episodes FROM pending_backlog WHERE workspace_id = 'w1' ORDER BY 1`);
+        expect(after).toEqual([
+          { subject: 'busy', episodes: 4 },
+          { subject: 'quiet', episodes: 1 },
+        ]);
+      },
+    );
+  });
+
   it('run once when two runtimes start together on an empty database', async () => {
     const db = await createEmptyDatabase();
     dbs.push(db);

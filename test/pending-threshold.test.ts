@@ -65,10 +65,47 @@ describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
         { subject: 'service:a', waiting: 5, counted: 5 },
         { subject: 'service:b', waiting: 3, counted: 3 },
       ]);
+      expect(await backlog(runtime)).toEqual([
+        { subject: 'service:a', episodes: 5 },
+        { subject: 'service:b', episodes: 3 },
+      ]);
     });
   });
 
-  it('answers nothing for a workspace the transaction is not confined to', async () => {
+  it('counts from what a compile leaves: a compiled backlog starts again from nothing', async () => {
+    await withRuntime({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600', CANON_COMPILE_AFTER: '3' }, async (runtime) => {
+      const owner = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner' })).key);
+      await runtime.ingest(owner, [ep('1', 'service:a'), ep('2', 'service:a')]);
+      expect(await backlog(runtime)).toEqual([{ subject: 'service:a', episodes: 2 }]);
+      await runtime.compile(owner, { subject: 'service:a' });
+      expect(await backlog(runtime)).toEqual([]);
+      // Two more: two waiting, not four.
+      await runtime.ingest(owner, [ep('3', 'service:a'), ep('4', 'service:a')]);
+      expect((await queuedCompiles(runtime)).filter((j) => j.soon)).toEqual([]);
+      await runtime.ingest(owner, [ep('5', 'service:a')]);
+      expect((await queuedCompiles(runtime)).filter((j) => j.soon)).toEqual([{ subject: 'service:a', soon: true }]);
+    });
+  });
+
+  it('keeps no row naming a subject erased whole, nor a user\'s episodes erased from one', async () => {
+    await withRuntime({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, async (runtime) => {
+      const owner = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner' })).key);
+      const eve = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'member', user: 'eve' })).key);
+      await runtime.ingest(owner, [ep('1', 'service:doomed'), ep('2', 'service:kept')]);
+      await runtime.ingest(eve, [ep('e1', 'note:eve-only', 'personal'), ep('e2', 'service:kept')]);
+      expect(await backlog(runtime)).toEqual([
+        { subject: 'note:eve-only', episodes: 1 },
+        { subject: 'service:doomed', episodes: 1 },
+        { subject: 'service:kept', episodes: 2 },
+      ]);
+      await runtime.erase(owner, { subject: 'service:doomed' });
+      await runtime.erase(owner, { user: 'eve' });
+      // The rebuilds took what was left of service:kept.
+      expect(await backlog(runtime)).toEqual([]);
+    });
+  });
+
+  it('is added to and named only for the workspace the transaction is confined to', async () => {
     await withRuntime({ CANON_COMPILE_DEBOUNCE_SECONDS: '3600' }, async (runtime) => {
       const who = await runtime.authenticate((await runtime.createKey({ workspace: 'default', role: 'owner' })).key);
       await runtime.ingest(who, [ep('x1', 'service:x'), ep('x2', 'service:x')]);
@@ -76,9 +113,9 @@ describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
       try {
         await client.query('BEGIN');
         await client.query(`SELECT set_config('canon.workspace_id', 'elsewhere', true)`);
-        const other = await client.query(`SELECT * FROM canon_pending_batches_at_least('default', ARRAY['service:x'], 1)`);
+        const other = await client.query(`SELECT * FROM canon_backlog_add('default', ARRAY['service:x'], ARRAY[1], 1)`);
         await client.query(`SELECT set_config('canon.workspace_id', 'default', true)`);
-        const own = await client.query(`SELECT s FROM canon_pending_batches_at_least('default', ARRAY['service:x', 'service:y'], 2) AS s`);
+        const own = await client.query(`SELECT s FROM canon_backlog_add('default', ARRAY['service:y', 'service:x'], ARRAY[1, 1], 2) AS s`);
         await client.query('ROLLBACK');
         expect(other.rows).toEqual([]);
         expect(own.rows).toEqual([{ s: 'service:x' }]);
@@ -88,3 +125,9 @@ describe('a subject whose backlog reaches CANON_COMPILE_AFTER', () => {
     });
   });
 });
+
+/** Each subject's backlog row, read as the owner the pool connects as. */
+async function backlog(runtime: Runtime): Promise<Array<{ subject: string; episodes: number }>> {
+  const { rows } = await runtime.pool.query<{ subject: string; episodes: number }>(`SELECT subject, episodes::int AS episodes FROM pending_backlog ORDER BY 1`);
+  return rows;
+}

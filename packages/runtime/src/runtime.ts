@@ -17,7 +17,7 @@ import { compileSubject, rebuildSubject, type CompileResult } from './compile/co
 import { registerConnectorWorkers } from './connectors/workers.js';
 import { startEmbeddedPostgres } from './ops/embedded-postgres.js';
 import { log, RepeatedErrors } from './ops/log.js';
-import { ingestEpisodes } from './ingest/ingest.js';
+import { ingestEpisodes, markedBySubject } from './ingest/ingest.js';
 import { withClaimDecisions } from './ingest/claim-decisions.js';
 import { openExport } from './export/export.js';
 import { importLog } from './export/import.js';
@@ -116,10 +116,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async ingest(principal, items, ingestOptions = {}) {
       let queued: string[] = [];
       const result = await ingestEpisodes(pool, principal, items, async (tx, created) => {
-        const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
-        if (boss && ingestOptions.compile !== 'wait' && subjects.length > 0) {
-          await enqueueCompiles(boss, tx, principal.workspace_id, subjects, config.jobs);
-          queued = subjects;
+        const marked = markedBySubject(created);
+        if (boss && ingestOptions.compile !== 'wait' && marked.size > 0) {
+          await enqueueCompiles(boss, tx, principal.workspace_id, marked, config.jobs);
+          queued = [...marked.keys()].sort();
         }
         await ingestOptions.inTransaction?.(tx);
       });
@@ -155,7 +155,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         ...importOptions,
         chunkSize: config.jobs.compileChunk,
         // The import compiles every subject itself at the end; the jobs cover an import cut short.
-        ...(boss ? { enqueue: (tx: PoolClient, subjects: string[]) => enqueueCompiles(boss!, tx, principal.workspace_id, subjects, config.jobs) } : {}),
+        ...(boss ? { enqueue: (tx: PoolClient, marked: ReadonlyMap<string, number>) => enqueueCompiles(boss!, tx, principal.workspace_id, marked, config.jobs) } : {}),
       }),
 
     async compile(principal, request) {

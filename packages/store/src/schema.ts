@@ -153,6 +153,23 @@ export const pending = pgTable(
   ],
 );
 
+/**
+ * How many episodes of each subject wait for a compile, every user's: what `CANON_COMPILE_AFTER` is
+ * checked against. Each ingest adds what it marked, as the last statement of its transaction, and
+ * each compile sets it from the rows it leaves (canon_backlog_add and canon_backlog_recount,
+ * migration 0043): one row a subject to read, however long the backlog. A subject with nothing
+ * waiting has no row.
+ */
+export const pendingBacklog = pgTable(
+  'pending_backlog',
+  {
+    workspace_id: text('workspace_id').notNull(),
+    subject: text('subject').notNull(),
+    episodes: bigint('episodes', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace_id, t.subject] })],
+);
+
 export const claims = pgTable(
   'claims',
   {

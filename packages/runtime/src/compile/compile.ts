@@ -38,6 +38,7 @@ import {
   insertMarkers,
   insertMemories,
   insertPendingOfSubject,
+  recountBacklogs,
   StaleWriteError,
   claimAsStored,
   subjectHasClaims,
@@ -174,7 +175,9 @@ async function compileInChunks(pool: Pool, workspaceId: string, subject: string,
   for (let first = true; ; first = false) {
     const step = await subjectTransaction(pool, workspaceId, subject, first ? options.visibleTo : undefined, async (tx) => {
       const start = await compileStart(tx, workspaceId, subject, chunk + 1);
-      return compileChunkInTransaction(tx, workspaceId, subject, policiesFromRow(start.policy_set), { ...options, chunkSize: chunk }, start);
+      const done = await compileChunkInTransaction(tx, workspaceId, subject, policiesFromRow(start.policy_set), { ...options, chunkSize: chunk }, start);
+      await recountBacklogs(tx, workspaceId, [subject]);
+      return done;
     });
     total = total ? add(total, step.result) : step.result;
     if (!step.more) return afterBulk(pool, total);
@@ -272,7 +275,10 @@ export async function compilePendingInTransaction(
     const start = await compileStart(tx, workspaceId, subject, chunkSize + 1);
     const step = await compileChunkInTransaction(tx, workspaceId, subject, policies, { ...options, chunkSize }, start);
     total = total ? add(total, step.result) : step.result;
-    if (!step.more) return total;
+    if (!step.more) {
+      await recountBacklogs(tx, workspaceId, [subject]);
+      return total;
+    }
   }
 }
 
@@ -305,7 +311,9 @@ export function rebuildSubject(pool: Pool, workspaceId: string, subject: string,
       pool,
       await subjectTransaction(pool, workspaceId, subject, options.visibleTo, async (tx) => {
         const policies = await loadPolicySet(tx, workspaceId);
-        return rebuildInTransaction(tx, workspaceId, subject, policies, options);
+        const done = await rebuildInTransaction(tx, workspaceId, subject, policies, options);
+        await recountBacklogs(tx, workspaceId, [subject]);
+        return done;
       }).catch(asUnwritten(subject)),
     ),
   ).then(toViewer(options));

@@ -1,7 +1,7 @@
 import { log, subjectRef } from '../ops/log.js';
 import type { PgBoss } from 'pg-boss';
 import { COMPILER_VERSION, ValidationError } from '@canon/core';
-import { deleteChangesBefore, deleteJobProgressBefore, queuedJobKeys, recentlyReportedJobs, saveJobProgress, subjectsWithPendingAtLeast, staleSubjects, subjectsAmong, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient, type Sql } from '@canon/store';
+import { addToBacklog, deleteChangesBefore, deleteJobProgressBefore, queuedJobKeys, recentlyReportedJobs, saveJobProgress, staleSubjects, subjectsAmong, subjectsOfWorkspace, subjectsWithPending, workspaceIds, type Pool, type PoolClient, type Sql } from '@canon/store';
 import { compileSubject, rebuildSubject, type CompileOptions, type CompileResult } from './compile.js';
 import { COUNTERS, WORKSPACE_VIEW, zeroCounters } from './seen-by.js';
 import { loadPolicySet } from '../writes/policies.js';
@@ -202,12 +202,15 @@ async function adoptLegacySchedules(boss: PgBoss): Promise<void> {
 }
 
 /**
- * Called in the ingest transaction: a compile of each touched subject, debounced. The first
- * episode of a burst queues a compile `debounceSeconds` ahead; later ones find it queued and
- * ride on it, unless the subject has piled up `compileAfter` episodes, which pulls it forward.
+ * Called in the ingest transaction, as its last statements: a compile of each touched subject,
+ * debounced. The first episode of a burst queues a compile `debounceSeconds` ahead; later ones
+ * find it queued and ride on it, unless the subject has piled up `compileAfter` episodes, which
+ * pulls it forward. `marked` is how many episodes of each subject the transaction marked as
+ * waiting.
  */
-export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId: string, subjects: readonly string[], settings: JobSettings): Promise<void> {
-  if (subjects.length === 0) return;
+export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId: string, marked: ReadonlyMap<string, number>, settings: JobSettings): Promise<void> {
+  if (marked.size === 0) return;
+  const subjects = [...marked.keys()].sort();
   // One statement for the subjects with no compile waiting: the stately queue keeps one waiting
   // job per subject, so a job sent for the others would be dropped (and checking every unique
   // index of pg-boss's table to drop it cost more than the episodes' own insert). The waiting job
@@ -215,7 +218,8 @@ export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId:
   // requeueCompiles. One inserted here while another transaction queues the same subject is still
   // dropped by the queue.
   await insertUnqueued(boss, tx, workspaceId, subjects, settings);
-  for (const subject of await subjectsWithPendingAtLeast(tx, workspaceId, subjects, settings.compileAfter)) {
+  // Last, since it holds the subjects' backlog rows until the commit (another ingest of them waits).
+  for (const subject of await addToBacklog(tx, workspaceId, new Map(subjects.map((s) => [s, marked.get(s)!])), settings.compileAfter)) {
     const data: CompileJobData = { workspace_id: workspaceId, subject };
     await boss.update(QUEUES.compile, data, { singletonKey: singletonKey(workspaceId, subject), startAfter: new Date(), db: bossDb(tx) });
   }

@@ -22,6 +22,7 @@ import {
   lockSubject,
   memoryIdsOfEpisodes,
   memoryIdsWithClaims,
+  recountBacklogs,
   revokeKeysOfUser,
   type Pool,
   type Sql,
@@ -155,6 +156,9 @@ export async function erase(pool: Pool, principal: Principal, target: ErasureTar
       episodes: deleted,
       memories,
     });
+    // Each subject's backlog from the rows left (a subject gone keeps no row, nor its name there):
+    // last, as a compile does, since the rows stay locked until the commit.
+    await recountBacklogs(tx, ws, subjects);
     // Named to the one who erased: a subject they named, or one where the person said something
     // the workspace (or they themselves) could see.
     const shown = new Set(

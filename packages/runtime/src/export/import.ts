@@ -17,7 +17,7 @@ import {
 } from '@canon/core';
 import { insertTombstones, subjectLogStates, type Pool, type PoolClient } from '@canon/store';
 import { compileSubject } from '../compile/compile.js';
-import { appendBatch, prepareImportBatch, type ImportedItem } from '../ingest/ingest.js';
+import { appendBatch, markedBySubject, prepareImportBatch, type ImportedItem } from '../ingest/ingest.js';
 import { loadPolicySet, savePolicySet, WorkspacePolicies } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
 import { allUsersOf, withWorkspace, withWorkspaceWriting } from '../auth/scope.js';
@@ -31,8 +31,8 @@ export interface ImportOptions {
   keepPolicies?: boolean;
   /** Called after each batch is stored. */
   onProgress?: (progress: { line: number; episodes: number }) => void;
-  /** Queue the compile of what a batch created, in its transaction (a server's job queue). */
-  enqueue?: (tx: PoolClient, subjects: string[]) => Promise<void>;
+  /** Queue the compile of what a batch created, in its transaction (a server's job queue): how many episodes of each subject it marked. */
+  enqueue?: (tx: PoolClient, marked: ReadonlyMap<string, number>) => Promise<void>;
   chunkSize?: number;
 }
 
@@ -145,8 +145,8 @@ export async function importLog(pool: Pool, principal: Principal, input: AsyncIt
       principal,
       (tx) =>
         appendBatch(tx, principal, prepared, async (tx, created) => {
-          const subjects = [...new Set(created.map((c) => c.envelope.subject))].sort();
-          if (options.enqueue && subjects.length > 0) await options.enqueue(tx, subjects);
+          const marked = markedBySubject(created);
+          if (options.enqueue && marked.size > 0) await options.enqueue(tx, marked);
         }),
       allUsersOf(ws),
     ).catch((err: unknown) => {

@@ -89,6 +89,13 @@ export interface IngestResult {
  */
 export type AfterAppend = (tx: PoolClient, created: Array<{ id: string; envelope: Envelope }>) => Promise<void>;
 
+/** How many of the episodes a batch created are of each subject: each is marked as waiting for its compile. */
+export function markedBySubject(created: ReadonlyArray<{ envelope: Envelope }>): Map<string, number> {
+  const marked = new Map<string, number>();
+  for (const c of created) marked.set(c.envelope.subject, (marked.get(c.envelope.subject) ?? 0) + 1);
+  return marked;
+}
+
 /**
  * Validates every item, then appends the batch in one transaction: all of it, or — on any
  * invalid item or key conflict — nothing at all.

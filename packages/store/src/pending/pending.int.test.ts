@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { inWorkspace, logEpisodes, markPending, useStoreDatabase } from '@canon/testing';
-import type { Pool } from '../db.js';
+import type { Pool, Sql } from '../db.js';
 import { deletePending } from './delete-pending.js';
 import { insertPendingOfSubject } from './insert-pending-of-subject.js';
-import { subjectsWithPendingAtLeast } from './subjects-with-pending-at-least.js';
+import { addToBacklog } from './add-to-backlog.js';
+import { recountBacklogs } from './recount-backlogs.js';
 import { subjectsWithPending } from './subjects-with-pending.js';
 import { compileStart, compileStartOf, compileStartStatement } from './compile-start.js';
 import { upsertSubject } from '../subjects/upsert-subject.js';
@@ -21,6 +22,19 @@ useStoreDatabase((p) => {
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 /** The pending episodes a compile of the subject would take. */
 const pendingOf = async (workspace: string, subject: string, limit: number) => (await compileStart(pool, workspace, subject, limit)).pending;
+/**
+ * canon_pending_batches_at_least (migration 0037): no longer asked by this version, kept for a server
+ * of the version before, still running beside an upgraded one during a rolling upgrade.
+ */
+async function subjectsWithPendingAtLeast(sql: Sql, workspaceId: string, subjects: string[], n: number): Promise<string[]> {
+  const { rows } = await sql.query<{ s: string }>('SELECT s FROM canon_pending_batches_at_least($1, $2::text[], $3) AS s', [workspaceId, [...new Set(subjects)], n]);
+  return rows.map((r) => r.s);
+}
+/** Each subject's row in pending_backlog, read as the owner this test connects as. */
+async function backlogOf(workspace: string): Promise<Record<string, number>> {
+  const { rows } = await pool.query<{ subject: string; episodes: number }>('SELECT subject, episodes::int AS episodes FROM pending_backlog WHERE workspace_id = $1 ORDER BY 1', [workspace]);
+  return Object.fromEntries(rows.map((r) => [r.subject, r.episodes]));
+}
 
 describe('the pending rows a compile takes', () => {
   it('takes the oldest first, up to the limit, of one subject only', async () => {
@@ -86,7 +100,7 @@ describe('deletePending', () => {
   });
 });
 
-describe('subjectsWithPendingAtLeast', () => {
+describe('canon_pending_batches_at_least, kept for a server of the version before', () => {
   it('names the subjects with at least n episodes waiting, inside the workspace\'s transaction', async () => {
     await markPending(pool, 'w-least', [
       { subject: 'a', episode_id: id(1) },
@@ -129,6 +143,68 @@ describe('subjectsWithPendingAtLeast', () => {
     const plan = notices.join('\n');
     expect(plan).toContain('pending_batches_idx');
     expect(plan).not.toMatch(/Seq Scan on pending/);
+  });
+});
+
+// pending_backlog: each subject's count of waiting episodes, what CANON_COMPILE_AFTER is checked against.
+describe('addToBacklog', () => {
+  it('adds what each batch marked and names the subjects it brings to the threshold, inside the workspace\'s transaction only', async () => {
+    const add = (added: Array<[string, number]>, threshold: number, ws = 'w-backlog') => inWorkspace(pool, ws, (tx) => addToBacklog(tx, 'w-backlog', new Map(added), threshold));
+    expect(await add([['b', 2], ['a', 3]], 5)).toEqual([]);
+    expect(await add([['a', 2], ['b', 0], ['c', 1]], 5)).toEqual(['a']);
+    // Past the threshold a subject is named again: each batch may pull its compile forward.
+    expect(await add([['c', 1], ['a', 1]], 2)).toEqual(['a', 'c']);
+    expect(await backlogOf('w-backlog')).toEqual({ a: 6, b: 2, c: 2 });
+    // Asked from another workspace's transaction it adds nothing and names nothing.
+    expect(await add([['a', 100]], 1, 'w-elsewhere')).toEqual([]);
+    expect(await backlogOf('w-backlog')).toEqual({ a: 6, b: 2, c: 2 });
+    // A member's transaction (its user's rows only) adds every user's count all the same.
+    expect(await inWorkspace(pool, 'w-backlog', (tx) => addToBacklog(tx, 'w-backlog', new Map([['b', 3]]), 5), 'ann')).toEqual(['b']);
+  });
+
+  it('is not readable or writable by the application role but through its two functions', async () => {
+    await inWorkspace(pool, 'w-backlog-rls', (tx) => addToBacklog(tx, 'w-backlog-rls', new Map([['s', 1]]), 10));
+    const { rows } = await inWorkspace(pool, 'w-backlog-rls', (tx) => tx.query('SELECT * FROM pending_backlog'));
+    expect(rows).toEqual([]);
+    await expect(inWorkspace(pool, 'w-backlog-rls', (tx) => tx.query(`INSERT INTO pending_backlog VALUES ('w-backlog-rls', 'x', 1)`))).rejects.toThrow(/row-level security/);
+    expect(await backlogOf('w-backlog-rls')).toEqual({ s: 1 });
+  });
+});
+
+describe('recountBacklogs', () => {
+  it('is set from the pending rows, every user\'s, by a recount; a subject with none waiting keeps no row', async () => {
+    await markPending(pool, 'w-recount', [
+      { subject: 's', episode_id: id(1) },
+      { subject: 's', episode_id: id(2), scope: 'personal', owner: 'ann' },
+      { subject: 't', episode_id: id(3) },
+    ]);
+    await inWorkspace(pool, 'w-recount', (tx) => addToBacklog(tx, 'w-recount', new Map([['s', 40], ['t', 1], ['u', 9]]), 1_000));
+    // Recounted from bob's transaction, which does not see ann's row: still counted.
+    await inWorkspace(pool, 'w-recount', (tx) => recountBacklogs(tx, 'w-recount', ['u', 's', 's']), 'bob');
+    expect(await backlogOf('w-recount')).toEqual({ s: 2, t: 1 });
+    await deletePending(pool, 'w-recount', 't', [id(3)]);
+    await inWorkspace(pool, 'w-recount', (tx) => recountBacklogs(tx, 'w-other', ['t']));
+    expect(await backlogOf('w-recount')).toEqual({ s: 2, t: 1 });
+    await inWorkspace(pool, 'w-recount', (tx) => recountBacklogs(tx, 'w-recount', ['t']));
+    expect(await backlogOf('w-recount')).toEqual({ s: 2 });
+  });
+
+  it('leaves a row an ingest under way holds rather than wait for it, and sets the others', async () => {
+    await markPending(pool, 'w-recount-held', [{ subject: 's', episode_id: id(1) }, { subject: 't', episode_id: id(2) }]);
+    await inWorkspace(pool, 'w-recount-held', (tx) => addToBacklog(tx, 'w-recount-held', new Map([['s', 5], ['t', 5]]), 1_000));
+    const ingest = await pool.connect();
+    try {
+      await ingest.query('BEGIN');
+      await enterScope(ingest, { workspace_id: 'w-recount-held', user: null, all_users: true });
+      await addToBacklog(ingest, 'w-recount-held', new Map([['s', 1]]), 1_000);
+      await inWorkspace(pool, 'w-recount-held', (tx) => recountBacklogs(tx, 'w-recount-held', ['s', 't']));
+      await ingest.query('COMMIT');
+    } finally {
+      ingest.release();
+    }
+    expect(await backlogOf('w-recount-held')).toEqual({ s: 6, t: 1 });
+    await inWorkspace(pool, 'w-recount-held', (tx) => recountBacklogs(tx, 'w-recount-held', ['s']));
+    expect(await backlogOf('w-recount-held')).toEqual({ s: 1, t: 1 });
   });
 });
 
