@@ -301,6 +301,30 @@ describe("vendors' keys the preset does not know", () => {
   });
 });
 
+/** Far enough past an access key id that nothing there is read as its secret. */
+const AWS_FAR = 200;
+
+describe('an AWS secret access key beside its access key id', () => {
+  const found = (t: string) => canonSecretFindings(t).filter((f) => f.rule === 'aws-secret-key').map((f) => t.slice(f.start, f.end));
+  const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+
+  it("finds the secret after or before the id: a credentials CSV's row, a note, a temporary key", () => {
+    expect(found(`alice,,AKIAIOSFODNN7EXAMPLE,${secret},https://123456789012.signin.aws.amazon.com/console`)).toEqual([secret]);
+    expect(found(`new key for the deploy user: AKIAIOSFODNN7EXAMPLE / ${secret}`)).toEqual([secret]);
+    expect(found(`secret ${secret}\nid ASIAIOSFODNN7EXAMPLE (expires at noon)`)).toEqual([secret]);
+  });
+
+  it('leaves forty characters with no id near, a commit hash beside one, a run longer than a secret and one cut by the window', () => {
+    expect(found(`the secret is ${secret}`)).toEqual([]);
+    expect(found(`AKIAIOSFODNN7EXAMPLE rotated in 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b`)).toEqual([]);
+    expect(found(`AKIAIOSFODNN7EXAMPLE ${secret}Z`)).toEqual([]);
+    expect(found(`AKIAIOSFODNN7EXAMPLE ${'x'.repeat(AWS_FAR)} ${secret}`)).toEqual([]);
+    // A run that starts 40 characters before the window ends, and goes on past it.
+    expect(found(`AKIAIOSFODNN7EXAMPLE ${' '.repeat(AWS_FAR - 41)}${'A1b'.repeat(30)}`)).toEqual([]);
+    expect(found(`AKIAIOSFODNN7EXAMPLEX ${secret}`)).toEqual([]);
+  });
+});
+
 describe('a name disguised to slip past the rules', () => {
   it('is read as it shows: a zero-width character inside it, full-width letters; the secret found where it stands', () => {
     const found = (t: string) => canonSecretFindings(t).map((f) => [f.rule, t.slice(f.start, f.end)]);

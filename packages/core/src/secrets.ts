@@ -133,6 +133,14 @@ const VENDOR_KEYS = [
 // A key runs to the end of its alphabet: one cut inside a longer run is not a key.
 const VENDOR_TOKEN = new RegExp(`(?:${VENDOR_KEYS.join('|')})(?![A-Za-z0-9_-])`, 'g');
 
+/** An AWS access key id: long-term (`AKIA`) or temporary (`ASIA`). */
+const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g;
+/** Forty characters of an AWS secret's alphabet, not inside a longer run. */
+const AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+const AWS_SECRET_CHAR = /[A-Za-z0-9/+=]/;
+/** How far from its access key id a secret is read as the key's (about a CSV row or a short note). */
+const AWS_SECRET_REACH = 200;
+
 /** A value long and varied enough to be a credential, not a count, a flag or a word. */
 function credentialShaped(value: string): boolean {
   return (value.length >= 12 && /\d/.test(value)) || value.length >= 20;
@@ -416,6 +424,30 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
         out.push({ rule: 'vendor-token', start, end: m.index + m[0].length });
       }
       return out;
+    },
+  },
+  {
+    // An AWS secret access key pasted bare beside its access key id, with no setting's name before
+    // it: an IAM credentials CSV's row (`alice,,AKIA…,wJalr…,https://…`), or the two pasted into a
+    // note. Forty characters of base64 alone are no rule's business (a hash, an id); within 200
+    // characters of an access key id, with both cases of letter and a digit or `/` or `+` among
+    // them, they are the key's secret. The id itself is secretlint's AWS rule's.
+    rule: 'aws-secret-key',
+    needs: ['AKIA', 'ASIA'],
+    find(text: string): SecretFinding[] {
+      const out: SecretFinding[] = [];
+      for (const id of text.matchAll(AWS_KEY_ID)) {
+        const from = Math.max(0, id.index - AWS_SECRET_REACH);
+        const to = Math.min(text.length, id.index + id[0].length + AWS_SECRET_REACH);
+        for (const m of text.slice(from, to).matchAll(AWS_SECRET)) {
+          const start = from + m.index;
+          const end = start + m[0].length;
+          // A run the window cut through is not a token of 40 characters.
+          if ((start === from && from > 0 && AWS_SECRET_CHAR.test(text[from - 1]!)) || (end === to && AWS_SECRET_CHAR.test(text[to] ?? ''))) continue;
+          if (/[a-z]/.test(m[0]) && /[A-Z]/.test(m[0]) && /[0-9/+]/.test(m[0]) && !out.some((f) => f.start === start)) out.push({ rule: 'aws-secret-key', start, end });
+        }
+      }
+      return out.sort((a, b) => a.start - b.start);
     },
   },
   {

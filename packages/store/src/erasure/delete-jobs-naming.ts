@@ -4,8 +4,10 @@ import type { Sql } from '../db.js';
  * The job queue's rows that name an erased subject — a compile's data, its output, its
  * singleton key, a dead letter, a many-subject job and its result — deleted in the erasure's
  * transaction, with the progress rows of those jobs (design §8). pg-boss's tables are its own,
- * outside row-level security and the canon_app role's grants, so the statement runs as the
- * connecting role for its duration; the caller's role is restored after it. A subject is
+ * outside row-level security, and granted to canon_app only once a runtime that runs the queue
+ * has started (`grantQueueAccess`), which an erasure from a runtime without it cannot count on:
+ * the statement runs as the connecting role for its duration, and the caller's role is restored
+ * after it. A subject is
  * matched as a whole JSON string (or inside the JSON of a singleton key), so "a" never matches
  * "ab". Returns the ids of the jobs deleted, which answer 404 from then on.
  */
