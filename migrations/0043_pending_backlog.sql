@@ -8,16 +8,18 @@ CREATE TABLE "pending_backlog" (
 -- Whether a subject's backlog reached CANON_COMPILE_AFTER was summed on every ingest from the
 -- pending rows carrying a batch's count (0037): one row a waiting batch, so with compiles deferred
 -- (a long debounce, a nightly schedule, a threshold set high) each batch still read every batch
--- before it, for every subject it wrote. bench/ingest.ts's third round (300 batches waiting for
--- each of 100 subjects) spent 15–35 ms of PostgreSQL a batch there, more than the episodes' insert.
+-- before it, for every subject it wrote. bench/ingest.ts's third round (200–300 batches waiting
+-- for each of 100 subjects) spent 12–35 ms of PostgreSQL a batch there, more than the episodes'
+-- insert.
 -- The backlog is now one row a subject: each ingest adds what it marked in its transaction's last
 -- statement, and each compile sets it from the rows it leaves, in its own.
 --
--- Exact while every writer keeps it, as canon_pending_batches_at_least was. A compile's count
--- misses a batch that commits while it counts (that batch's addition waits for the compile's row
--- and is then overwritten); a server of the version before adds nothing and subtracts nothing;
--- each only moves when a compile is pulled forward, never what a compile does, and the next
--- compile of the subject sets the row again. canon_pending_batches_at_least and the counts on
+-- Exact while every writer keeps it, as canon_pending_batches_at_least was. Off in three cases: a
+-- batch that commits between a compile's count and its write of the row is overwritten (too few);
+-- a row an ingest holds when a compile comes to it is left as it is, still counting what that
+-- compile took (too many); a server of the version before adds nothing and sets nothing. Each only
+-- moves when a compile is pulled forward, never what a compile does, and the next compile of the
+-- subject sets the row again. canon_pending_batches_at_least and the counts on
 -- pending stay, for a server of the version before during a rolling upgrade.
 --
 -- Rows waiting from before this migration are counted once. Row-level security is forced on
@@ -44,8 +46,8 @@ CREATE POLICY through_functions_only ON "pending_backlog" AS RESTRICTIVE TO cano
 --> statement-breakpoint
 CREATE POLICY system_all ON "pending_backlog" TO canon_system USING (true) WITH CHECK (true);
 --> statement-breakpoint
--- Adds each subject's newly marked episodes to its backlog and answers the subjects whose backlog
--- is now at least `threshold`. Rows are taken in the subjects' order, so two ingests over the
+-- Adds each subject's newly marked episodes to its backlog (a subject named twice, once with both
+-- counts) and answers the subjects whose backlog is now at least `threshold`. Rows are taken in the subjects' order, so two ingests over the
 -- same subjects wait for each other's rows in one order and cannot deadlock. Nothing for a
 -- workspace other than the one the transaction is confined to. Run by a database owner that may
 -- not act as canon_system (see 0031), the insert is refused by the forced policies: nothing is
@@ -62,7 +64,7 @@ BEGIN
   RETURN QUERY
   WITH up AS (
     INSERT INTO pending_backlog AS b (workspace_id, subject, episodes)
-    SELECT ws, u.name, u.n FROM unnest(names, added) AS u(name, n) WHERE u.n > 0 ORDER BY u.name
+    SELECT ws, u.name, sum(u.n) FROM unnest(names, added) AS u(name, n) WHERE u.n > 0 GROUP BY u.name ORDER BY u.name
     ON CONFLICT (workspace_id, subject) DO UPDATE SET episodes = b.episodes + excluded.episodes
     RETURNING b.subject AS name, b.episodes AS waiting
   )

@@ -160,6 +160,10 @@ describe('addToBacklog', () => {
     expect(await backlogOf('w-backlog')).toEqual({ a: 6, b: 2, c: 2 });
     // A member's transaction (its user's rows only) adds every user's count all the same.
     expect(await inWorkspace(pool, 'w-backlog', (tx) => addToBacklog(tx, 'w-backlog', new Map([['b', 3]]), 5), 'ann')).toEqual(['b']);
+    // A subject named twice in one call is added to once, with both counts.
+    const { rows } = await inWorkspace(pool, 'w-backlog', (tx) => tx.query(`SELECT s FROM canon_backlog_add('w-backlog', ARRAY['d', 'd'], ARRAY[1, 2], 3) AS s`));
+    expect(rows).toEqual([{ s: 'd' }]);
+    expect(await backlogOf('w-backlog')).toEqual({ a: 6, b: 5, c: 2, d: 3 });
   });
 
   it('is not readable or writable by the application role but through its two functions', async () => {
