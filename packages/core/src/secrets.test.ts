@@ -314,6 +314,12 @@ describe('an AWS secret access key beside its access key id', () => {
     expect(found(`secret ${secret}\nid ASIAIOSFODNN7EXAMPLE (expires at noon)`)).toEqual([secret]);
   });
 
+  it('finds each secret once where the reaches of ids close together overlap, in the order they stand', () => {
+    const text = `AKIAIOSFODNN7EXAMPLE ${secret} `.repeat(50);
+    const starts = canonSecretFindings(text).filter((f) => f.rule === 'aws-secret-key').map((f) => f.start);
+    expect(starts).toEqual(Array.from({ length: 50 }, (_, i) => i * (secret.length + 22) + 21));
+  });
+
   it('leaves forty characters with no id near, a commit hash beside one, a run longer than a secret and one cut by the window', () => {
     expect(found(`the secret is ${secret}`)).toEqual([]);
     expect(found(`AKIAIOSFODNN7EXAMPLE rotated in 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b`)).toEqual([]);

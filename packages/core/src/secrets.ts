@@ -436,6 +436,8 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
     needs: ['AKIA', 'ASIA'],
     find(text: string): SecretFinding[] {
       const out: SecretFinding[] = [];
+      // Windows of ids close together overlap: each secret once, by where it starts.
+      const seen = new Set<number>();
       for (const id of text.matchAll(AWS_KEY_ID)) {
         const from = Math.max(0, id.index - AWS_SECRET_REACH);
         const to = Math.min(text.length, id.index + id[0].length + AWS_SECRET_REACH);
@@ -444,7 +446,9 @@ export const CANON_SECRET_RULES: ReadonlyArray<{
           const end = start + m[0].length;
           // A run the window cut through is not a token of 40 characters.
           if ((start === from && from > 0 && AWS_SECRET_CHAR.test(text[from - 1]!)) || (end === to && AWS_SECRET_CHAR.test(text[to] ?? ''))) continue;
-          if (/[a-z]/.test(m[0]) && /[A-Z]/.test(m[0]) && /[0-9/+]/.test(m[0]) && !out.some((f) => f.start === start)) out.push({ rule: 'aws-secret-key', start, end });
+          if (seen.has(start) || !/[a-z]/.test(m[0]) || !/[A-Z]/.test(m[0]) || !/[0-9/+]/.test(m[0])) continue;
+          seen.add(start);
+          out.push({ rule: 'aws-secret-key', start, end });
         }
       }
       return out.sort((a, b) => a.start - b.start);

@@ -219,7 +219,7 @@ export async function enqueueCompiles(boss: PgBoss, tx: PoolClient, workspaceId:
   // dropped by the queue.
   await insertUnqueued(boss, tx, workspaceId, subjects, settings);
   // Last, since it holds the subjects' backlog rows until the commit (another ingest of them waits).
-  for (const subject of await addToBacklog(tx, workspaceId, new Map(subjects.map((s) => [s, marked.get(s)!])), settings.compileAfter)) {
+  for (const subject of await addToBacklog(tx, workspaceId, marked, settings.compileAfter)) {
     const data: CompileJobData = { workspace_id: workspaceId, subject };
     await boss.update(QUEUES.compile, data, { singletonKey: singletonKey(workspaceId, subject), startAfter: new Date(), db: bossDb(tx) });
   }
