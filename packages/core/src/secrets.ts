@@ -729,7 +729,8 @@ export function canonSecretFindings(text: string): SecretFinding[] {
   return found.length === 0 ? found : outsideMarkers(text, onePerSpan(found));
 }
 
-function rulesOver(text: string): SecretFinding[] {
+/** Canon's rules over one text as written, each asked only if the text holds a literal it needs. */
+export function rulesOver(text: string): SecretFinding[] {
   const found: SecretFinding[] = [];
   for (let i = 0; i < CANON_SECRET_RULES.length; i += 1) {
     const rule = CANON_SECRET_RULES[i]!;
