@@ -26,6 +26,7 @@ export { type ScopeOf } from './auth/scope.js';
 export { type SearchResult, type SearchResponse } from './recall/search.js';
 export { ContextRequest, type ContextBundle, type ContextConflict, type ContextMemory } from './recall/context.js';
 export { type PreparedBatch, type ImportedItem } from './ingest/ingest.js';
+export { newEpisodeId } from './ingest/episode-id.js';
 export { type OpenedExport } from './export/export.js';
 export { importLog, type ImportOptions, type ImportResult, type ImportedSubject } from './export/import.js';
 export { type RecallParams, type SubjectRecallParams, type SubjectRecall } from './recall/time-travel.js';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   aRole,
   canWrite,
@@ -28,6 +27,7 @@ import { appendEpisodes, erasedKeysAmong, keyOf, type NewEpisode, type Pool, typ
 import { isReservedSource } from '../connectors/registry.js';
 import { RESOLVER_SOURCE } from '../links/resolver-source.js';
 import { withWorkspaceWriting } from '../auth/scope.js';
+import { newEpisodeId } from './episode-id.js';
 import { erasedKeyHash } from './erased-key.js';
 import { loadSecretsMode } from '../writes/policies.js';
 import type { Principal } from '../auth/principal.js';
@@ -181,7 +181,7 @@ function dedupeBatch(
     if (first === undefined) {
       firstByKey.set(k, uniques.length);
       uniqueIndexOf.push(uniques.length);
-      uniques.push({ id: randomUUID(), envelope: env, content_hash: contentHash(env), ...stored(index) });
+      uniques.push({ id: newEpisodeId(), envelope: env, content_hash: contentHash(env), ...stored(index) });
     } else {
       uniqueIndexOf.push(first);
       if (canonicalEnvelope(uniques[first]!.envelope) !== canonicalEnvelope(env)) {
