@@ -123,6 +123,18 @@ describe('POST /v1/episodes', () => {
     expect(b.items.map((i: { episode_id: string }) => i.episode_id)).toEqual(a.items.map((i: { episode_id: string }) => i.episode_id));
   });
 
+  it('gives new episodes time-ordered ids (UUID version 7) of the time they were ingested', async () => {
+    const before = Date.now();
+    const res = await (await canon.request('/v1/episodes', { key: owner, json: { episodes: [episode('v7-a'), episode('v7-b')] } })).json();
+    const after = Date.now();
+    for (const { episode_id: id } of res.items as Array<{ episode_id: string }>) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+      expect(ms).toBeGreaterThanOrEqual(before);
+      expect(ms).toBeLessThanOrEqual(after);
+    }
+  });
+
   it('ends 50 concurrent posts of the same batch with exactly one row per key', async () => {
     const batch = { episodes: Array.from({ length: 40 }, (_, i) => episode(`race-${(i * 7) % 40}`)) };
     const responses = await Promise.all(Array.from({ length: 50 }, () => canon.request('/v1/episodes', { key: owner, json: batch })));
