@@ -11,8 +11,16 @@ import { randomUUID } from 'node:crypto';
  * own columns.
  */
 export function newEpisodeId(now: number = Date.now()): string {
-  const random = randomUUID();
-  const ms = now.toString(16).padStart(12, '0');
+  // A batch's ids share their millisecond, so its prefix is formatted once: formatted for every
+  // id, it took 0.35 µs an id, four times what drawing the random part takes.
+  if (now !== lastMs) {
+    const ms = now.toString(16).padStart(12, '0');
+    lastMs = now;
+    lastPrefix = `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7`;
+  }
   // randomUUID's `xxxxxxxx-xxxx-4xxx-yxxx-…`: keep what follows its version digit, variant included.
-  return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${random.slice(15)}`;
+  return lastPrefix + randomUUID().slice(15);
 }
+
+let lastMs = -1;
+let lastPrefix = '';
